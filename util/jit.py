@@ -1,0 +1,101 @@
+"""Write hot code once: plain Python functions, compiled by numba when it helps.
+
+A hot function is an ordinary Python function marked with :func:`hot`. Importing its module
+gives the plain-Python version, which works on unbounded Python ints (any board size, no
+numba needed). :func:`compiled` returns a namespace holding numba-compiled copies of every hot
+function of a module, in which hot functions call each other's compiled copies. The two
+versions share one source, so tests can check that they agree.
+
+Rules for hot modules:
+- import hot functions from other modules by name (``from core.bitboard import has_won``), so
+  that :func:`compiled` can swap in their compiled copies;
+- keep to numba's subset: ints (int64 when compiled), floats, numpy arrays, tuples;
+- never rely on int overflow: compiled code uses int64, so a board must fit 63 bits
+  (:func:`numba_enabled` says whether a shape may use the compiled path).
+
+Numba's on-disk cache is not used: it misses changes in called functions and needs a
+writable source folder, which a Kaggle submission does not have.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_HOT_MARK = "__connectx_hot__"
+
+
+def hot(fn: F) -> F:
+    """Mark ``fn`` as a hot function (compiled by :func:`compiled`, plain otherwise)."""
+    setattr(fn, _HOT_MARK, True)
+    return fn
+
+
+def is_hot(obj: object) -> bool:
+    return callable(obj) and getattr(obj, _HOT_MARK, False) is True
+
+
+def numba_available() -> bool:
+    """True when numba imports and ``CONNECTX_NUMBA`` is not ``0``."""
+    if os.environ.get("CONNECTX_NUMBA", "1") == "0":
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception:  # ImportError, or a broken install
+        return False
+    return True
+
+
+def numba_enabled(bits: int) -> bool:
+    """True when a board of ``bits`` bits (sentinels included) may use compiled kernels."""
+    return bits <= 63 and numba_available()
+
+
+# Compiled namespaces, one per module. Each is built once and never changed afterwards, so
+# sharing it between agents shares no mutable state.
+_COMPILED: dict[str, types.SimpleNamespace] = {}
+
+
+def compiled(module: types.ModuleType | str) -> types.SimpleNamespace:
+    """Namespace with a numba-compiled copy of each hot function of ``module``.
+
+    Non-hot globals are shared with the module. Compilation itself happens lazily, on each
+    function's first call (numba's usual behaviour). Raises ImportError without numba.
+    """
+    if isinstance(module, str):
+        module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
+    name = module.__name__
+    if name in _COMPILED:
+        return _COMPILED[name]
+    import numba
+
+    glob = dict(module.__dict__)
+    ns = types.SimpleNamespace()
+    _COMPILED[name] = ns  # registered first: mutually importing modules terminate
+    # Hot functions imported from other modules: use their compiled copies.
+    for key, value in list(glob.items()):
+        if is_hot(value) and getattr(value, "__module__", name) != name:
+            glob[key] = getattr(compiled(value.__module__), value.__name__)
+    for key, value in list(module.__dict__.items()):
+        if is_hot(value) and getattr(value, "__module__", None) == name:
+            copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)
+            copy.__module__ = name
+            copy.__qualname__ = value.__qualname__
+            copy.__doc__ = value.__doc__
+            dispatcher = numba.njit(nogil=True)(copy)
+            glob[key] = dispatcher
+            setattr(ns, key, dispatcher)
+    for key, value in glob.items():
+        if not hasattr(ns, key):
+            setattr(ns, key, value)
+    return ns
+
+
+def kernels(module: types.ModuleType | str, bits: int) -> Any:
+    """The compiled namespace of ``module`` when a ``bits``-bit board allows it, else the module."""
+    if isinstance(module, str):
+        module = __import__(module, fromlist=["_"])
+    return compiled(module) if numba_enabled(bits) else module
