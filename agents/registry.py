@@ -70,8 +70,13 @@ def _default(f: dataclasses.Field) -> Any:
 def _convert(name: str, key: str, value: Any, annotation: Any, default: Any) -> Any:
     if not isinstance(value, str):
         return value
-    target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
     text = value.strip()
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(args) == 1 and len(typing.get_args(annotation)) == 2:  # Optional[X], e.g. ``int | None``
+        if text.lower() == "none":
+            return None
+        annotation = args[0]
+    target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
     try:
         if target is bool:
             if text.lower() in ("1", "true", "yes", "on"):
