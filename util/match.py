@@ -1,0 +1,94 @@
+"""Scheduled games as plain data (:class:`GameJob`) and the worker function that plays one.
+
+A job holds everything that defines its game (player specs with code versions, shape, time,
+engine, opening index, seat, seed), so any worker (a local process or a Ray task) plays the
+same game from it, and its ``key`` (a hash of those fields) tells the store whether the game
+was already played. The worker never touches the store: it returns a result dict.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from core.shape import Shape
+from util import openings
+from util.game import play_game
+from util.players import PlayerSpec, build
+
+ENGINES = ("direct", "kaggle")
+FORMATS = ("round-robin", "gauntlet")
+
+
+@dataclass(frozen=True)
+class GameJob:
+    a: PlayerSpec  # the pairing's first agent
+    b: PlayerSpec  # the pairing's second agent
+    index: int  # game number within the pairing: opening index // 2, seats swapped on odd
+    shape: Shape
+    time_per_move: float  # seconds per move
+    engine: str  # "direct" (util.game loop) or "kaggle" (kaggle-environments)
+    seed: int  # seeds the players' randomness for this game
+
+    @property
+    def opening(self) -> tuple[int, ...]:
+        return openings.opening_for(self.index, self.shape)[0]
+
+    @property
+    def first(self) -> PlayerSpec:
+        return self.a if openings.opening_for(self.index, self.shape)[1] == 0 else self.b
+
+    @property
+    def second(self) -> PlayerSpec:
+        return self.b if self.first is self.a else self.a
+
+    @property
+    def key(self) -> str:
+        ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, str(self.shape),
+                 self.time_per_move, self.engine, self.seed]
+        return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:20]
+
+
+def game_seed(base: int, a: str, b: str, index: int) -> int:
+    """A stable per-game seed from the tournament seed and the pairing."""
+    digest = hashlib.sha256(json.dumps([base, a, b, index]).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_per_move: float, engine: str, seed: int) -> list[GameJob]:
+    """Every game of the tournament, pairing by pairing. ``fmt``: ``round-robin`` (all pairs)
+    or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing."""
+    if fmt == "round-robin":
+        pairs = [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
+    elif fmt == "gauntlet":
+        pairs = [(specs[0], other) for other in specs[1:]]
+    else:
+        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    return [GameJob(a, b, k, shape, time_per_move, engine, game_seed(seed, a.text, b.text, k))
+            for k in range(games) for a, b in pairs]
+
+
+def run_job(job: GameJob) -> dict[str, Any]:
+    """Play ``job``'s game and return its result (moves, winner, termination, errors,
+    move_times, opening). A player that fails to build forfeits; nothing is raised."""
+    players: list[Any] = []
+    try:
+        for mark, spec in ((1, job.first), (2, job.second)):
+            try:
+                players.append(build(spec, job.shape, job.time_per_move, job.seed + mark))
+            except Exception as exc:  # e.g. an agent file that no longer loads: that side loses
+                return {"moves": list(job.opening), "winner": 3 - mark, "termination": "error",
+                        "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "opening": list(job.opening)}
+        if job.engine == "kaggle":
+            from util.kaggle_play import play_kaggle
+            return play_kaggle(players[0], players[1], job.shape, job.time_per_move, job.opening)
+        r = play_game(players[0], players[1], job.shape, job.time_per_move, job.opening)
+        return {"moves": r.moves, "winner": r.winner, "termination": r.termination, "errors": r.errors,
+                "move_times": r.move_times, "opening": list(r.opening)}
+    finally:
+        for player in players:
+            try:
+                player.close()
+            except Exception:
+                pass

@@ -1,0 +1,97 @@
+"""OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) as a tournament player: an independent opponent.
+
+OpenSpiel states are built by replaying moves, and our agents see only a position, so the
+player rebuilds a legal move order from the board (:func:`move_order`) at each move.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agents.registry import SpecError
+from core.position import Position
+from core.shape import Shape
+
+PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True}  # MCTSBot settings and defaults
+
+
+def resolve_params(params: dict[str, str]) -> tuple:
+    """(text, kind, name, params, version) for :class:`util.players.PlayerSpec`."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise SpecError("openspiel_mcts needs open_spiel: pip install open_spiel") from None
+    values: dict[str, Any] = {}
+    for key, text in params.items():
+        if key not in PARAMS:
+            raise SpecError(f"openspiel_mcts has no parameter {key!r}; valid parameters: {', '.join(PARAMS)}")
+        kind = type(PARAMS[key])
+        try:
+            values[key] = (text.lower() in ("1", "true", "yes")) if kind is bool else kind(text)
+        except ValueError:
+            raise SpecError(f"parameter {key}={text!r} of openspiel_mcts must be a {kind.__name__}") from None
+    text = "openspiel_mcts" + (":" + ",".join(f"{k}={values[k]}" for k in sorted(values)) if values else "")
+    version = f"open_spiel=={getattr(pyspiel, '__version__', 'unknown')}"
+    return text, "openspiel", "openspiel_mcts", tuple(sorted(values.items())), version
+
+
+def move_order(position: Position) -> list[int]:
+    """A legal order of 0-based moves that reaches ``position`` (a non-terminal position).
+
+    Works backwards, taking the top stone of the side that moved last. Every earlier
+    position holds a subset of the final stones, so none of them has a line either; only the
+    alternation of colours can block a choice, and depth-first search backtracks from that."""
+    s = position.shape
+    board = position.to_board()
+    stacks = [[board[(s.rows - 1 - r) * s.columns + c] for r in range(s.rows) if board[(s.rows - 1 - r) * s.columns + c]]
+              for c in range(s.columns)]
+    heights = [len(x) for x in stacks]
+    failed: set[tuple[int, ...]] = set()
+
+    def back(mover: int, order: list[int]) -> bool:
+        if sum(heights) == 0:
+            return True
+        key = tuple(heights)
+        if key in failed:
+            return False
+        for c in range(s.columns):
+            if heights[c] and stacks[c][heights[c] - 1] == mover:
+                heights[c] -= 1
+                order.append(c)
+                if back(3 - mover, order):
+                    return True
+                order.pop()
+                heights[c] += 1
+        failed.add(key)
+        return False
+
+    order: list[int] = []
+    if not back(2 - (position.ply & 1), order):
+        raise ValueError("no legal move order reaches this position")
+    return order[::-1]
+
+
+class OpenSpielMCTS:
+    """``pyspiel.MCTSBot`` with random rollouts on ``shape``; ignores the deadline (it plays a
+    fixed number of simulations, which is what makes it a reproducible reference)."""
+
+    def __init__(self, shape: Shape, seed: int = 0, sims: int = 1000, uct_c: float = 2.0, rollouts: int = 1, solve: bool = True) -> None:
+        import pyspiel
+        self._game = pyspiel.load_game("connect_four", {"rows": shape.rows, "columns": shape.columns, "x_in_row": shape.inarow})
+        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
+        self._bot = pyspiel.MCTSBot(self._game, evaluator, uct_c, sims, 1000, solve, seed, False)
+        self._evaluator = evaluator  # the bot keeps a reference in C++; keep the Python object alive
+
+    def choose(self, position: Position, deadline: float) -> int:
+        state = self._game.new_initial_state()
+        for col in move_order(position):
+            state.apply_action(col)
+        return int(self._bot.step(state))
+
+    def reset(self) -> None:
+        pass
+
+    def info(self) -> dict:
+        return {}
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,335 @@
+"""Agent specs -> players: our agents, Kaggle's built-ins, agent files, OpenSpiel's MCTS.
+
+Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
+  ``alphabeta:heuristic=bitsquares,depth=6``  our agents (:mod:`agents.registry`);
+  ``kaggle:negamax``, ``kaggle:random``       kaggle-environments' built-in agents (their names
+                                              clash with ours, hence the prefix);
+  ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
+                                              its own process as Kaggle would;
+  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
+
+A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
+player from it for each game with :func:`build`, so no agent state crosses games or processes.
+A built player has ``choose(position, deadline)``, ``reset()``, ``info()``, ``close()`` and
+``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``).
+
+Run as ``python -m util.players --serve FILE`` this module is the host process of an agent file.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import select
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from agents import registry
+from agents.base import info_of
+from agents.registry import SpecError
+from core.position import Position
+from core.shape import Shape
+
+ROOT = Path(__file__).resolve().parent.parent
+KAGGLE_BUILTINS = ("negamax", "random")
+LOAD_TIMEOUT = 120.0  # seconds an agent file may take to load (a submission may compile with numba)
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    text: str  # canonical spec: name and sorted parameters, or the file path
+    kind: str  # "agent", "kaggle", "file" or "openspiel"
+    name: str  # registry name, built-in name, or file path
+    params: tuple[tuple[str, Any], ...] = ()  # parameters the agent is built with (converted values)
+    version: str = ""  # code version: hash of the source the player runs
+
+    @property
+    def label(self) -> str:
+        return self.text
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``--agents`` text at commas that start a new spec (a comma followed by ``key=``
+    continues the previous spec's parameters): ``"alphabeta:depth=6,power=2,rules"`` ->
+    ``["alphabeta:depth=6,power=2", "rules"]``."""
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if out and "=" in part and ":" not in part.split("=")[0] and ":" in out[-1] and not _is_file(out[-1]):
+            out[-1] += "," + part
+        else:
+            out.append(part)
+    return out
+
+
+def _is_file(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec
+
+
+def resolve(spec: str) -> PlayerSpec:
+    """Check ``spec`` and return its :class:`PlayerSpec`; raises SpecError (one line) if bad."""
+    spec = spec.strip()
+    if not spec:
+        raise SpecError("empty agent spec")
+    if _is_file(spec):
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise SpecError(f"agent file {spec} does not exist")
+        return PlayerSpec(str(path.resolve()), "file", str(path.resolve()), (), _hash_bytes(path.read_bytes()))
+    if spec.startswith("kaggle:"):
+        which = spec.partition(":")[2].strip()
+        if which not in KAGGLE_BUILTINS:
+            raise SpecError(f"unknown kaggle built-in {which!r}; valid: kaggle:negamax, kaggle:random")
+        import kaggle_environments
+        return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
+    name, params = registry.parse_spec(spec)
+    if name == "openspiel_mcts":
+        from util.openspiel_player import resolve_params
+        return PlayerSpec(*resolve_params(params))
+    if name not in registry.AGENT_CLASSES:
+        valid = registry.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
+        raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(valid)}")
+    agent = registry.make(name, **params)  # validates names and values
+    built = {k: getattr(agent, k) for k in params}
+    text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
+    return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
+
+
+def build(spec: PlayerSpec, shape: Shape, time_per_move: float, seed: int) -> Any:
+    """A fresh player for one game. ``seed`` seeds the player's randomness (an agent's ``seed``
+    field when the spec leaves it unset; Python's ``random`` for Kaggle built-ins and files)."""
+    if spec.kind == "agent":
+        params = dict(spec.params)
+        fields = {f.name for f in dataclasses.fields(registry.agent_class(spec.name))}
+        if "seed" in fields and params.get("seed") is None:
+            params["seed"] = seed
+        return AgentPlayer(registry.make(spec.name, **params), shape, time_per_move)
+    if spec.kind == "kaggle":
+        from kaggle_environments.envs.connectx import connectx
+        random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
+        return FunctionPlayer(getattr(connectx, f"{spec.name}_agent"), shape, time_per_move)
+    if spec.kind == "file":
+        return FilePlayer(spec.name, shape, time_per_move, seed)
+    if spec.kind == "openspiel":
+        from util.openspiel_player import OpenSpielMCTS
+        return OpenSpielMCTS(shape, seed=seed, **dict(spec.params))
+    raise ValueError(f"unknown player kind {spec.kind!r}")
+
+
+def check_loads(spec: PlayerSpec, shape: Shape, time_per_move: float) -> None:
+    """Build and close the player once, so a file that fails to load stops the command early."""
+    player = build(spec, shape, time_per_move, 0)
+    getattr(player, "close", lambda: None)()
+
+
+# --- code versions ---------------------------------------------------------------------------
+def _hash_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def _module_version(module: str) -> str:
+    """Hash of the source of ``module`` and every project module it imports, transitively."""
+    seen: dict[str, bytes] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = _module_path(name)
+        if name in seen or path is None:
+            continue
+        source = path.read_bytes()
+        seen[name] = source
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                todo.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                todo.append(node.module)
+                todo.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return _hash_bytes(b"".join(name.encode() + b"\0" + seen[name] for name in sorted(seen)))
+
+
+def _module_path(name: str) -> Path | None:
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+# --- players ---------------------------------------------------------------------------------
+def observation(position: Position, remaining: float = 60.0) -> dict[str, Any]:
+    """Kaggle's observation for the side to move."""
+    return {"board": position.to_board(), "mark": position.side_to_move, "step": position.ply, "remainingOverageTime": remaining}
+
+
+def configuration(shape: Shape, time_per_move: float) -> dict[str, Any]:
+    """Kaggle's ConnectX configuration for ``shape`` with ``actTimeout = time_per_move``."""
+    return {"rows": shape.rows, "columns": shape.columns, "inarow": shape.inarow, "actTimeout": time_per_move,
+            "episodeSteps": 1000, "runTimeout": 1200, "timeout": time_per_move, "agentTimeout": 60}
+
+
+class AgentPlayer:
+    """One of our agents; ``kaggle_agent`` adapts it to ``agent(obs, config)``."""
+
+    def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
+        self.agent, self.shape, self.time_per_move = agent, shape, time_per_move
+
+    def choose(self, position: Position, deadline: float) -> int:
+        return self.agent.choose(position, deadline)
+
+    def reset(self) -> None:
+        getattr(self.agent, "reset", lambda: None)()
+
+    def info(self) -> dict:
+        return info_of(self.agent)
+
+    def close(self) -> None:
+        pass
+
+    def kaggle_agent(self, obs: Any, config: Any) -> int:
+        start = time.perf_counter()
+        pos = Position.from_board(list(obs["board"]), self.shape, obs["mark"])
+        return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
+
+
+class FunctionPlayer:
+    """A Kaggle ``agent(obs, config)`` function played on our positions."""
+
+    def __init__(self, fn: Callable[[Any, Any], int], shape: Shape, time_per_move: float) -> None:
+        from kaggle_environments.utils import structify
+        self.fn, self.shape, self.kaggle_agent = fn, shape, fn
+        self._config = structify(configuration(shape, time_per_move))
+        self._structify = structify
+
+    def choose(self, position: Position, deadline: float) -> int:
+        return self.fn(self._structify(observation(position)), self._config)
+
+    def reset(self) -> None:
+        pass
+
+    def info(self) -> dict:
+        return {}
+
+    def close(self) -> None:
+        pass
+
+
+class FilePlayer:
+    """A Kaggle agent file in its own process (``python -m util.players --serve``), one JSON
+    line per request and reply over pipes. A reply that does not come within the hard limit
+    kills the process and loses the game."""
+
+    def __init__(self, path: str, shape: Shape, time_per_move: float, seed: int = 0) -> None:
+        self.path, self.shape, self.time_per_move = path, shape, time_per_move
+        self._config = configuration(shape, time_per_move)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "util.players", "--serve", path, "--seed", str(seed)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(ROOT),
+        )
+        reply = self._read(time.perf_counter() + LOAD_TIMEOUT, "load")
+        if "error" in reply:
+            self.close()
+            raise SpecError(f"agent file {path} failed to load: {reply['error']}")
+
+    def _read(self, until: float, what: str) -> dict:
+        assert self._proc.stdout is not None
+        ready, _, _ = select.select([self._proc.stdout], [], [], max(0.0, until - time.perf_counter()))
+        line = self._proc.stdout.readline() if ready else b""
+        if not line:
+            self.close()
+            if ready:
+                raise RuntimeError(f"agent file {self.path} exited during {what}")
+            raise TimeoutError(f"agent file {self.path} gave no reply in time ({what})")
+        return json.loads(line)
+
+    def choose(self, position: Position, deadline: float) -> int:
+        return self.kaggle_agent(observation(position), self._config, deadline)
+
+    def kaggle_agent(self, obs: Any, config: Any, deadline: float | None = None) -> int:
+        start = time.perf_counter()
+        if deadline is None:
+            deadline = start + float(config["actTimeout"])
+        assert self._proc.stdin is not None
+        request = {"obs": dict(obs), "config": dict(config)}
+        try:
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+        except OSError:
+            raise RuntimeError(f"agent file {self.path} is not running") from None
+        reply = self._read(deadline + max(1.0, self.time_per_move) + 0.5, "move")
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return reply["action"]
+
+    def reset(self) -> None:
+        pass
+
+    def info(self) -> dict:
+        return {}
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        for stream in (self._proc.stdin, self._proc.stdout):
+            if stream:
+                stream.close()
+
+
+def _serve(path: str, seed: int) -> int:
+    """Host loop of an agent file: load it like Kaggle, then answer requests until EOF.
+
+    The agent's prints go to stderr; only this loop writes the protocol channel."""
+    channel = os.fdopen(os.dup(1), "w")
+    sys.stdout = sys.stderr
+    random.seed(seed)
+    try:
+        import numpy as np
+        np.random.seed(seed % 2**32)
+    except ImportError:
+        pass
+    try:
+        from kaggle_environments.agent import get_last_callable
+        from kaggle_environments.utils import structify
+        agent = get_last_callable(Path(path).read_text(), path=path)
+        if agent is None:
+            raise ValueError("the file defines no callable")
+    except BaseException as exc:  # any failure to load is reported, not raised
+        channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        channel.flush()
+        return 1
+    channel.write(json.dumps({"ok": True}) + "\n")
+    channel.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            action = agent(structify(request["obs"]), structify(request["config"]))
+            reply = {"action": action if isinstance(action, (int, float, str, type(None))) else repr(action)}
+            if isinstance(action, bool):
+                reply = {"action": repr(action)}
+        except BaseException as exc:
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        channel.write(json.dumps(reply) + "\n")
+        channel.flush()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m util.players", description="Host process of a Kaggle agent file (used by util.tournament).")
+    parser.add_argument("--serve", metavar="FILE", required=True, help="agent file to load with kaggle_environments.agent.get_last_callable")
+    parser.add_argument("--seed", type=int, default=0, help="seed for random and numpy.random in this process")
+    args = parser.parse_args(argv)
+    return _serve(args.serve, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
