@@ -1,0 +1,399 @@
+"""agents.kaggle and util.clock: the adapter always answers a plain int, legal whenever a legal
+column exists (fuzzed with >= 10,000 garbled inputs); its clock, gc handling, agent lifecycle
+and fallback rule each have their own test."""
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kaggle_environments import make
+from kaggle_environments.utils import structify
+
+from agents.kaggle import KaggleAdapter, fallback_column, kaggle_agent
+from core import Position, Shape
+from util import codec
+from util.clock import KAGGLE_ACT_TIMEOUT, ClockPolicy, kaggle_times
+
+CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2, "timeout": 2, "agentTimeout": 60}
+
+
+def obs_of(pos: Position, bank: float = 60.0) -> dict:
+    return {"board": pos.to_board(), "mark": pos.side_to_move, "remainingOverageTime": bank, "step": pos.ply}
+
+
+def config_of(shape: Shape, act: float = 2.0) -> dict:
+    return {"rows": shape.rows, "columns": shape.columns, "inarow": shape.inarow, "actTimeout": act}
+
+
+class Recorder:
+    """A good agent that records what it saw: deadline, gc state, positions."""
+
+    def __init__(self) -> None:
+        self.deadlines: list[float] = []
+        self.gc_enabled: list[bool] = []
+        self.resets = 0
+        self.data = None
+
+    def choose(self, position: Position, deadline: float) -> int:
+        self.deadlines.append(deadline)
+        self.gc_enabled.append(gc.isenabled())
+        return position.legal_columns()[-1]
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def use_data(self, data) -> None:
+        self.data = data
+
+
+# --- the clock ------------------------------------------------------------------------------
+def test_budget_keeps_the_margin_and_never_plans_on_the_bank_by_default():
+    p = ClockPolicy()
+    assert p.budget(2.0, 60.0) == pytest.approx(2.0 - p.margin)
+    assert p.budget(2.0, 0.0) == pytest.approx(2.0 - p.margin)
+
+
+def test_overage_per_move_is_capped_by_the_reserve():
+    p = ClockPolicy(margin=0.25, overage_per_move=3.0, reserve=15.0)
+    assert p.budget(2.0, 60.0) == pytest.approx(1.75 + 3.0)
+    assert p.budget(2.0, 16.0) == pytest.approx(1.75 + 1.0)
+    assert p.budget(2.0, 15.0) == pytest.approx(1.75)
+    assert p.budget(2.0, 3.0) == pytest.approx(1.75)
+
+
+def test_budget_has_a_floor_and_deadline_is_absolute():
+    p = ClockPolicy(margin=0.5, min_budget=0.02)
+    assert p.budget(0.1, 0.0) == pytest.approx(0.02)
+    assert p.deadline(100.0, 2.0, 60.0) == pytest.approx(101.5)
+
+
+@pytest.mark.parametrize("field, value", [("margin", -1), ("reserve", math.nan), ("overage_per_move", "1"), ("min_budget", True)])
+def test_bad_policy_values_raise(field, value):
+    with pytest.raises(ValueError, match=field):
+        ClockPolicy(**{field: value})
+
+
+def test_kaggle_times_reads_act_timeout_and_bank_never_the_obsolete_fields():
+    cfg = {"actTimeout": 1.5, "timeout": 8, "agentTimeout": 99}
+    assert kaggle_times({"remainingOverageTime": 42}, cfg) == (1.5, 42.0)
+    assert kaggle_times(SimpleNamespace(remainingOverageTime=7.5), SimpleNamespace(actTimeout=3)) == (3.0, 7.5)
+    assert kaggle_times(structify({"remainingOverageTime": 60}), structify(CONFIG)) == (2.0, 60.0)
+
+
+@pytest.mark.parametrize("obs, cfg", [(None, None), ({}, {"timeout": 8}), ({"remainingOverageTime": "x"}, {"actTimeout": math.inf}),
+                                      ({"remainingOverageTime": True}, {"actTimeout": None}), (5, "cfg")])
+def test_kaggle_times_defaults_are_conservative(obs, cfg):
+    assert kaggle_times(obs, cfg) == (KAGGLE_ACT_TIMEOUT, 0.0)
+
+
+def test_negative_times_count_as_zero():
+    assert kaggle_times({"remainingOverageTime": -5}, {"actTimeout": -1}) == (0.0, 0.0)
+
+
+# --- the adapter's clock, gc and lifecycle --------------------------------------------------
+def test_deadline_is_act_timeout_minus_margin_from_the_call():
+    rec = Recorder()
+    adapter = KaggleAdapter(lambda: rec, freeze_gc=False)
+    t0 = time.perf_counter()
+    adapter(obs_of(Position.empty()), config_of(Shape(), act=3.0))
+    assert rec.deadlines[0] - t0 == pytest.approx(3.0 - adapter.policy.margin, abs=0.05)
+
+
+def test_first_deadline_counts_from_loading_when_the_timer_could_have_covered_it():
+    rec = Recorder()
+    loaded = time.perf_counter() - 0.5
+    adapter = KaggleAdapter(lambda: rec, started_at=loaded, freeze_gc=False)
+    adapter(obs_of(Position.empty()), CONFIG)
+    assert rec.deadlines[0] == pytest.approx(loaded + 2.0 - adapter.policy.margin)
+    t1 = time.perf_counter()
+    adapter(obs_of(Position.from_moves("44")), CONFIG)  # later moves count from the call
+    assert rec.deadlines[1] - t1 == pytest.approx(2.0 - adapter.policy.margin, abs=0.05)
+
+
+def test_started_at_older_than_the_whole_budget_is_ignored():
+    rec = Recorder()
+    adapter = KaggleAdapter(lambda: rec, started_at=time.perf_counter() - 1000, freeze_gc=False)
+    t0 = time.perf_counter()
+    adapter(obs_of(Position.empty()), CONFIG)
+    assert rec.deadlines[0] > t0
+
+
+def test_gc_is_disabled_during_the_move_and_restored_even_after_an_exception():
+    class Raiser(Recorder):
+        def choose(self, position, deadline):
+            super().choose(position, deadline)
+            raise RuntimeError("boom")
+
+    for agent in (Recorder(), Raiser()):
+        adapter = KaggleAdapter(lambda: agent, freeze_gc=False, verbose=False)
+        assert gc.isenabled()
+        adapter(obs_of(Position.empty()), CONFIG)
+        assert agent.gc_enabled == [False] and gc.isenabled()
+
+
+def test_gc_stays_disabled_if_the_caller_had_disabled_it():
+    adapter = KaggleAdapter(Recorder, freeze_gc=False)
+    gc.disable()
+    try:
+        adapter(obs_of(Position.empty()), CONFIG)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_freeze_gc_freezes_once_after_the_agent_exists():
+    adapter = KaggleAdapter(Recorder, freeze_gc=True)
+    try:
+        adapter(obs_of(Position.empty()), CONFIG)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_factory_is_called_once_and_reset_only_on_a_new_game():
+    made = []
+
+    def factory():
+        made.append(Recorder())
+        return made[-1]
+
+    adapter = KaggleAdapter(factory, freeze_gc=False)
+    for moves in ("", "44", "4455", "", "44", "4"):
+        adapter(obs_of(Position.from_moves(moves)), CONFIG)
+    assert len(made) == 1
+    assert made[0].resets == 2  # at the second "" and at "4" (we changed sides)
+    assert adapter.stats["games"] == 3
+
+
+def test_a_failing_factory_is_tried_once_and_the_fast_rule_plays():
+    calls = []
+
+    def factory():
+        calls.append(1)
+        raise RuntimeError("no model")
+
+    adapter = KaggleAdapter(factory, freeze_gc=False, verbose=False)
+    pos = Position.from_moves("445")  # mark 2 to move; 1 threatens nothing yet
+    for _ in range(3):
+        assert adapter(obs_of(pos), CONFIG) == fallback_column(pos)
+    assert calls == [1] and adapter.stats["errors"] == 1 and "no model" in adapter.last_error
+
+
+def test_packed_data_reaches_use_data():
+    rec = Recorder()
+    data = {"book": np.arange(10, dtype=np.int64), "n": 3}
+    adapter = KaggleAdapter(lambda: rec, packed_data=codec.pack(data), freeze_gc=False)
+    adapter(obs_of(Position.empty()), CONFIG)
+    assert codec.same(rec.data, data)
+
+
+def test_corrupt_data_is_an_error_and_the_fast_rule_plays(capsys):
+    rec = Recorder()
+    blob = codec.pack([1, 2, 3])
+    adapter = KaggleAdapter(lambda: rec, packed_data=blob[:-8], freeze_gc=False)
+    assert adapter(obs_of(Position.empty()), CONFIG) == 3
+    assert rec.deadlines == [] and adapter.agent is None
+    assert "[connectx] ERROR could not create the agent (CodecError" in capsys.readouterr().err
+
+
+def test_no_time_left_uses_the_fast_rule_without_asking_the_agent(capsys):
+    rec = Recorder()
+
+    def slow_factory():
+        time.sleep(0.1)
+        return rec
+
+    adapter = KaggleAdapter(slow_factory, policy=ClockPolicy(min_budget=0.01), freeze_gc=False)
+    pos = Position.from_moves("4455")
+    assert adapter(obs_of(pos), {**CONFIG, "actTimeout": 0.1}) == fallback_column(pos)
+    assert rec.deadlines == [] and adapter.stats["late"] == 1
+    assert "[connectx] LATE" in capsys.readouterr().err
+
+
+def test_a_late_move_is_still_played_and_reported(capsys):
+    class Sleeper:
+        def choose(self, position, deadline):
+            time.sleep(max(0.0, deadline - time.perf_counter()) + 0.02)
+            return 0
+
+    adapter = KaggleAdapter(Sleeper, freeze_gc=False)
+    assert adapter(obs_of(Position.empty()), {**CONFIG, "actTimeout": 0.3}) == 0
+    assert adapter.stats["late"] == 1 and "after its deadline" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("answer", [None, 7, -1, 2.0, True, "3", [3], 0])
+def test_bad_answers_are_replaced_by_the_fast_rule(answer):
+    pos = Position.from_moves("1111112")  # column 0 (1-based 1) is full
+    adapter = KaggleAdapter(lambda: SimpleNamespace(choose=lambda p, d: answer), freeze_gc=False, verbose=False)
+    col = adapter(obs_of(pos), CONFIG)
+    assert type(col) is int and pos.can_play(col) and col == fallback_column(pos)
+    assert adapter.stats["errors"] == 1
+
+
+def test_numpy_integer_answers_become_plain_ints():
+    adapter = KaggleAdapter(lambda: SimpleNamespace(choose=lambda p, d: np.int64(5)), freeze_gc=False)
+    col = adapter(obs_of(Position.empty()), CONFIG)
+    assert type(col) is int and col == 5 and adapter.stats["errors"] == 0
+
+
+# --- the fast rule --------------------------------------------------------------------------
+def test_fallback_wins_now():
+    assert fallback_column(Position.from_moves("112233")) == 3  # 1-based 4 completes the row
+
+
+def test_fallback_blocks():
+    pos = Position.from_moves("213161")  # O (mark 2) has three in column 1 (1-based); X to move
+    assert fallback_column(pos) == 0
+
+
+def test_fallback_avoids_playing_under_an_opponent_win():
+    # O holds columns 1-3 (1-based) of the second row; its winning cell is above the empty centre
+    # column 4, so playing there hands it over: the next column from the centre (3) is chosen.
+    pos = Position.from_moves("13216273")
+    assert not any(pos.is_winning_move(c) for c in pos.legal_columns())
+    assert pos.play(3).is_winning_move(3)
+    assert fallback_column(pos) == 2
+
+
+def test_fallback_prefers_the_centre():
+    assert fallback_column(Position.empty(Shape(6, 7, 4))) == 3
+    assert fallback_column(Position.empty(Shape(5, 4, 3))) == 1
+
+
+# --- fuzz -----------------------------------------------------------------------------------
+GARBAGE = [None, "7", -1, 0, 2.5, 1e300, math.nan, math.inf, True, [], {}, "x", object(), -(10**30)]
+CELL_GARBAGE = [3, -1, None, "0", "1", 0.0, 1.0, True, False, [], math.nan, 2.0]
+SHAPES = [Shape(6, 7, 4), Shape(5, 4, 3), Shape(7, 9, 5), Shape(10, 10, 5), Shape(1, 5, 2), Shape(4, 1, 3)]
+
+
+def random_position(rng: random.Random, shape: Shape) -> Position:
+    pos = Position.empty(shape)
+    for _ in range(rng.randrange(shape.cells + 1)):
+        legal = pos.legal_columns()
+        if not legal:
+            break
+        pos = pos.play(rng.choice(legal))
+    return pos
+
+
+def garble(rng: random.Random, obs: dict, cfg: dict) -> tuple:
+    """0 to 3 random corruptions of a real observation and configuration, then a random container."""
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+        kind = rng.randrange(9)
+        target = obs if rng.random() < 0.5 else cfg
+        if kind == 0 and target:  # delete a key
+            del target[rng.choice(sorted(target))]
+        elif kind == 1 and target:  # a key gets garbage
+            target[rng.choice(sorted(target))] = rng.choice(GARBAGE)
+        elif kind == 2 and isinstance(obs.get("board"), list) and obs["board"]:  # a cell gets garbage
+            obs["board"][rng.randrange(len(obs["board"]))] = rng.choice(CELL_GARBAGE + [1, 2, 0])
+        elif kind == 3 and isinstance(obs.get("board"), list):  # wrong length
+            b = obs["board"]
+            obs["board"] = b[: rng.randrange(len(b) + 1)] if rng.random() < 0.5 else b + [0] * rng.randrange(1, 10)
+        elif kind == 4 and isinstance(obs.get("board"), list):  # a full board or swapped marks
+            b = obs["board"]
+            obs["board"] = [rng.choice([1, 2]) for _ in b] if rng.random() < 0.5 else [{1: 2, 2: 1}.get(v, v) if type(v) is int else v for v in b]
+        elif kind == 5:  # other containers for the board
+            b = obs.get("board")
+            obs["board"] = rng.choice([tuple, lambda x: np.array(x, dtype=object), str, lambda x: {i: v for i, v in enumerate(x)}, iter])(b) if isinstance(b, list) else b
+        elif kind == 6:  # times
+            obs["remainingOverageTime"] = rng.choice([-5, 0, math.nan, 1e9, "60", None])
+            cfg["actTimeout"] = rng.choice([-1, 0, 0.001, math.inf, "2", None, 2])
+        elif kind == 7:  # a shape that disagrees with the board
+            cfg[rng.choice(["rows", "columns", "inarow"])] = rng.choice([1, 2, 5, 8, 100, 10**9])
+        else:
+            obs["mark"] = rng.choice([0, 1, 2, 3, "1", None, 1.0])
+    wrap = rng.randrange(6)
+    if wrap == 0:
+        return SimpleNamespace(**obs), SimpleNamespace(**cfg)
+    if wrap == 1 and not isinstance(obs.get("board"), dict):  # structify needs str keys
+        return structify(obs), structify(cfg)
+    if wrap == 2:
+        return rng.choice([None, [], "obs", 3, obs]), rng.choice([None, {}, "cfg", cfg])
+    return obs, cfg
+
+
+def field(container, key):
+    if isinstance(container, dict):
+        return container.get(key)
+    return getattr(container, key, None) if isinstance(container, SimpleNamespace) else None
+
+
+def kaggle_legal(cfg, obs) -> set | None:
+    """Kaggle's own test (its interpreter): 0 <= col < columns and board[col] == 0.
+    None when the configuration has no int column count (then only the type is checked)."""
+    columns = field(cfg, "columns")
+    if type(columns) is not int or columns < 1:
+        return None
+    board = field(obs, "board")
+    if not isinstance(board, (list, tuple)):
+        return set()
+    return {c for c in range(min(columns, len(board))) if type(board[c]) in (int, float, bool) and board[c] == 0}
+
+
+def make_adapters() -> list[KaggleAdapter]:
+    def pick(p, d):
+        return p.legal_columns()[0]
+
+    def raises(p, d):
+        raise ValueError("bad agent")
+
+    behaviours = [pick, raises, lambda p, d: -1, lambda p, d: None, lambda p, d: np.int32(p.legal_columns()[-1]), lambda p, d: 99]
+    return [KaggleAdapter(lambda b=b: SimpleNamespace(choose=b), freeze_gc=False, verbose=False) for b in behaviours]
+
+
+def test_fuzz_ten_thousand_garbled_calls_answer_a_legal_int():
+    rng = random.Random(20261122)
+    adapters = make_adapters()
+    cases = legal_checked = 0
+    for i in range(10_500):
+        shape = SHAPES[i % len(SHAPES)]
+        pos = random_position(rng, shape)
+        obs = obs_of(pos, bank=rng.choice([60.0, 0.5]))
+        cfg = config_of(shape, act=rng.choice([2.0, 0.05]))
+        obs_in, cfg_in = garble(rng, obs, cfg)
+        answer = adapters[i % len(adapters)](obs_in, cfg_in)
+        assert type(answer) is int, (i, answer)
+        legal = kaggle_legal(cfg_in, obs_in)
+        if legal is not None:
+            assert 0 <= answer < field(cfg_in, "columns"), (i, answer)
+            if legal:
+                assert answer in legal, (i, answer, legal)
+                legal_checked += 1
+        cases += 1
+    assert cases >= 10_000 and legal_checked >= 5_000
+    assert gc.isenabled()
+
+
+any_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 50), st.floats(), st.text(max_size=3)),
+    lambda inner: st.one_of(st.lists(inner, max_size=50), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
+    max_leaves=25,
+)
+keys = st.sampled_from(["board", "mark", "remainingOverageTime", "rows", "columns", "inarow", "actTimeout", "step"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(obs=st.one_of(any_value, st.dictionaries(keys, any_value)), cfg=st.one_of(any_value, st.dictionaries(keys, any_value)))
+def test_arbitrary_values_never_raise(obs, cfg):
+    answer = KaggleAdapter(Recorder, freeze_gc=False, verbose=False)(obs, cfg)
+    assert type(answer) is int and answer >= 0
+
+
+# --- in kaggle-environments ------------------------------------------------------------------
+def test_adapter_plays_legal_games_in_kaggle_environments():
+    env = make("connectx", debug=False)
+    for seats in ((0, 1), (1, 0)):
+        fn = kaggle_agent(Recorder)
+        players = [fn, "random"] if seats == (0, 1) else ["random", fn]
+        steps = env.run(players)
+        me = seats.index(0)
+        assert steps[-1][me]["status"] == "DONE", steps[-1][me]["status"]
+        assert fn.adapter.stats["errors"] == 0 and fn.adapter.stats["moves"] >= 3

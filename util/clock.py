@@ -1,0 +1,96 @@
+"""The move budget: Kaggle's clock turned into one absolute ``time.perf_counter()`` deadline.
+
+Kaggle's rules (kaggle-environments 1.33.2, ``Agent.act`` and ``Environment``): each move may
+take ``configuration.actTimeout`` seconds (2 by default); time beyond that is taken from a
+bank, ``observation.remainingOverageTime`` (60 s for the whole game); the agent times out when
+a move overruns what is left of the bank. The obsolete ``configuration.timeout`` and
+``agentTimeout`` are never read. The timer runs around the whole call of the agent, and for the
+first move it also covers loading the submission file.
+
+Agents never see these numbers: :meth:`ClockPolicy.deadline` gives them an absolute deadline.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default, used when the configuration has no valid actTimeout
+
+
+@dataclass(frozen=True)
+class ClockPolicy:
+    """How much of Kaggle's clock one move may use.
+
+    ``margin`` default (0.25 s): kept back from ``actTimeout`` for what happens inside Kaggle's
+    timer but outside the agent's search: the adapter's own work before and after ``choose``
+    (building the Position, the fallback check: well under 1 ms), Kaggle's wrapper (stdout
+    capture and argument handling: about 0.1 ms measured with ``python -m bench.kaggle_overhead``),
+    an agent's own granularity in checking the deadline, and scheduler noise on a shared
+    machine. An overrun of actTimeout is not a loss by itself: it is taken from the bank, so the
+    margin only has to cover the usual case, not the worst one.
+
+    ``overage_per_move`` (default 0): seconds of the bank a move may add on top of
+    ``actTimeout - margin``, for agents that profit from thinking longer in the opening or
+    middle game. It is capped so that ``reserve`` seconds of the bank are never planned for:
+    the reserve absorbs overruns (a slow first move that loads data or compiles kernels, a
+    pause of the machine). With the defaults, a game never plans to touch the bank.
+    """
+
+    margin: float = 0.25  # seconds kept back from actTimeout (see above)
+    overage_per_move: float = 0.0  # seconds of the bank a move may plan to use
+    reserve: float = 15.0  # seconds of the bank never planned for
+    min_budget: float = 0.02  # floor of a budget, so a move with no time left still gets to the fallback rule
+
+    def __post_init__(self) -> None:
+        for name in ("margin", "overage_per_move", "reserve", "min_budget"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"ClockPolicy.{name} must be a finite number >= 0, got {value!r}")
+
+    def budget(self, act_timeout: float, remaining_overage: float) -> float:
+        """Seconds this move may take, counted from when Kaggle's timer started."""
+        base = max(0.0, act_timeout - self.margin)
+        extra = min(self.overage_per_move, max(0.0, remaining_overage - self.reserve))
+        return max(self.min_budget, base + extra)
+
+    def deadline(self, started: float, act_timeout: float, remaining_overage: float) -> float:
+        """Absolute ``perf_counter()`` deadline for a move whose timer started at ``started``."""
+        return started + self.budget(act_timeout, remaining_overage)
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, or None when it is not a real number."""
+    if isinstance(value, bool):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def read_field(obj: Any, key: str) -> Any:
+    """``obj[key]`` or ``obj.key`` (Kaggle passes dict-like Structs; users pass either), or
+    None. Never raises, whatever ``obj`` is."""
+    try:
+        if isinstance(obj, dict):
+            return obj.get(key)
+    except Exception:
+        return None
+    try:
+        return getattr(obj, key, None)
+    except Exception:
+        return None
+
+
+def kaggle_times(observation: Any, configuration: Any) -> tuple[float, float]:
+    """``(actTimeout, remainingOverageTime)`` in seconds, read defensively.
+
+    A missing or invalid ``actTimeout`` counts as Kaggle's default (2 s); a missing or invalid
+    bank counts as empty (0 s), so that a bad observation never makes us plan on time we may not
+    have. Negative values count as 0.
+    """
+    act = _number(read_field(configuration, "actTimeout"))
+    bank = _number(read_field(observation, "remainingOverageTime"))
+    return (KAGGLE_ACT_TIMEOUT if act is None else max(0.0, act), 0.0 if bank is None else max(0.0, bank))
