@@ -381,3 +381,16 @@ def test_beats_random_on_seeded_games():
     wins, draws, losses = run(games=40, seed=0, jit=False)
     assert wins + draws + losses == 40
     assert wins >= 36, (wins, draws, losses)
+
+
+def test_bench_cli(capsys):
+    from bench.rules_vs_random import main
+
+    assert main(["--games", "6", "--seed", "1", "--no-jit", "--shape", "5x4x3"]) == 0
+    assert "win rate" in capsys.readouterr().out
+    for argv in (["--games", "0"], ["--shape", "9x9"], ["--seed", "x"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("rules_vs_random: ")
