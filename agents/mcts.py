@@ -1,0 +1,284 @@
+"""Monte Carlo tree search: UCT with rollout or heuristic leaves, MCTS-solver proofs, a tree
+kept from one move to the next, and an optional opening cache.
+
+The search itself is :func:`agents.mcts_tree.run` (compiled by numba for boards within 63 bits,
+plain Python otherwise). This module owns what is not hot: the tree's arrays, finding the
+previous tree's node for the new position, the clock (batches of simulations sized from the
+measured speed, the clock read between batches), and the cache. :class:`TreeSearch` is shared
+with :class:`agents.ant_colony.AntColonyAgent`, which changes only the selection rule.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import agents.mcts_tree as mt
+import heuristics
+from core import bitboard as bb
+from core.position import Position
+from core.shape import Shape
+from util.jit import kernels
+
+LEAVES = ("rollout", "heuristic")
+
+
+class Tree:
+    """The preallocated node arrays of one search tree (layout in :mod:`agents.mcts_tree`)."""
+
+    def __init__(self, capacity: int, columns: int, pheromone: bool) -> None:
+        self.children = np.empty((capacity, columns), dtype=np.int32)
+        self.visits = np.zeros(capacity, dtype=np.float64)
+        self.values = np.zeros(capacity, dtype=np.float64)
+        self.lo = np.zeros(capacity, dtype=np.int8)
+        self.hi = np.zeros(capacity, dtype=np.int8)
+        self.pher = np.zeros(capacity if pheromone else 1, dtype=np.float64)
+        self.state = np.zeros(2, dtype=np.int64)  # [nodes used, rng state]
+
+    @property
+    def used(self) -> int:
+        return int(self.state[0])
+
+    def arrays(self) -> tuple:
+        return self.children, self.visits, self.values, self.lo, self.hi, self.pher, self.state
+
+    def proof(self, node: int = 0) -> str | None:
+        """"win", "loss" or "draw" for the side to move at ``node`` once proven, else None."""
+        lo, hi = int(self.lo[node]), int(self.hi[node])
+        return {1: "win", -1: "loss", 0: "draw"}[lo] if lo == hi else None
+
+
+def seed_state(seed: int) -> int:
+    """A nonzero xorshift32 state from any int seed (a Knuth multiplicative hash)."""
+    return ((int(seed) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1
+
+
+@dataclass
+class TreeSearch:
+    """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`)."""
+
+    leaf: str = "heuristic"  # leaf evaluation: "rollout" (one random playout) or "heuristic"
+    heuristic: str = "bitsquares"  # heuristic name for leaf=heuristic (heuristics.HEURISTIC_IDS)
+    width: float = 6.5  # sigmoid width: leaf reward = 2 / (1 + exp(-score / width)) - 1
+    capacity: int = 2_000_000  # tree nodes (about 45 bytes each); when full, leaves are not stored
+    seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
+    reuse: bool = True  # keep the subtree of the position reached two plies later
+    cache: str = "auto"  # opening cache file ("auto": data/mcts_cache_<leaf>_6x7x4.npz; "": none)
+    margin: float = 0.01  # seconds kept before the deadline
+    max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
+
+    _tree: Any = field(default=None, init=False, repr=False)
+    _root: Any = field(default=None, init=False, repr=False)  # Position of node 0
+    _cache_data: Any = field(default=None, init=False, repr=False)
+    _cache_tried: bool = field(default=False, init=False, repr=False)
+    _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
+    _info: dict = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
+        if self.heuristic not in heuristics.HEURISTIC_IDS:
+            raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(heuristics.HEURISTIC_IDS)}")
+        if not self.width > 0:
+            raise ValueError(f"width must be positive, got {self.width}")
+        if self.capacity < 16:
+            raise ValueError(f"capacity must be at least 16 nodes, got {self.capacity}")
+        if self.max_sims < 0:
+            raise ValueError(f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")
+        self._hparams = heuristics.params_array(self.heuristic)
+
+    # --- what subclasses change ----------------------------------------------------------
+    def _policy_params(self, params: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _pheromone(self) -> bool:
+        return False
+
+    # --- agent interface -----------------------------------------------------------------
+    def reset(self) -> None:
+        self._root = None
+        self._info = {}
+
+    def info(self) -> dict:
+        return dict(self._info)
+
+    def params_array(self) -> np.ndarray:
+        p = np.zeros(mt.N_PARAMS, dtype=np.float64)
+        p[mt.P_LEAF] = mt.LEAF_HEURISTIC if self.leaf == "heuristic" else mt.LEAF_ROLLOUT
+        p[mt.P_KIND] = heuristics.HEURISTIC_IDS[self.heuristic]
+        p[mt.P_WIDTH] = self.width
+        self._policy_params(p)
+        return p
+
+    def choose(self, position: Position, deadline: float) -> int:
+        start = time.perf_counter()
+        shape = position.shape
+        legal = position.legal_columns()
+        if not legal:
+            raise ValueError("the game is over: no legal column")
+        k = kernels(mt, shape.bits)
+        reused = self._prepare(position, k)
+        tree = self._tree
+        info: dict[str, Any] = {"reused": reused, "cache_nodes": self._info_cache, "sims": 0}
+        forced = _forced_move(position, legal)
+        if forced is not None:
+            info.update(reason=forced[1], nodes=tree.used)
+            self._info = info
+            return forced[0]
+        params = self.params_array()
+        path = np.zeros(shape.cells + 2, dtype=np.int64)
+        end = deadline - self.margin
+        sims, batch = 0, 32
+        while True:
+            left = end - time.perf_counter()
+            if left <= 0:
+                break
+            if self.max_sims:
+                batch = min(batch, self.max_sims - sims)
+                if batch <= 0:
+                    break
+            t = time.perf_counter()
+            done = k.run(*tree.arrays(), path, 0, position.current, position.mask, position.ply,
+                         shape.rows, shape.columns, shape.inarow, params, self._hparams, batch)
+            dt = time.perf_counter() - t
+            sims += done
+            if done < batch:  # the root is proven
+                break
+            rate = done / max(dt, 1e-6)
+            batch = int(min(max(rate * min(0.05, left / 4), 16), 1_000_000))
+        col = int(k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns))
+        if col < 0 or not position.can_play(col):
+            col = next(c for c in shape.center_order() if c in legal)
+        ch = int(tree.children[0, col])
+        elapsed = time.perf_counter() - start
+        info.update(
+            reason="search", sims=sims, nodes=tree.used, seconds=elapsed, rate=sims / max(elapsed, 1e-9),
+            proven=tree.proof(0),
+            value=float(tree.values[ch] / tree.visits[ch]) if ch >= 0 and tree.visits[ch] > 0 else None,
+        )
+        self._info = info
+        return col
+
+    # --- the tree across moves -----------------------------------------------------------
+    def _prepare(self, position: Position, k: Any) -> int:
+        """Point node 0 at ``position``: the old tree's node for it when found (returns the
+        nodes kept), else a new tree grafted from the cache (returns 0)."""
+        shape = position.shape
+        tree = self._tree
+        if tree is None or tree.children.shape != (self.capacity, shape.columns):
+            tree = self._tree = Tree(self.capacity, shape.columns, self._pheromone())
+            self._root = None
+        old = self._root
+        if self.reuse and old is not None and old.shape == shape and 0 <= position.ply - old.ply <= 2:
+            node = _find_node(tree, old, position)
+            if node == 0:
+                return tree.used
+            if node > 0:
+                used = tree.used
+                kept = k.compact(*tree.arrays(), node, 0.0, np.empty(used, np.int64), np.empty(used, np.int64))
+                self._root = position
+                return int(kept)
+        k.new_tree(*tree.arrays(), position.current, position.mask, position.ply, shape.rows, shape.columns,
+                   shape.inarow, self.params_array()[mt.P_TAU0], seed_state(self.seed))
+        self._root = position
+        self._info_cache = self._graft_cache(position, k)
+        return 0
+
+    def _graft_cache(self, position: Position, k: Any) -> int:
+        data = self._load_cache()
+        shape = position.shape
+        if data is None or tuple(data["shape"]) != (shape.rows, shape.columns, shape.inarow) or not shape.fits_int64:
+            return 0
+        tree = self._tree
+        n = min(len(data["keys"]), self.capacity)
+        return int(k.load_subtree(*tree.arrays(), 0, position.current, position.mask, shape.rows, shape.columns,
+                                  self.params_array()[mt.P_TAU0], data["keys"], data["visits"], data["values"],
+                                  data["lo"], data["hi"], np.empty(n, np.int64), np.empty(n, np.int64),
+                                  np.empty(n, np.int64)))
+
+    # --- the opening cache ---------------------------------------------------------------
+    def cache_path(self) -> str:
+        """The cache file this agent reads ("" when it uses none)."""
+        from agents import mcts_cache
+
+        if self.cache == "auto":
+            return str(mcts_cache.default_path(self.leaf, self.heuristic))
+        return self.cache
+
+    def _load_cache(self) -> dict | None:
+        if self._cache_data is None and not self._cache_tried:
+            self._cache_tried = True
+            from agents import mcts_cache
+
+            path = self.cache_path()
+            if path:
+                self._cache_data = mcts_cache.load(path, missing_ok=self.cache == "auto")
+        return self._cache_data
+
+    def bundle_data(self) -> dict | None:
+        """The cache's plain arrays, for build_submission.py to embed (None without a cache)."""
+        return self._load_cache()
+
+    def use_data(self, data: dict | None) -> None:
+        """Take the cache back from a submission's embedded data (checked, then used as is)."""
+        from agents import mcts_cache
+
+        self._cache_data = None if data is None else mcts_cache.validate(data)
+        self._cache_tried = True
+        self._root = None
+
+
+@dataclass
+class MCTSAgent(TreeSearch):
+    """UCT: each step takes the child with the best ``mean + c * sqrt(ln N / n)``."""
+
+    c: float = 1.0  # exploration constant; rewards lie in [-1, 1]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.c >= 0:
+            raise ValueError(f"c must be >= 0, got {self.c}")
+
+    def _policy_params(self, params: np.ndarray) -> None:
+        params[mt.P_POLICY] = mt.POLICY_UCT
+        params[mt.P_C] = self.c
+
+
+def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None:
+    """A win in one, or the only block of the opponent's single immediate win."""
+    for col in legal:
+        if position.is_winning_move(col):
+            return col, "win in 1"
+    s = position.shape
+    threats = [c for c in legal if bb.has_won(position.opponent | bb.move_bit(position.mask, s.rows, c), s.rows, s.inarow)]
+    if len(threats) == 1:
+        return threats[0], "forced block"
+    return None
+
+
+def _find_node(tree: Tree, old: Position, new: Position) -> int:
+    """Id of ``new``'s node below node 0 (``old``): 0 for the same position, -1 if absent."""
+    depth = new.ply - old.ply
+    if depth == 0:
+        return 0 if old == new else -1
+    s = old.shape
+    for seq in itertools.product(range(s.columns), repeat=depth):
+        pos, node = old, 0
+        for col in seq:
+            if not pos.can_play(col) or pos.is_terminal():
+                node = -1
+                break
+            pos = pos.play(col)
+            node = int(tree.children[node, col]) if node >= 0 else -1
+        if pos.ply == new.ply and pos == new:
+            return node if node > 0 else -1
+    return -1
+
+
+def sigmoid_reward(score: float, width: float) -> float:
+    """The heuristic leaf's reward (the same formula as the hot kernel)."""
+    return 2.0 / (1.0 + math.exp(-score / width)) - 1.0

@@ -1,0 +1,246 @@
+"""The MCTS opening cache: grow a tree from the empty board, prune it, save plain arrays.
+
+``python -m agents.mcts_cache grow --seconds 600`` runs one long MCTS from the empty board (the
+tree plays both sides: self-play), keeps the nodes with at least ``--min-visits`` visits and
+writes ``data/mcts_cache_<leaf>_<rows>x<columns>x<inarow>.npz``. ``show FILE`` prints a
+cache's size and its first moves.
+
+The file holds packed plain arrays, sorted by position key with transpositions merged (a
+position reached by two move orders sums its statistics): ``keys`` (int64, exact
+:func:`core.bitboard.position_key`), ``visits`` (int64), ``values`` (float32, summed rewards for
+the player who moved into the position), ``lo`` and ``hi`` (int8 proven bounds on the value for
+the side to move, see :mod:`agents.mcts_tree`), ``shape`` and a JSON ``meta`` string. An agent grafts the entries below its root at the start of a game (see
+:func:`agents.mcts_tree.load_subtree`); a submission receives the same dict through
+``use_data``. Only boards within 63 bits (int64 keys) can have a cache.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents.mcts_tree as mt
+from core.position import Position
+from core.shape import STANDARD, Shape
+from util.atomic import write_bytes
+from util.jit import kernels
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+FIELDS = ("keys", "visits", "values", "lo", "hi")
+
+
+class CacheError(ValueError):
+    """A cache file or data dict that cannot be used: the message says why."""
+
+
+def default_path(leaf: str, heuristic: str = "bitsquares", shape: Shape = STANDARD) -> Path:
+    """``data/mcts_cache_<rollout|heuristic name>_<rows>x<columns>x<inarow>.npz``."""
+    name = "rollout" if leaf == "rollout" else heuristic
+    return DATA_DIR / f"mcts_cache_{name}_{shape.rows}x{shape.columns}x{shape.inarow}.npz"
+
+
+def validate(data: Any) -> dict:
+    """Check a cache dict and return it with the dtypes the kernels take (keys int64, visits
+    and values float64, bounds int8). Raises CacheError naming the problem."""
+    if not isinstance(data, dict):
+        raise CacheError(f"cache data must be a dict, got {type(data).__name__}")
+    missing = [f for f in (*FIELDS, "shape") if f not in data]
+    if missing:
+        raise CacheError(f"cache data lacks {', '.join(missing)}")
+    keys = np.asarray(data["keys"])
+    n = len(keys)
+    if any(np.asarray(data[f]).shape != (n,) for f in FIELDS):
+        raise CacheError(f"cache arrays {', '.join(FIELDS)} must be 1-d and of one length")
+    if keys.dtype.kind not in "iu" or (n > 1 and not np.all(keys[1:] > keys[:-1])):
+        raise CacheError("cache keys must be integers, sorted and unique")
+    shape = tuple(int(x) for x in np.asarray(data["shape"]).ravel())
+    if len(shape) != 3:
+        raise CacheError(f"cache shape must be (rows, columns, inarow), got {shape}")
+    return {
+        "shape": shape,
+        "keys": keys.astype(np.int64),
+        "visits": np.asarray(data["visits"]).astype(np.float64),
+        "values": np.asarray(data["values"]).astype(np.float64),
+        "lo": np.asarray(data["lo"]).astype(np.int8),
+        "hi": np.asarray(data["hi"]).astype(np.int8),
+        "meta": str(data.get("meta", "{}")),
+    }
+
+
+def load(path: str | Path, missing_ok: bool = False) -> dict | None:
+    """Read a cache file (validated). A missing file is None when ``missing_ok``, else an error."""
+    path = Path(path)
+    if not path.exists():
+        if missing_ok:
+            return None
+        raise CacheError(f"cache file {path} does not exist; grow one with `python -m agents.mcts_cache grow`")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            raw = {k: z[k] for k in z.files}
+    except Exception as exc:  # a damaged or foreign file
+        raise CacheError(f"cannot read cache file {path}: {exc}") from None
+    if "meta" in raw:
+        raw["meta"] = str(raw["meta"])
+    return validate(raw)
+
+
+def to_file_arrays(data: dict) -> dict[str, np.ndarray]:
+    """The packed arrays as stored: visits int64, values float32."""
+    return {
+        "keys": np.asarray(data["keys"], np.int64),
+        "visits": np.asarray(data["visits"]).round().astype(np.int64),
+        "values": np.asarray(data["values"]).astype(np.float32),
+        "lo": np.asarray(data["lo"], np.int8),
+        "hi": np.asarray(data["hi"], np.int8),
+        "shape": np.asarray(data["shape"], np.int64),
+        "meta": np.asarray(str(data.get("meta", "{}"))),
+    }
+
+
+def save(path: str | Path, data: dict) -> int:
+    """Write ``data`` atomically as a compressed npz; returns the file's size in bytes."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **to_file_arrays(validate(data)))
+    blob = buf.getvalue()
+    write_bytes(path, blob)
+    return len(blob)
+
+
+def extract(tree: Any, root: Position, min_visits: float) -> dict:
+    """The cache dict of a grown tree (node 0 at ``root``): nodes with at least ``min_visits``
+    visits, reachable through such nodes, transpositions merged."""
+    s = root.shape
+    if not s.fits_int64:
+        raise CacheError(f"a {s} board takes {s.bits} bits: caches need int64 keys (63 bits at most)")
+    k = kernels(mt, s.bits)
+    n = tree.used
+    keys, visits, values = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    lo, hi = np.empty(n, np.int8), np.empty(n, np.int8)
+    count = k.collect(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, root.current, root.mask,
+                      s.rows, s.columns, float(min_visits), keys, visits, values, lo, hi,
+                      np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    uniq, inverse = np.unique(keys[:count], return_inverse=True)
+    m = len(uniq)
+    out_v, out_w = np.zeros(m), np.zeros(m)
+    out_lo, out_hi = np.full(m, -1, np.int8), np.full(m, 1, np.int8)
+    np.add.at(out_v, inverse, visits[:count])
+    np.add.at(out_w, inverse, values[:count])
+    np.maximum.at(out_lo, inverse, lo[:count])  # true bounds of one position: intersect them
+    np.minimum.at(out_hi, inverse, hi[:count])
+    return {"shape": (s.rows, s.columns, s.inarow), "keys": uniq, "visits": out_v, "values": out_w,
+            "lo": out_lo, "hi": out_hi}
+
+
+def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.0, prune_visits: float = 2.0,
+         log: Any = None) -> tuple[Any, int]:
+    """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
+    empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
+    reached). When the tree fills up, nodes under ``prune_visits`` are dropped and growth goes
+    on. Returns (tree, simulations run)."""
+    if sims <= 0 and seconds <= 0:
+        raise ValueError("give a number of simulations or of seconds")
+    from agents.mcts import Tree, seed_state
+
+    root = Position.empty(shape)
+    k = kernels(mt, shape.bits)
+    params = agent.params_array()
+    tree = Tree(agent.capacity, shape.columns, agent._pheromone())
+    k.new_tree(*tree.arrays(), root.current, root.mask, 0, shape.rows, shape.columns, shape.inarow,
+               params[mt.P_TAU0], seed_state(agent.seed))
+    path = np.zeros(shape.cells + 2, np.int64)
+    end = time.perf_counter() + seconds if seconds > 0 else float("inf")
+    done, last_log = 0, time.perf_counter()
+    while (sims <= 0 or done < sims) and time.perf_counter() < end and tree.proof(0) is None:
+        batch = 20_000 if sims <= 0 else min(20_000, sims - done)
+        done += k.run(*tree.arrays(), path, 0, root.current, root.mask, 0, shape.rows, shape.columns,
+                      shape.inarow, params, agent._hparams, batch)
+        if tree.used >= agent.capacity:
+            kept = k.compact(*tree.arrays(), 0, float(prune_visits), np.empty(tree.used, np.int64),
+                             np.empty(tree.used, np.int64))
+            if log:
+                log(f"tree full at {done} simulations: pruned to {kept} nodes (visits >= {prune_visits})")
+            if kept > 0.9 * agent.capacity:
+                if log:
+                    log("pruning freed too little room; stopping")
+                break
+        if log and time.perf_counter() - last_log > 10:
+            last_log = time.perf_counter()
+            log(f"{done} simulations, {tree.used} nodes")
+    return tree, done
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("grow", help="grow, prune and save a cache")
+    g.add_argument("--seconds", type=float, default=0.0, help="time to grow (seconds)")
+    g.add_argument("--sims", type=int, default=0, help="simulations to run (instead of, or with, --seconds)")
+    g.add_argument("--min-visits", type=float, default=50.0, help="keep nodes with at least this many visits")
+    g.add_argument("--agent", default="mcts", help="agent spec whose search grows the tree, e.g. mcts:leaf=rollout,c=1")
+    g.add_argument("--rows", type=int, default=6)
+    g.add_argument("--columns", type=int, default=7)
+    g.add_argument("--inarow", type=int, default=4)
+    g.add_argument("--out", default="", help="output file (default data/mcts_cache_<leaf>_<shape>.npz)")
+    s = sub.add_parser("show", help="print a cache's size and root statistics")
+    s.add_argument("file")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "show":
+            return _show(args.file)
+        return _grow(args)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _grow(args: argparse.Namespace) -> int:
+    from agents.registry import make_from_spec
+
+    if args.seconds <= 0 and args.sims <= 0:
+        raise ValueError("give --seconds or --sims (a positive amount of growing)")
+    if args.min_visits < 1:
+        raise ValueError(f"--min-visits must be at least 1, got {args.min_visits}")
+    shape = Shape(args.rows, args.columns, args.inarow)
+    if not shape.fits_int64:
+        raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
+    agent = make_from_spec(args.agent)
+    if not hasattr(agent, "params_array"):
+        raise ValueError(f"agent {args.agent!r} is not a tree search (use mcts or ant_colony)")
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    t0 = time.perf_counter()
+    tree, done = grow(agent, shape, args.sims, args.seconds, max(2.0, args.min_visits / 4), log)
+    data = extract(tree, Position.empty(shape), args.min_visits)
+    data["meta"] = json.dumps({"agent": args.agent, "sims": done, "min_visits": args.min_visits,
+                               "seconds": round(time.perf_counter() - t0, 1), "tree_nodes": tree.used})
+    out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
+    size = save(out, data)
+    print(f"{out}: {len(data['keys'])} positions from {tree.used} nodes, {done} simulations, {size} bytes")
+    return 0
+
+
+def _show(path: str) -> int:
+    data = load(path)
+    size = Path(path).stat().st_size
+    rows, columns, inarow = data["shape"]
+    shape = Shape(rows, columns, inarow)
+    root = Position.empty(shape)
+    print(f"{path}: {len(data['keys'])} positions, {size} bytes, shape {shape}, meta {data['meta']}")
+    keys = data["keys"]
+    for col in root.legal_columns():
+        child = root.play(col)
+        i = int(np.searchsorted(keys, child.key()))
+        if i < len(keys) and keys[i] == child.key():
+            v = data["visits"][i]
+            print(f"  column {col}: {int(v)} visits, mean {data['values'][i] / v:+.3f} for the mover,"
+                  f" bounds [{int(data['lo'][i])}, {int(data['hi'][i])}] for the side to move")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
