@@ -294,20 +294,11 @@ class KaggleAdapter:
                 pass
 
 
-def kaggle_agent(agent: str | Callable[[], Any], **options: Any) -> Callable[[Any, Any], int]:
-    """A Kaggle agent function from an agent spec (``"rules"``, ``"alphabeta:depth=6"``) or a
-    factory, for kaggle-environments or local tournaments. ``options`` go to
-    :class:`KaggleAdapter`; the adapter is reachable as ``fn.adapter``."""
-    if isinstance(agent, str):
-        from agents import registry
-
-        spec = agent
-        registry.make_from_spec(spec)  # fail now, with a clear SpecError, not on the first move
-
-        def factory() -> Any:
-            return registry.make_from_spec(spec)
-    else:
-        factory = agent
+def kaggle_agent(factory: Callable[[], Any], **options: Any) -> Callable[[Any, Any], int]:
+    """A Kaggle agent function around ``factory`` (e.g. ``lambda: registry.make_from_spec(spec)``)
+    for kaggle-environments or local tournaments. ``options`` go to :class:`KaggleAdapter`
+    (``freeze_gc`` defaults to False here: a long-lived process should not freeze its heap once
+    per game); the adapter is reachable as ``fn.adapter``."""
     options.setdefault("freeze_gc", False)
     adapter = KaggleAdapter(factory, **options)
 

@@ -1,0 +1,371 @@
+"""Build one agent into a single self-contained Kaggle submission file, then validate it.
+
+    python build_submission.py                       # strongest available agent -> submissions/submission.py
+    python build_submission.py --agent rules --output submissions/rules.py
+    python build_submission.py --agent alphabeta --param depth=6 --params tuned.json --games 40
+    python build_submission.py --agent mypkg.module:MyAgent --no-validate
+    python build_submission.py --list                # agents and their parameters with defaults
+
+The file embeds every project module the agent imports (each in its own namespace, under a
+private package name), the agent's data (``bundle_data()``, packed by :mod:`util.codec`), the
+clock policy, and ends with ``def agent(observation, configuration)``. Validation loads it in a
+fresh Python that cannot see this repo, exactly as kaggle-environments does, plays ``--games``
+games against ``negamax`` and against ``random`` (seats alternating), plays one more game with
+numba made unimportable, and fails (exit 1) on any error, invalid move or timeout. Bad options,
+agents or parameters exit 2 with one line. Details: ``submissions/README.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import typing
+from pathlib import Path
+from typing import Any, NoReturn
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agents import registry  # noqa: E402
+from util import codec  # noqa: E402
+from util.atomic import write_text  # noqa: E402
+from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
+from util.bundle_file import render  # noqa: E402
+from util.clock import ClockPolicy  # noqa: E402
+
+DEFAULT_OUTPUT = ROOT / "submissions" / "submission.py"
+VALIDATOR = ROOT / "util" / "bundle_validate.py"
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit 2."""
+
+
+class BuildFailed(Exception):
+    """The build or its validation failed: printed with the reason, exit 1."""
+
+
+@dataclasses.dataclass
+class Target:
+    label: str  # registry name or module:Class, for messages
+    module: str  # e.g. "agents.rules"
+    cls: type  # the agent class
+
+
+# --- choosing the agent and its parameters --------------------------------------------------
+def resolve_agent(text: str | None) -> tuple[Target, dict[str, str]]:
+    """``rules``, ``alphabeta:depth=6`` (registry spec) or ``package.module:Class``."""
+    if not text:
+        available = registry.names()
+        if not available:
+            raise UsageError("no agent is available to build; see --list")
+        text = available[0]
+    name, _, rest = text.partition(":")
+    if name in registry.AGENT_CLASSES or not rest or "=" in rest:
+        name, spec_params = registry.parse_spec(text)
+        cls = registry.agent_class(name)
+        return Target(name, cls.__module__, cls), spec_params
+    module_name, cls_name = name.strip(), rest.strip()
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"cannot import module {module_name!r} of --agent {text!r} ({exc}); valid agents: {', '.join(registry.names())}") from None
+    cls = getattr(module, cls_name, None)
+    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+        raise UsageError(f"{module_name} has no agent dataclass {cls_name!r}; an agent is a dataclass with choose(position, deadline)")
+    return Target(f"{module_name}:{cls_name}", module_name, cls), {}
+
+
+def load_params_file(path: str) -> dict[str, Any]:
+    """A JSON object of parameters, or ``{"params": {...}}`` (e.g. a tuning result)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read --params file {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--params file {path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("params"), dict):
+        data = data["params"]
+    if not isinstance(data, dict):
+        raise UsageError(f"--params file {path} must hold a JSON object of parameters")
+    return data
+
+
+def parse_pairs(items: list[str], option: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"bad {option} {item!r}: write {option} key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The agent built with ``params`` (strings converted to each field's type, as the
+    registry does), and the converted parameters to embed."""
+    fields = {f.name: f for f in dataclasses.fields(target.cls) if f.init and not f.name.startswith("_")}
+    hints = typing.get_type_hints(target.cls)
+    kwargs = {}
+    for key, value in params.items():
+        if key not in fields:
+            valid = ", ".join(sorted(fields)) or "(none)"
+            raise registry.SpecError(f"agent {target.label!r} has no parameter {key!r}; valid parameters: {valid}")
+        kwargs[key] = registry._convert(target.label, key, value, hints.get(key), registry._default(fields[key]))
+    try:
+        return target.cls(**kwargs), kwargs
+    except (TypeError, ValueError) as exc:
+        raise registry.SpecError(f"agent {target.label!r}: {exc}") from None
+
+
+def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
+    valid = [f.name for f in dataclasses.fields(ClockPolicy)]
+    out = {}
+    for key, value in pairs.items():
+        if key not in valid:
+            raise UsageError(f"unknown --clock setting {key!r}; valid settings: {', '.join(valid)}")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise UsageError(f"--clock {key}={value!r} must be a number of seconds") from None
+    try:
+        ClockPolicy(**out)
+    except ValueError as exc:
+        raise UsageError(f"--clock: {exc}") from None
+    return out
+
+
+def list_agents() -> str:
+    lines = []
+    for name in registry.AGENT_CLASSES:
+        try:
+            params = registry.parameters(name)
+        except registry.SpecError:
+            lines.append(f"{name}: (not available yet)")
+            continue
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
+        lines.append(f"{name}: {shown}")
+    lines.append(f"default (no --agent): {(registry.names() or ['none'])[0]}")
+    return "\n".join(lines)
+
+
+# --- building ---------------------------------------------------------------------------------
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
+    """Write the submission; returns facts for the summary."""
+    data = None
+    bundle_data = getattr(agent, "bundle_data", None)
+    if callable(bundle_data):
+        value = bundle_data()
+        if value is not None:
+            try:
+                data = codec.roundtrip(value)
+            except codec.CodecError as exc:
+                raise BuildFailed(f"{target.label}.bundle_data() cannot be embedded: {exc}") from None
+    packages = tuple(dict.fromkeys(PROJECT_PACKAGES + (target.module.split(".")[0],)))
+    try:
+        modules, missing = import_graph(ROOT, [target.module, *LOADER_MODULES], packages)
+    except BundleError as exc:
+        raise BuildFailed(str(exc)) from None
+    warnings = [f"imported project module has no file (optional import?): {m}" for m in missing]
+    for mod in modules.values():
+        warnings += [f"a project module named in a string is not bundled: {where}" for where in dynamic_imports(mod, packages)]
+    commit = _git("rev-parse", "--short", "HEAD") or "?"
+    paths = [str(ROOT.joinpath(*n.split("."), "__init__.py") if m.is_package else ROOT.joinpath(*n.split(".")).with_suffix(".py")) for n, m in modules.items()]
+    if commit != "?" and _git("status", "--porcelain", "--", *paths):
+        commit += "+local changes"
+    prefix = bundle_prefix(modules, repr((target.module, target.cls.__name__, params, clock, data)))
+    meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit}
+    try:
+        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, data, meta)
+    except (ValueError, BundleError) as exc:
+        raise BuildFailed(str(exc)) from None
+    compile(text, str(output), "exec")
+    write_text(output, text)
+    return {"modules": list(modules), "size": len(text.encode()), "data": len(data or ""), "prefix": prefix, "warnings": warnings}
+
+
+# --- validating -------------------------------------------------------------------------------
+def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: float) -> tuple[list[dict], dict]:
+    """Worker reports with numba as Kaggle has it, and one no-numba report."""
+    tmp = Path(tempfile.mkdtemp(prefix="connectx-validate-"))
+    jobs = []
+    per = [games // workers + (1 if w < games % workers else 0) for w in range(workers)]
+    first = 0
+    for w, n in enumerate(per):
+        if n:
+            jobs.append((["--games", str(n), "--first-seat", str(first % 2), "--seed", str(seed + w)], tmp / f"w{w}.json"))
+        first += n
+    jobs.append((["--games", "1", "--opponents", "random", "--no-numba", "--seed", str(seed + 99)], tmp / "nonumba.json"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    pending = list(enumerate(jobs))
+    running: list[tuple[int, subprocess.Popen, Path]] = []
+    results: dict[int, dict] = {}
+    while pending or running:
+        while pending and len(running) < workers:
+            i, (extra, out) = pending.pop(0)
+            cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
+            proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            running.append((i, proc, out))
+        i, proc, out = running.pop(0)
+        _wait(proc, timeout)
+        if not out.exists():
+            tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
+            raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
+        results[i] = json.loads(out.read_text())
+    reports = [results[i] for i in sorted(results)]
+    return reports[:-1], reports[-1]
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> None:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise BuildFailed(f"validation took longer than {timeout:.0f} s; use fewer --games") from None
+
+
+def summarize(reports: list[dict], no_numba: dict) -> tuple[list[str], list[str]]:
+    """Printable lines and the reasons validation fails (empty: passed)."""
+    lines, failures = [], []
+    for rep in reports + [no_numba]:
+        if "fatal" in rep:
+            failures.append(("without numba: " if rep.get("no_numba") else "") + rep["fatal"])
+    if failures:
+        return lines, failures
+    load = reports[0]["load"]
+    if load["callable"] != "agent" or load["argcount"] != 2:
+        failures.append(f"the last callable is {load['callable']} with {load['argcount']} arguments, not agent(observation, configuration)")
+    lines.append(
+        f"  load {load['load_s'] * 1000:.0f} ms; first move {load['first_move_s']:.2f} s "
+        f"(load + agent creation + compile + move, fresh process; Kaggle counts it against move 1)"
+    )
+    games = [g for rep in reports for g in rep["games"]]
+    durations = []
+    for opp in dict.fromkeys(g["opponent"] for g in games):
+        mine = [g for g in games if g["opponent"] == opp]
+        wins = sum(g["reward"] == 1 for g in mine)
+        losses = sum(g["reward"] == -1 for g in mine)
+        draws = sum(g["reward"] == 0 for g in mine)
+        bad = {s: sum(g["status"] == s for g in mine) for s in ("INVALID", "ERROR", "TIMEOUT")}
+        errors = sum(g["error_count"] for g in mine)
+        late = sum(g["late"] for g in mine)
+        lines.append(
+            f"  vs {opp}: {len(mine)} games, {wins} won, {draws} drawn, {losses} lost; "
+            f"invalid {bad['INVALID']}, errors {bad['ERROR']}, timeouts {bad['TIMEOUT']}; adapter errors {errors}, late moves {late}"
+        )
+        if any(bad.values()) or errors:
+            failures.append(f"against {opp}: invalid {bad['INVALID']}, errors {bad['ERROR']}, timeouts {bad['TIMEOUT']}, adapter errors {errors}")
+            failures += [f"  {e}" for g in mine for e in g["errors"]][:3]
+        durations += [d for g in mine for d in g["durations"]]
+    if durations:
+        lines.append(f"  move time: median {statistics.median(durations) * 1000:.1f} ms, max {max(durations) * 1000:.0f} ms over {len(durations)} moves")
+    if load["errors"] or not load["first_column_ok"]:
+        failures.append(f"first move from a fresh load: column {load['first_column']!r}; {'; '.join(load['errors']) or 'not a legal int'}")
+    nn = no_numba["games"]
+    status = ", ".join(f"{g['status']} (reward {g['reward']})" for g in nn)
+    lines.append(f"  without numba: {len(nn)} game vs random: {status}; first move {no_numba['load']['first_move_s']:.2f} s")
+    if no_numba["numba_loaded"]:
+        failures.append("the no-numba check still loaded numba")
+    if any(g["status"] != "DONE" or g["error_count"] for g in nn) or no_numba["load"]["errors"]:
+        failures.append("without numba: " + "; ".join([g["status"] for g in nn] + [e for g in nn for e in g["errors"]][:3]))
+    for g in games:
+        if g["status"] != "DONE" and not any(g["status"] == s for s in ("INVALID", "ERROR", "TIMEOUT")):
+            failures.append(f"unexpected final status {g['status']!r} against {g['opponent']}")
+    return lines, failures
+
+
+# --- command line -----------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = _Parser(prog="build_submission.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--agent", help="registry name (see --list), a spec such as alphabeta:depth=6, or package.module:Class; default: the strongest available")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
+    p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
+    p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS",
+                   help="clock policy (util.clock.ClockPolicy): margin, overage_per_move, reserve, min_budget")
+    p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"where to write the file (default {DEFAULT_OUTPUT.relative_to(ROOT)})")
+    p.add_argument("--games", type=int, default=20, help="validation games against each opponent (default 20)")
+    p.add_argument("--workers", type=int, default=1, help="validation processes (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the opponents' randomness during validation")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds before validation gives up (default 1800)")
+    p.add_argument("--no-validate", action="store_true", help="only build")
+    p.add_argument("--list", action="store_true", help="list agents and their parameters with defaults, then exit")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.workers < 1:
+        raise UsageError("--games and --workers must be at least 1")
+    return args
+
+
+def run(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        print(list_agents())
+        return 0
+    target, params = resolve_agent(args.agent)
+    if args.params:
+        params = {**load_params_file(args.params), **params}
+    params.update(parse_pairs(args.param, "--param"))
+    clock = clock_policy(parse_pairs(args.clock, "--clock"))
+    agent, converted = make_agent(target, params)
+    output = args.output.resolve()
+    facts = build(target, agent, converted, clock, output)
+    try:
+        shown = output.relative_to(Path.cwd())
+    except ValueError:
+        shown = output
+    print(f"built {shown}: agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
+    print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, embedded data {facts['data']} characters, package {facts['prefix']}")
+    for w in facts["warnings"]:
+        print(f"  warning: {w}")
+    if args.no_validate:
+        return 0
+    print(f"validating: {args.games} games against negamax and against random (seats alternating), in a process without the repo ...", flush=True)
+    started = time.perf_counter()
+    reports, no_numba = _run_validators(output, args.games, args.workers, args.seed, args.timeout)
+    lines, failures = summarize(reports, no_numba)
+    print("\n".join(lines))
+    print(f"  validation took {time.perf_counter() - started:.0f} s")
+    if failures:
+        raise BuildFailed("validation failed: " + "\n  ".join(failures))
+    print("OK: ready to submit")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except (UsageError, registry.SpecError) as exc:
+        print(f"build_submission.py: error: {exc}", file=sys.stderr)
+        return 2
+    except BuildFailed as exc:
+        print(f"build_submission.py: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("build_submission.py: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Play a built submission file in kaggle-environments, in a process that cannot see the repo.
+
+Run by ``build_submission.py`` as ``python -I util/bundle_validate.py ...`` (``-I``: neither
+the repo, the current folder nor PYTHONPATH is on ``sys.path``), so it imports nothing from the
+project: a submission that still needs the repo fails here, as it would on Kaggle. It loads the
+file exactly as kaggle-environments does (``get_last_callable``; then ``env.run`` with the file
+path, which loads it again for each game) and writes a JSON report for the builder to print.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import random
+import sys
+import time
+
+
+def _check_repo_hidden(repo: str) -> str:
+    """'' when no project package resolves to the repo, else the reason."""
+    repo = os.path.realpath(repo)
+    for name in ("core", "util", "agents", "heuristics"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        origin = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        if any(os.path.realpath(p).startswith(repo) for p in [origin, *locations] if p):
+            return f"the repo's package {name!r} is importable in the validation process"
+    return ""
+
+
+def _errors(text: str) -> list[str]:
+    return [line for line in (text or "").splitlines() if line.startswith("[connectx] ERROR")]
+
+
+def _late(text: str) -> int:
+    return sum(line.startswith("[connectx] LATE") for line in (text or "").splitlines())
+
+
+def first_load(path: str) -> dict:
+    """Load the file once as Kaggle does and time it and one move from the empty board."""
+    from kaggle_environments import make
+    from kaggle_environments.agent import get_last_callable
+
+    with open(path, encoding="utf-8") as f:
+        raw = f.read()
+    env = make("connectx", debug=False)
+    start = time.perf_counter()
+    fn = get_last_callable(raw, path=path)
+    loaded = time.perf_counter()
+    name = getattr(fn, "__name__", repr(fn))
+    argcount = getattr(getattr(fn, "__code__", None), "co_argcount", None)
+    obs = env.state[0].observation
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        col = fn(obs, env.configuration)
+    moved = time.perf_counter()
+    rows, columns = env.configuration.rows, env.configuration.columns
+    return {
+        "callable": name,
+        "argcount": argcount,
+        "load_s": loaded - start,
+        "first_move_s": moved - start,
+        "first_column": col,
+        "first_column_ok": type(col) is int and 0 <= col < columns,
+        "board_cells": rows * columns,
+        "errors": _errors(err.getvalue())[:5],
+        "late": _late(err.getvalue()),
+    }
+
+
+def play(path: str, opponent: str, seat: int, seed: int) -> dict:
+    """One game; ``seat`` 0 moves first. Our moves' durations as Kaggle logged them."""
+    from kaggle_environments import make
+
+    random.seed(seed)
+    env = make("connectx", debug=False)
+    players = [path, opponent] if seat == 0 else [opponent, path]
+    steps = env.run(players)
+    last = steps[-1][seat]
+    durations, errors, late = [], [], 0
+    for step_logs in env.logs:
+        if len(step_logs) > seat and isinstance(step_logs[seat], dict) and "duration" in step_logs[seat]:
+            durations.append(step_logs[seat]["duration"])
+            errors += _errors(step_logs[seat].get("stderr", ""))
+            late += _late(step_logs[seat].get("stderr", ""))
+    return {
+        "opponent": opponent,
+        "seat": seat,
+        "status": last["status"],
+        "reward": last["reward"],
+        "durations": durations,
+        "errors": errors[:5],
+        "error_count": len(errors),
+        "late": late,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("submission", help="the built .py file")
+    parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
+    parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--opponents", default="negamax,random", help="kaggle-environments built-in agents, comma-separated")
+    parser.add_argument("--games", type=int, default=2, help="games per opponent")
+    parser.add_argument("--first-seat", type=int, default=0, help="seat of this worker's first game (seats then alternate)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of Python's random (the built-in agents use it)")
+    parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
+    args = parser.parse_args(argv)
+    if args.no_numba:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
+    report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba}
+    hidden = _check_repo_hidden(args.repo)
+    if hidden:
+        report["fatal"] = hidden
+    else:
+        try:
+            report["load"] = first_load(args.submission)
+            report["games"] = [
+                play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i)
+                for g in range(args.games)
+                for i, opp in enumerate(filter(None, args.opponents.split(",")))
+            ]
+        except Exception as exc:  # the report says what broke; the builder fails on it
+            report["fatal"] = f"{type(exc).__name__}: {exc}"
+    report["numba_loaded"] = sys.modules.get("numba") is not None
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(report, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
