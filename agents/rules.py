@@ -127,6 +127,7 @@ class RulesAgent:
     jit: bool = True  # numba-compiled kernels when the board fits 63 bits; False: the same source in plain Python
     _rng: random.Random = field(init=False, repr=False, compare=False)
     _rule: str = field(init=False, default="", repr=False, compare=False)
+    _warm: Shape | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.reset()
@@ -140,7 +141,7 @@ class RulesAgent:
 
     def choose(self, position: Position, deadline: float) -> int:
         s = position.shape
-        k = kernels(__name__, s.bits) if self.jit else _PLAIN
+        k = self._kernels(s)
         rows, columns, inarow = s.rows, s.columns, s.inarow
         cur, mask = position.current, position.mask
         legal = k.possible_moves(mask, rows, columns)
@@ -162,6 +163,24 @@ class RulesAgent:
                 return self._pick("create", create, s)
             candidates = k.moves_stopping_threats(cur, mask, rows, columns, inarow) & candidates or candidates
         return self._extend(k, cur, opp, candidates, s)
+
+    def _kernels(self, s: Shape) -> Any:
+        """The kernels for shape ``s``. The first time, every compiled kernel is called once, so
+        that numba compiles them all at once (a few seconds, once per process), in the first
+        move of any kind (a warm-up move on the empty board) rather than in the middle of a game."""
+        if not self.jit:
+            return _PLAIN
+        k = kernels(__name__, s.bits)
+        if k is not _PLAIN and self._warm != s:
+            r, c, n = s.rows, s.columns, s.inarow
+            k.possible_moves(0, r, c)
+            k.winning_cells(0, 0, r, c, n)
+            k.playable_wins(0, 0, r, c, n)
+            k.double_threat_moves(0, 0, r, c, n)
+            k.moves_stopping_threats(0, 0, r, c, n)
+            k.open_line_length(0, 0, 0, 0, r, c, n)
+            self._warm = s
+        return k
 
     def _extend(self, k: Any, me: int, opp: int, cells: int, s: Shape) -> int:
         h = s.height

@@ -5,6 +5,9 @@ against RandomAgent (the benchmark's claim, on fewer games)."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -365,6 +368,25 @@ def test_compiled_and_plain_kernels_agree():
             assert fast.open_line_length(cur, opp, col, row, r, c, n) == rules_mod.open_line_length(cur, opp, col, row, r, c, n)
             seed = rng.randrange(100)
             assert RulesAgent(seed=seed).choose(pos, 0.0) == RulesAgent(seed=seed, jit=False).choose(pos, 0.0)
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_first_move_compiles_every_kernel():
+    """A warm-up move on the empty board (what tournaments do) must compile every kernel the
+    agent uses, or the first real move pays numba's compile time inside a game's clock. A fresh
+    process, since numba compiles once per process."""
+    code = (
+        "import agents.rules as m; from core import Position; from util.jit import compiled\n"
+        "m.RulesAgent(seed=0).choose(Position.empty(), 0.0)\n"
+        "ns = compiled(m)\n"
+        "names = ['possible_moves', 'winning_cells', 'playable_wins', 'forced_after',"
+        " 'double_threat_moves', 'moves_stopping_threats', 'open_line_length']\n"
+        "print(*[n for n in names if not getattr(ns, n).signatures])\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"not compiled by the first move: {out.stdout}"
 
 
 def test_registry_and_game_over():
