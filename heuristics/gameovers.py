@@ -8,15 +8,15 @@ Exactly antisymmetric and mirror symmetric.
 """
 from __future__ import annotations
 
-from core.bitboard import winning_cells
-from heuristics.lines import line_value, popcnt
+from core.bitboard import board_mask
+from heuristics.lines import line_value, popcnt, threat_cells
 from util.jit import hot
 
 
 @hot
 def gameovers_side(me: int, other: int, mask: int, rows: int, columns: int, inarow: int, double_attack: float, single: float) -> float:
     total = line_value(me, other, rows, columns, inarow, 1.0, single)
-    threats = popcnt(winning_cells(me, mask, rows, columns, inarow))
+    threats = popcnt(threat_cells(me, board_mask(rows, columns) & ~mask, rows, inarow))
     if threats >= 2:
         total += double_attack * (threats - 1)
     return total

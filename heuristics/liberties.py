@@ -8,8 +8,8 @@ mirror swaps the two diagonals, so the sum over directions is mirror symmetric.
 """
 from __future__ import annotations
 
-from core.bitboard import board_mask, winning_cells
-from heuristics.lines import direction, lsh, open_windows, popcnt, rsh, window_starts
+from core.bitboard import board_mask
+from heuristics.lines import direction, lsh, open_windows, popcnt, rsh, threat_cells, window_starts
 from util.jit import hot
 
 
@@ -30,7 +30,7 @@ def liberties_side(me: int, other: int, mask: int, rows: int, columns: int, inar
         count += popcnt(near & covered & empty)
     total = float(count)
     if threat != 0.0:
-        total += threat * popcnt(winning_cells(me, mask, rows, columns, inarow))
+        total += threat * popcnt(threat_cells(me, empty, rows, inarow))
     return total
 
 

@@ -16,8 +16,8 @@ under a colour swap; with ``parity_threat = parity_two = 0`` the score is exactl
 """
 from __future__ import annotations
 
-from core.bitboard import board_mask, bottom_mask, winning_cells
-from heuristics.lines import direction, lsh, open_windows, popcnt, rsh, window_starts, windows_with, line_value
+from core.bitboard import board_mask, bottom_mask
+from heuristics.lines import direction, line_value, lsh, open_windows, popcnt, rsh, threat_cells, window_starts, windows_with
 from util.jit import hot
 
 
@@ -40,13 +40,13 @@ def oddeven_side(me: int, other: int, mask: int, rows: int, columns: int, inarow
     if pair == 0.0 and parity_threat == 0.0 and parity_two == 0.0:
         return total
     good = parity_rows(rows, columns, first)
-    threats = winning_cells(me, mask, rows, columns, inarow)
+    board = board_mask(rows, columns)
+    threats = threat_cells(me, board & ~mask, rows, inarow)
     if pair != 0.0:
         total += pair * popcnt(threats & rsh(threats, 1))
     if parity_threat != 0.0:
         total += parity_threat * popcnt(threats & good)
     if parity_two != 0.0 and inarow >= 2:
-        board = board_mask(rows, columns)
         bad_empty = board & ~mask & ~good
         count = 0
         for d in range(4):

@@ -1,0 +1,190 @@
+"""Depth-first agents: iterative deepening to the deadline over the kernel in
+:mod:`agents.dfs_search`, with any heuristic of :mod:`heuristics` chosen by parameter.
+
+``AlphaBetaAgent`` is plain fail-soft alpha-beta; ``NegamaxAgent`` searches every move after
+the first with a null window (principal-variation search). Both return the same value at a
+fixed depth; they differ in how many nodes they need.
+
+Time policy (numba cannot read a clock cheaply): every iteration gets a node limit of
+``speed * time left * time_safety``, where ``speed`` is the nodes per second this agent
+measured on its own finished iterations (a conservative guess before the first one). An
+iteration that hits the limit is thrown away and the move of the deepest finished iteration is
+played. The first call on the compiled path compiles the kernel (seconds) before the clock
+starts mattering; call :meth:`DepthFirstAgent.warm_up` beforehand to keep that out of a move.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+import agents.dfs_search as kernel_module
+from agents.dfs_search import WIN_BASE
+from core.position import Position
+from core.shape import Shape
+from heuristics import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
+from util.jit import kernels, numba_enabled
+
+_HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
+
+
+def _prime_below(n: int) -> int:
+    """Largest prime below ``n`` (table size: spreads the structured keys over the slots)."""
+    k = n - 1
+    while k > 2:
+        if k % 2 and all(k % d for d in range(3, int(k**0.5) + 1, 2)):
+            return k
+        k -= 1
+    return 2
+
+
+@dataclass
+class DepthFirstAgent:
+    """Iterative-deepening depth-first search; the subclasses choose alpha-beta or PVS."""
+
+    heuristic: str = "bitsquares"  # leaf evaluation: one of heuristics.HEURISTIC_IDS ("none": 0 at the horizon)
+    max_depth: int = 0  # fixed search depth in plies; 0 deepens until the deadline or the exact value
+    tt_bits: int = 20  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
+    order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
+    time_safety: float = 0.85  # fraction of the time left an iteration may plan to use
+    # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
+    power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
+    double_attack: float | None = None  # gameovers: bonus per threat cell beyond the first
+    single_square: float | None = None  # gameovers: weight of an open line holding one stone
+    threat_pair: float | None = None  # oddeven: per pair of stacked threat cells
+    parity_threat: float | None = None  # oddeven: per threat cell on the player's parity rows
+    parity_two: float | None = None  # oddeven: per open line two short with empty cells on parity rows
+    threat: float | None = None  # liberties: weight of a threat cell
+
+    PVS: ClassVar[bool] = False
+
+    _shape: Any = field(default=None, init=False, repr=False)
+    _tables: Any = field(default=None, init=False, repr=False)
+    _speed: float = field(default=0.0, init=False, repr=False)
+    _info: dict = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.heuristic not in HEURISTIC_IDS:
+            raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(HEURISTIC_IDS)}")
+        given = {k: getattr(self, k) for k in _HEURISTIC_FIELDS if getattr(self, k) is not None}
+        wrong = sorted(set(given) - set(PARAM_NAMES[self.heuristic]))
+        if wrong:
+            valid = ", ".join(PARAM_NAMES[self.heuristic]) or "(none)"
+            raise ValueError(f"heuristic {self.heuristic!r} takes no parameter {', '.join(wrong)}; its parameters: {valid}")
+        if self.max_depth < 0 or not 4 <= self.tt_bits <= 30:
+            raise ValueError("max_depth must be >= 0 and tt_bits within 4..30")
+        if not 0.0 < self.time_safety <= 1.0:
+            raise ValueError("time_safety must be in (0, 1]")
+        self._params = params_array(self.heuristic, **given)
+
+    # --- agent interface ------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the table (entries stay valid across games, so this only frees memory)."""
+        self._tables = None
+        self._shape = None
+
+    def info(self) -> dict:
+        return dict(self._info)
+
+    def warm_up(self, shape: Shape) -> float:
+        """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken."""
+        t0 = time.perf_counter()
+        if numba_enabled(shape.bits):
+            tmp = type(self)(heuristic=self.heuristic, max_depth=2, tt_bits=8)
+            tmp.choose(Position.empty(shape), time.perf_counter() + 1e9)
+        return time.perf_counter() - t0
+
+    def choose(self, position: Position, deadline: float) -> int:
+        shape = position.shape
+        ns = kernels(kernel_module, shape.bits)
+        compiled = ns is not kernel_module
+        self._ensure_tables(shape, compiled)
+        key, depth_, flag, value, move = self._tables
+        rows, columns = shape.rows, shape.columns
+        cells = shape.cells
+        cfg_values = [rows, columns, shape.inarow, HEURISTIC_IDS[self.heuristic], position.ply,
+                      1 if self.PVS else 0, self.order_depth, shape.board_mask, shape.bottom_mask]
+        if compiled:
+            cfg = np.array(cfg_values, dtype=np.int64)
+            order = np.array(shape.center_order(), dtype=np.int64)
+            buf = np.zeros((cells + 1) * columns, dtype=np.int64)
+            params = self._params
+            stats = np.zeros(4, dtype=np.int64)
+        else:
+            cfg, order, buf = cfg_values, list(shape.center_order()), [0] * ((cells + 1) * columns)
+            params, stats = [float(x) for x in self._params], [0, 0, 0, 0]
+        empties = cells - position.ply
+        limit = empties if self.max_depth == 0 else min(self.max_depth, empties)
+        if self._speed <= 0.0:
+            self._speed = 1.0e6 if compiled else 2.0e4
+        best_move, best_value, best_depth, total = -1, 0.0, 0, 0
+        for depth in range(1, limit + 1):
+            now = time.perf_counter()
+            budget = int(self._speed * max(0.0, deadline - now) * self.time_safety)
+            if depth == 1:
+                budget = max(budget, 64 * columns)  # depth 1 always finishes: a move is certain
+            elif budget < 1:
+                break
+            stats[0], stats[1], stats[2], stats[3] = 0, budget, 0, -1
+            v = ns.node(position.current, position.mask, position.ply, depth, -kernel_module.INF,
+                        kernel_module.INF, cfg, order, params, buf, key, depth_, flag, value, move, stats)
+            elapsed = time.perf_counter() - now
+            total += int(stats[0])
+            if stats[2]:
+                break
+            if elapsed > 0.005:
+                self._speed = stats[0] / elapsed
+            best_move, best_value, best_depth = int(stats[3]), float(v), depth
+            if abs(best_value) >= WIN_BASE:
+                break  # a proven win or loss: deeper search cannot change it
+        if best_move < 0 or not position.can_play(best_move):
+            best_move = next(c for c in shape.center_order() if position.can_play(c))
+        exact = abs(best_value) >= WIN_BASE or best_depth >= empties
+        self._info = {"depth": best_depth, "score": best_value, "nodes": total, "exact": exact,
+                      "speed": self._speed}
+        if exact:
+            self._info["pons_score"] = pons_score(best_value)
+        return best_move
+
+    # --- internals ------------------------------------------------------------------------
+    def _ensure_tables(self, shape: Shape, compiled: bool) -> None:
+        if self._tables is not None and self._shape == (shape, compiled):
+            return
+        bits = self.tt_bits if compiled else min(self.tt_bits, 18)
+        size = _prime_below(1 << bits)
+        if compiled:
+            self._tables = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int16),
+                            np.zeros(size, dtype=np.int8), np.zeros(size, dtype=np.float64),
+                            np.zeros(size, dtype=np.int8))
+        else:
+            self._tables = ([-1] * size, [0] * size, [0] * size, [0.0] * size, [0] * size)
+        self._shape = (shape, compiled)
+        self._speed = 0.0
+
+
+def pons_score(value: float) -> int:
+    """Pons' score from a search value (0 for a draw or a heuristic value)."""
+    if value >= WIN_BASE:
+        return int(round(value - WIN_BASE))
+    if value <= -WIN_BASE:
+        return -int(round(-value - WIN_BASE))
+    return 0
+
+
+@dataclass
+class AlphaBetaAgent(DepthFirstAgent):
+    """Plain fail-soft alpha-beta with iterative deepening and a transposition table."""
+
+    PVS: ClassVar[bool] = False
+
+
+@dataclass
+class NegamaxAgent(DepthFirstAgent):
+    """Negamax with null windows (principal-variation search) after the first move."""
+
+    PVS: ClassVar[bool] = True
+
+
+__all__ = ["AlphaBetaAgent", "NegamaxAgent", "DepthFirstAgent", "pons_score", "DEFAULTS"]
