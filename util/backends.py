@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -38,7 +39,7 @@ def _process(jobs: list[J], fn: Callable[[J], Any], workers: int) -> Iterator[tu
             yield job, _call(fn, job)
         return
     # spawn: workers start clean (no inherited SQLite handle, no threads forked mid-flight).
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint)
     try:
         # At most 2 jobs per worker in flight: an interrupt then loses only games in progress.
         todo = iter(jobs)
@@ -61,6 +62,12 @@ def _process(jobs: list[J], fn: Callable[[J], Any], workers: int) -> Iterator[tu
         if pending:  # interrupted or failed: stop the games in progress at once
             for proc in procs:
                 proc.kill()
+
+
+def _ignore_sigint() -> None:
+    """Workers ignore Ctrl-C: the driver alone handles it (and kills them), so an interrupt
+    can never turn into a game result."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _call(fn: Callable[[J], Any], job: J) -> Any:

@@ -38,6 +38,7 @@ def play_kaggle(first: Any, second: Any, shape: Shape, time_per_move: float, ope
     ``kaggle_agent(obs, config)``); returns the same fields as :class:`util.game.GameResult`."""
     opening = tuple(opening)
     times: list[float] = []
+    raised: dict[int, str] = {}  # mark -> the exception Kaggle turns into status ERROR
 
     def wrap(player: Any) -> Callable[[Any, Any], int]:
         def agent(obs: Any, config: Any) -> int:
@@ -46,6 +47,9 @@ def play_kaggle(first: Any, second: Any, shape: Shape, time_per_move: float, ope
             start = time.perf_counter()
             try:
                 return player.kaggle_agent(obs, config)
+            except Exception as exc:
+                raised[obs.mark] = f"{type(exc).__name__}: {exc}"
+                raise
             finally:
                 times.append(time.perf_counter() - start)
         return agent
@@ -58,7 +62,7 @@ def play_kaggle(first: Any, second: Any, shape: Shape, time_per_move: float, ope
     termination, winner = "draw", 0
     for mark, state in ((1, last[0]), (2, last[1])):
         if state.status not in ("DONE", "ACTIVE", "INACTIVE"):
-            errors[mark] = f"kaggle status {state.status}"
+            errors[mark] = f"kaggle status {state.status}" + (f": {raised[mark]}" if mark in raised else "")
             termination, winner = TERMINATION.get(state.status, "error"), 3 - mark
     if not errors:
         if last[0].reward == 1:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from core.position import Position
 from core.shape import Shape
 from util import openings
 from util.game import play_game
@@ -69,10 +71,37 @@ def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_p
             for k in range(games) for a, b in pairs]
 
 
+# Specs already warmed up in this process (a cache of what was compiled, not agent state).
+_WARM: set[tuple[str, str]] = set()
+
+
+def warm_up(spec: PlayerSpec, shape: Shape, time_per_move: float) -> None:
+    """Let a throwaway player make one move, once per process and spec, so that one-time costs
+    (numba compiling on first call, imports) do not count against a game's first move. The
+    game itself then uses fresh players, so warming up changes no result."""
+    if (spec.text, str(shape)) in _WARM or spec.kind == "file":  # a file loads in its own process per game
+        return
+    _WARM.add((spec.text, str(shape)))
+    try:
+        player = build(spec, shape, time_per_move, 0)
+        try:
+            # The empty board and a middle-game position: agents often special-case the first.
+            for moves in ((), openings.suite(shape)[-1]):
+                pos = Position.from_moves(list(moves), shape)
+                if not pos.is_terminal():
+                    player.choose(pos, time.perf_counter() + time_per_move)
+        finally:
+            player.close()
+    except Exception:  # a broken agent shows its failure in the game, where it is recorded
+        pass
+
+
 def run_job(job: GameJob) -> dict[str, Any]:
     """Play ``job``'s game and return its result (moves, winner, termination, errors,
     move_times, opening). A player that fails to build forfeits; nothing is raised."""
     players: list[Any] = []
+    for spec in (job.first, job.second):
+        warm_up(spec, job.shape, job.time_per_move)
     try:
         for mark, spec in ((1, job.first), (2, job.second)):
             try:
@@ -84,6 +113,8 @@ def run_job(job: GameJob) -> dict[str, Any]:
             from util.kaggle_play import play_kaggle
             return play_kaggle(players[0], players[1], job.shape, job.time_per_move, job.opening)
         r = play_game(players[0], players[1], job.shape, job.time_per_move, job.opening)
+        if r.termination == "error" and any(m.startswith("TimeoutError") for m in r.errors.values()):
+            r.termination = "timeout"  # an agent file that stopped answering: a timeout, as Kaggle calls it
         return {"moves": r.moves, "winner": r.winner, "termination": r.termination, "errors": r.errors,
                 "move_times": r.move_times, "opening": list(r.opening)}
     finally:

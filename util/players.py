@@ -234,6 +234,7 @@ class FilePlayer:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "util.players", "--serve", path, "--seed", str(seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(ROOT),
+            start_new_session=True,  # Ctrl-C reaches the driver only; the worker closes this process
         )
         reply = self._read(time.perf_counter() + LOAD_TIMEOUT, "load")
         if "error" in reply:

@@ -1,0 +1,251 @@
+"""util.tournament: openings, spec parsing, bad input, failing agents, engines, resume, replay."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.registry import SpecError
+from core.position import Position
+from core.shape import STANDARD, Shape
+from util import match, openings, players
+from util.store import Store
+from util.tournament import format_report, main, standings
+
+ROOT = Path(__file__).resolve().parent.parent
+PONS = ROOT.parent / "shared" / "data" / "pons" / "Test_L1_R3"
+
+RAISES = """
+def agent(obs, config):
+    if obs.step >= 6:
+        raise ValueError("boom at step %d" % obs.step)
+    return [c for c in range(config.columns) if obs.board[c] == 0][-1]
+"""
+SLOW = """
+import time
+def agent(obs, config):
+    if obs.step >= 4:
+        time.sleep(60)
+    return [c for c in range(config.columns) if obs.board[c] == 0][0]
+"""
+GOOD = """
+print("agents may print while loading")
+def helper():
+    return 0
+def my_agent(obs, config):
+    print("and while thinking")
+    return [c for c in range(config.columns) if obs.board[c] == 0][0]
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "util.tournament", "--quiet", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# --- openings ------------------------------------------------------------------------------
+def test_standard_openings_are_solved_draws() -> None:
+    scores = dict(line.split() for line in PONS.read_text().splitlines())
+    scores["3"] = "0"  # first-move table in PROVENANCE.md: column 3 is a draw
+    for text in openings.STANDARD_OPENINGS:
+        assert scores.get(text) == "0", text
+    suite = set(openings.STANDARD_OPENINGS)
+    assert len(suite) == len(openings.STANDARD_OPENINGS)
+    for text in suite:
+        mirror = "".join(str(8 - int(c)) for c in text)
+        assert mirror == text or mirror not in suite, text  # no game twice, mirrored
+
+
+@pytest.mark.parametrize("shape", [Shape(5, 6, 4), Shape(4, 4, 3), Shape(7, 8, 4)])
+def test_other_shapes_get_legal_two_ply_openings(shape: Shape) -> None:
+    suite = openings.suite(shape)
+    assert suite and all(len(o) == 2 for o in suite)
+    for opening in suite:
+        assert not Position.from_moves(list(opening), shape).is_terminal()
+    assert len(set(suite)) == len(suite)
+
+
+def test_each_opening_is_played_with_seats_swapped() -> None:
+    seen = [openings.opening_for(i) for i in range(4)]
+    assert seen[0][0] == seen[1][0] != seen[2][0] == seen[3][0]
+    assert [s for _, s in seen] == [0, 1, 0, 1]
+
+
+# --- specs ---------------------------------------------------------------------------------
+def test_split_specs_keeps_parameters_with_their_agent() -> None:
+    text = "alphabeta:heuristic=bitsquares,depth=6,rules,kaggle:negamax,random:seed=3,/x/agent.py"
+    assert players.split_specs(text) == ["alphabeta:heuristic=bitsquares,depth=6", "rules", "kaggle:negamax", "random:seed=3", "/x/agent.py"]
+
+
+def test_resolve_canonical_text_and_kinds(tmp_path: Path) -> None:
+    assert players.resolve(" random:seed=03 ").text == "random:seed=3"
+    assert players.resolve("kaggle:negamax").kind == "kaggle"
+    path = write(tmp_path, "a.py", GOOD)
+    spec = players.resolve(path)
+    assert spec.kind == "file" and len(spec.version) == 12
+    assert players.resolve("random").version == players.resolve("random:seed=1").version
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("nosuch", "unknown agent 'nosuch'"),
+    ("random:colour=red", "no parameter 'colour'"),
+    ("random:seed=abc", "seed='abc'"),
+    ("random:seed", "write key=value"),
+    ("kaggle:minimax", "unknown kaggle built-in"),
+    ("/no/such/agent.py", "does not exist"),
+])
+def test_bad_specs_say_what_is_wrong(spec: str, words: str) -> None:
+    with pytest.raises(SpecError, match=words.replace("(", r"\(")):
+        players.resolve(spec)
+
+
+# --- bad input on the command line ---------------------------------------------------------
+def test_cli_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database" * 50)
+    broken = write(tmp_path, "broken.py", "raise ImportError('no module named secret_sauce')\n")
+    db = str(tmp_path / "t.sqlite")
+    cases = [
+        (["--agents", "nosuch,random", "--db", db], "unknown agent"),
+        (["--agents", "random:seed=x,rules", "--db", db], "must be a int"),
+        (["--agents", f"{broken},random", "--db", db], "failed to load"),
+        (["--agents", "random,rules", "--db", str(junk)], "cannot use database"),
+        (["--agents", "random,rules", "--db", db, "--shape", "6x7"], "bad --shape"),
+        (["--agents", "random", "--db", db], "at least two"),
+        (["--agents", "random,rules", "--db", db, "--games", "0"], "--games"),
+    ]
+    for args, words in cases:
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0] and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+# --- failing agents lose the game and the tournament goes on --------------------------------
+def test_failing_agents_lose_with_their_error_recorded(tmp_path: Path) -> None:
+    raises = write(tmp_path, "raises.py", RAISES)
+    slow = write(tmp_path, "slow.py", SLOW)
+    db = tmp_path / "t.sqlite"
+    code = main(["--agents", f"{raises},{slow},random", "--games", "2", "--time", "0.2", "--workers", "2", "--db", str(db), "--quiet"])
+    assert code == 0
+    with Store(db) as store:
+        names = {pid: spec for pid, (spec, _) in store.players().items()}
+        games = list(store.games())
+    assert len(games) == 6
+    for g in games:
+        loser = {1: g.second, 2: g.first}.get(g.winner)
+        if "raises.py" in names[g.first] + names[g.second] and "slow.py" not in names[g.first] + names[g.second]:
+            assert g.termination == "error" and "boom at step" in next(iter(g.errors.values()))
+            assert "raises.py" in names[loser]
+        if "slow.py" in names[g.first] + names[g.second]:
+            assert g.termination == "timeout" and "slow.py" in names[loser], g
+
+
+# --- engines -------------------------------------------------------------------------------
+def test_direct_and_kaggle_engines_play_the_same_games() -> None:
+    """Deterministic agents from the same openings: both engines must agree move for move."""
+    specs = [players.resolve("rules"), players.resolve("kaggle:negamax"), players.resolve("random")]
+    direct = match.schedule(specs, 2, "round-robin", STANDARD, 5.0, "direct", seed=11)
+    kaggle = match.schedule(specs, 2, "round-robin", STANDARD, 5.0, "kaggle", seed=11)
+    for d, k in zip(direct, kaggle):
+        rd, rk = match.run_job(d), match.run_job(k)
+        assert (rd["moves"], rd["winner"], rd["termination"]) == (rk["moves"], rk["winner"], rk["termination"]), (d, rd, rk)
+
+
+def test_kaggle_engine_records_an_agent_error(tmp_path: Path) -> None:
+    job = match.schedule([players.resolve(write(tmp_path, "r.py", RAISES)), players.resolve("random")], 1,
+                         "round-robin", STANDARD, 1.0, "kaggle", seed=0)[0]
+    result = match.run_job(job)
+    assert result["termination"] == "error" and result["winner"] == 2
+    assert "boom at step" in result["errors"][1]
+
+
+def test_agent_file_prints_do_not_break_the_protocol(tmp_path: Path) -> None:
+    player = players.build(players.resolve(write(tmp_path, "g.py", GOOD)), STANDARD, 1.0, 0)
+    try:
+        assert player.choose(Position.from_moves("44"), time.perf_counter() + 1.0) == 0
+    finally:
+        player.close()
+
+
+# --- resume --------------------------------------------------------------------------------
+def rows(db: Path) -> dict[str, tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return {k: (m, w) for k, m, w in con.execute("SELECT key, moves, winner FROM games")}
+    except sqlite3.OperationalError:  # the driver has not created the tables yet
+        return {}
+    finally:
+        con.close()
+
+
+def test_interrupted_run_resumes_without_loss(tmp_path: Path) -> None:
+    # Fast deterministic agents whose code others rarely edit (a code change is a new player).
+    args = ["--agents", "random,random:seed=7,kaggle:random", "--games", "100", "--time", "0.5", "--seed", "5", "--quiet"]
+    db = tmp_path / "interrupted.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "util.tournament", *args, "--workers", "2", "--db", str(db)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    end = time.time() + 60
+    while time.time() < end and (not db.exists() or len(rows(db)) < 10):
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the driver and its workers
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "rerun the same command to resume" in err
+    before = rows(db)
+    assert 10 <= len(before) < 300
+    assert main([*args, "--workers", "2", "--db", str(db)]) == 0
+    after = rows(db)
+    assert len(after) == 300 and all(after[k] == v for k, v in before.items())
+    # The same games as an uninterrupted run with the same seed (deterministic agents).
+    fresh = tmp_path / "fresh.sqlite"
+    assert main([*args, "--workers", "1", "--db", str(fresh)]) == 0
+    assert rows(fresh) == after
+    assert main([*args, "--workers", "2", "--db", str(db)]) == 0  # nothing left: nothing replayed
+    assert rows(db) == after
+
+
+# --- output ---------------------------------------------------------------------------------
+def test_ranking_follows_head_to_head_scores(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        ids = [store.player_id(name, "1", {}) for name in ("weak", "mid", "strong")]
+        result = {"moves": [3], "termination": "win", "errors": {}, "move_times": [], "opening": []}
+        k = 0
+        for lo, hi, hi_wins in ((0, 1, 7), (1, 2, 7), (0, 2, 9)):
+            for g in range(10):
+                k += 1
+                winner = 2 if g < hi_wins else 1
+                store.add_game(str(k), ids[lo], ids[hi], "6x7x4", dict(result, winner=winner), time_per_move=1,
+                               engine="direct", seed=0, source="tournament")
+        names, ratings, n, s = standings(store, STANDARD)
+    assert [r.name for r in ratings] == ["strong", "mid", "weak"]
+    report = format_report(names, ratings, n, s)
+    assert "7/10" in report and "strong" in report.splitlines()[1]
+
+
+def test_replay_writes_kaggle_html(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    assert main(["--agents", "random,rules", "--games", "2", "--workers", "1", "--db", str(db), "--quiet"]) == 0
+    assert main(["--db", str(db), "--replay", "1", "--out", str(tmp_path / "html")]) == 0
+    html = (tmp_path / "html" / "game_1.html").read_text()
+    assert "<html" in html.lower() and "connectx" in html.lower()
+    assert main(["--db", str(db), "--replay", "99", "--out", str(tmp_path / "html")]) == 2
+
+
+def test_plots_are_written(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    assert main(["--agents", "random,rules", "--games", "2", "--workers", "1", "--db", str(db), "--quiet", "--plot", str(tmp_path / "p")]) == 0
+    for name in ("ratings.png", "crosstable.png"):
+        assert (tmp_path / "p" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
