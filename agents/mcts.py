@@ -126,7 +126,7 @@ class TreeSearch:
         info: dict[str, Any] = {"reused": reused, "cache_nodes": self._info_cache, "sims": 0}
         forced = _forced_move(position, legal)
         if forced is not None:
-            info.update(reason=forced[1], nodes=tree.used)
+            info.update(reason=forced[1], nodes=tree.used, proven="win" if forced[1] == "win in 1" else None)
             self._info = info
             return forced[0]
         params = self.params_array()
@@ -162,6 +162,27 @@ class TreeSearch:
         )
         self._info = info
         return col
+
+    def warmup(self, shape: Shape | None = None) -> float:
+        """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
+        20-30 s on a busy 2-core machine); returns the seconds taken. Optional: ``choose``
+        compiles on its first call otherwise, overrunning that move's deadline."""
+        t = time.perf_counter()
+        shape = shape or Shape()
+        k = kernels(mt, shape.bits)
+        tree = Tree(64, shape.columns, self._pheromone())
+        pos = Position.empty(shape)
+        args = (pos.current, pos.mask, 0, shape.rows, shape.columns, shape.inarow)
+        k.new_tree(*tree.arrays(), *args, 1.0, 1)
+        k.run(*tree.arrays(), np.zeros(shape.cells + 2, np.int64), 0, *args, self.params_array(), self._hparams, 40)
+        k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns)
+        k.compact(*tree.arrays(), int(tree.children[0, 0]) if tree.children[0, 0] > 0 else 0, 0.0,
+                  np.empty(tree.used, np.int64), np.empty(tree.used, np.int64))
+        if shape.fits_int64:
+            one = np.zeros(1, np.int64)
+            k.load_subtree(*tree.arrays(), 0, *args[:2], shape.rows, shape.columns, 1.0, one, np.zeros(1),
+                           np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy())
+        return time.perf_counter() - t
 
     # --- the tree across moves -----------------------------------------------------------
     def _prepare(self, position: Position, k: Any) -> int:

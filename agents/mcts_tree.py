@@ -261,7 +261,7 @@ def run(children, visits, values, lo, hi, pher, state, path, root: int, root_cur
     policy = int(params[P_POLICY])
     c = params[P_C]
     tau0 = params[P_TAU0]
-    rng = state[1]
+    rng = int(state[1])  # a plain int on the Python path: it mixes with big-board ints
     done = 0
     while done < n_sims and lo[root] != hi[root]:
         node = root
