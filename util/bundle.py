@@ -38,6 +38,7 @@ class ModuleSource:
     name: str  # dotted module name in the repo, e.g. "core.position"
     is_package: bool  # an __init__.py
     source: str  # the file's text
+    path: str = ""  # where it was read from
 
 
 class BundleError(ValueError):
@@ -97,33 +98,41 @@ def imported_names(mod: ModuleSource) -> list[tuple[str, bool]]:
 
 
 def import_graph(
-    root: Path, roots: Iterable[str], packages: Iterable[str] = PROJECT_PACKAGES
+    root: Path | dict[str, Path], roots: Iterable[str], packages: Iterable[str] = PROJECT_PACKAGES
 ) -> tuple[dict[str, ModuleSource], list[str]]:
     """Every project module reachable from ``roots`` by imports (sorted by name), and the
     project modules that are imported but have no file (an optional import in a ``try``,
     or a mistake: the builder warns; validation tells which).
 
-    Raises BundleError when a root has no file or a module does not parse.
+    ``root`` is the folder holding the packages, or a dict from top package name to its folder
+    (an agent kept outside the repo); ``packages`` are the top names that count as the project.
+    Raises BundleError when a root module has no file or a module does not parse.
     """
-    root = Path(root)
     tops = set(packages)
+    where = dict(root) if isinstance(root, dict) else {}
+    default = None if isinstance(root, dict) else Path(root)
+
+    def locate(name: str) -> tuple[Path, bool] | None:
+        folder = where.get(name.split(".")[0], default)
+        return None if folder is None else module_file(Path(folder), name)
+
     found: dict[str, ModuleSource] = {}
     missing: set[str] = set()
     todo = [(name, True) for name in roots]
     for name, _ in todo:
-        if module_file(root, name) is None:
-            raise BundleError(f"module {name} has no file under {root}")
+        if locate(name) is None:
+            raise BundleError(f"module {name} has no file under {where.get(name.split('.')[0], default)}")
     while todo:
         name, must = todo.pop()
         if name in found or name.split(".")[0] not in tops:
             continue
-        located = module_file(root, name)
+        located = locate(name)
         if located is None:
             if must:
                 missing.add(name)
             continue
         path, is_pkg = located
-        mod = ModuleSource(name, is_pkg, path.read_text(encoding="utf-8"))
+        mod = ModuleSource(name, is_pkg, path.read_text(encoding="utf-8"), str(path))
         found[name] = mod
         parts = name.split(".")
         todo.extend((".".join(parts[:i]), True) for i in range(1, len(parts)))

@@ -43,33 +43,22 @@ def _late(text: str) -> int:
 
 
 def first_load(path: str) -> dict:
-    """Load the file once as Kaggle does and time it and one move from the empty board."""
-    from kaggle_environments import make
+    """Load the file once as Kaggle does (``get_last_callable``) and time it. The agent is not
+    called here, so the first game's first move still pays for creating the agent and compiling
+    its kernels, as on Kaggle."""
     from kaggle_environments.agent import get_last_callable
 
     with open(path, encoding="utf-8") as f:
         raw = f.read()
-    env = make("connectx", debug=False)
     start = time.perf_counter()
-    fn = get_last_callable(raw, path=path)
-    loaded = time.perf_counter()
-    name = getattr(fn, "__name__", repr(fn))
-    argcount = getattr(getattr(fn, "__code__", None), "co_argcount", None)
-    obs = env.state[0].observation
     with contextlib.redirect_stderr(io.StringIO()) as err:
-        col = fn(obs, env.configuration)
-    moved = time.perf_counter()
-    rows, columns = env.configuration.rows, env.configuration.columns
+        fn = get_last_callable(raw, path=path)
+    loaded = time.perf_counter()
     return {
-        "callable": name,
-        "argcount": argcount,
+        "callable": getattr(fn, "__name__", repr(fn)),
+        "argcount": getattr(getattr(fn, "__code__", None), "co_argcount", None),
         "load_s": loaded - start,
-        "first_move_s": moved - start,
-        "first_column": col,
-        "first_column_ok": type(col) is int and 0 <= col < columns,
-        "board_cells": rows * columns,
         "errors": _errors(err.getvalue())[:5],
-        "late": _late(err.getvalue()),
     }
 
 
@@ -83,6 +72,7 @@ def play(path: str, opponent: str, seat: int, seed: int) -> dict:
     steps = env.run(players)
     last = steps[-1][seat]
     durations, errors, late = [], [], 0
+    act_timeout = float(env.configuration.actTimeout)
     for step_logs in env.logs:
         if len(step_logs) > seat and isinstance(step_logs[seat], dict) and "duration" in step_logs[seat]:
             durations.append(step_logs[seat]["duration"])
@@ -97,6 +87,8 @@ def play(path: str, opponent: str, seat: int, seed: int) -> dict:
         "errors": errors[:5],
         "error_count": len(errors),
         "late": late,
+        "bank_used": sum(max(0.0, d - act_timeout) for d in durations),
+        "act_timeout": act_timeout,
     }
 
 

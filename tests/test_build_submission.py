@@ -1,0 +1,332 @@
+"""build_submission.py and util.bundle*: the import graph, import rewriting, the command line's
+errors, and built files loaded the way Kaggle loads them: in a clean process (with numba, with
+CONNECTX_NUMBA=0, with numba unimportable), next to an imported toolkit, with embedded data."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from util.bundle import PROJECT_PACKAGES, BundleError, ModuleSource, dynamic_imports, import_graph, rewrite_imports
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = [sys.executable, str(ROOT / "build_submission.py")]
+
+TINY_AGENT = '''
+"""A small agent for the builder's tests: data, hot kernels, and a switch to misbehave."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import core.bitboard as bb
+from core.position import Position
+from util.jit import kernels
+
+
+@dataclass
+class TinyAgent:
+    first: int = 2  # column played on the empty board when the data arrived intact
+    fail_at_ply: int = -1  # raise on this ply (to test validation failures)
+    bad_data: bool = False  # bundle_data returns an object that is not plain data
+    _data: Any = field(default=None, init=False, repr=False)
+    _compiled: bool = field(default=False, init=False, repr=False)
+
+    def bundle_data(self):
+        if self.bad_data:
+            return {"position": Position.empty()}
+        import numpy as np
+        return {"first": self.first, "arr": np.arange(5, dtype=np.int64)}
+
+    def use_data(self, data):
+        self._data = data
+
+    def choose(self, position: Position, deadline: float) -> int:
+        if position.ply == self.fail_at_ply:
+            raise RuntimeError("planned failure")
+        k = kernels(bb, position.shape.bits)
+        self._compiled = k is not bb
+        s = position.shape
+        if position.ply == 0 and self._data is not None and int(self._data["arr"].sum()) == 10:
+            return self._data["first"]
+        for col in position.legal_columns():
+            if k.has_won(position.current | k.move_bit(position.mask, s.rows, col), s.rows, s.inarow):
+                return col
+        return position.legal_columns()[0]
+
+    def info(self):
+        return {"compiled": self._compiled, "data": self._data is not None}
+'''
+
+LOAD_AND_PLAY = '''
+import json, sys, os
+{prelude}
+from kaggle_environments.agent import get_last_callable
+from kaggle_environments.utils import structify
+path = sys.argv[1]
+fn = get_last_callable(open(path).read(), path=path)
+adapter = fn.__globals__["_ADAPTER"]
+cfg = structify({{"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}})
+answers = []
+board = [0] * 42
+for ply in range(6):
+    obs = structify({{"board": board, "mark": 1 + ply % 2, "remainingOverageTime": 60}})
+    col = fn(obs, cfg)
+    answers.append(col)
+    row = max(r for r in range(6) if board[r * 7 + col] == 0)
+    board[row * 7 + col] = 1 + ply % 2
+agent = adapter.agent
+print(json.dumps({{
+    "name": fn.__name__, "answers": answers, "types": sorted({{type(a).__name__ for a in answers}}),
+    "stats": adapter.stats, "agent_module": type(agent).__module__ if agent is not None else None,
+    "info": agent.info() if agent is not None else None,
+    "numba_loaded": sys.modules.get("numba") is not None,
+    "toolkit_core": {toolkit_check},
+}}))
+'''
+
+
+def write_tiny_package(folder: Path) -> Path:
+    pkg = folder / "tinyagents"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('"""Test agents kept outside the repo."""\n')
+    (pkg / "agent.py").write_text(TINY_AGENT)
+    return folder
+
+
+def build(tmp: Path, *args: str, extra_path: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if extra_path is not None:
+        env["PYTHONPATH"] = str(extra_path)
+    proc = subprocess.run([*BUILD, *args], cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+    if check:
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+    return proc
+
+
+def load_and_play(path: Path, cwd: Path, *, env_extra: dict | None = None, prelude: str = "", isolated: bool = True) -> dict:
+    """Run the built file in a fresh Python (``-I``: no repo, no cwd, no PYTHONPATH on sys.path)."""
+    toolkit_check = "id(sys.modules.get('core')) == TOOLKIT_CORE_ID" if "TOOLKIT_CORE_ID" in prelude else "None"
+    code = LOAD_AND_PLAY.format(prelude=prelude, toolkit_check=toolkit_check)
+    env = {**os.environ, **(env_extra or {})}
+    cmd = [sys.executable, *(["-I"] if isolated else []), "-c", code, str(path)]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> dict:
+    """The tiny agent built once (data included), without validation."""
+    tmp = tmp_path_factory.mktemp("tiny")
+    write_tiny_package(tmp)
+    out = tmp / "tiny_submission.py"
+    proc = build(tmp, "--agent", "tinyagents.agent:TinyAgent", "--param", "first=1", "--output", str(out), "--no-validate", extra_path=tmp)
+    return {"tmp": tmp, "path": out, "stdout": proc.stdout}
+
+
+# --- import graph and rewriting ---------------------------------------------------------------
+def make_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+
+
+def test_import_graph_follows_project_imports_transitively_and_nothing_else(tmp_path):
+    make_tree(tmp_path, {
+        "core/__init__.py": "from core.a import A\n",
+        "core/a.py": "import numpy\nA = 1\n",
+        "core/unused.py": "",
+        "util/__init__.py": "",
+        "util/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from core import unused\n",
+        "agents/__init__.py": "",
+        "agents/x.py": "import os\ndef f():\n    from util.b import thing\n    from . import y\n    import core.a as ca\n",
+        "agents/y.py": "try:\n    from agents.optional import z\nexcept ImportError:\n    z = None\n",
+    })
+    modules, missing = import_graph(tmp_path, ["agents.x"], PROJECT_PACKAGES)
+    assert list(modules) == ["agents", "agents.x", "agents.y", "core", "core.a", "util", "util.b"]
+    assert missing == ["agents.optional"]
+    assert modules["core"].is_package and not modules["core.a"].is_package
+
+
+def test_import_graph_of_the_real_loader_modules():
+    modules, missing = import_graph(ROOT, ["agents.kaggle", "util.codec"], PROJECT_PACKAGES)
+    assert {"agents.kaggle", "util.clock", "util.codec", "core", "core.position", "core.bitboard", "util.jit"} <= set(modules)
+    assert missing == [] and not any(name.startswith(("tests", "heuristics")) for name in modules)
+
+
+def test_import_graph_reports_a_missing_root(tmp_path):
+    with pytest.raises(BundleError, match="no file"):
+        import_graph(tmp_path, ["agents.nothing"], PROJECT_PACKAGES)
+
+
+def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers():
+    src = textwrap.dedent('''\
+        import os, core.bitboard
+        import util.jit as j
+        from core.position import (
+            Position,
+        )
+        from . import sibling
+        if True: import agents; x = 1
+        import numpy as np
+    ''')
+    out = rewrite_imports(src, "_P", PROJECT_PACKAGES)
+    assert out.count("\n") == src.count("\n")
+    assert "import os, _P.core.bitboard; core = _P.core" in out
+    assert "import _P.util.jit as j" in out
+    assert "from _P.core.position import (" in out
+    assert "from . import sibling" in out
+    assert "if True: import _P.agents; agents = _P.agents; x = 1" in out
+    assert "import numpy as np" in out
+
+
+def test_dynamic_imports_of_project_names_are_reported():
+    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')\nn = __import__(name)\n")
+    assert dynamic_imports(mod) == ["agents.z:2 ('agents.rules')"]
+
+
+# --- the command line ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--agent", "nosuch"], "valid agents: "),
+        (["--agent", "random", "--param", "nosuch=1"], "valid parameters: seed"),
+        (["--agent", "random", "--param", "seed=abc"], "seed"),
+        (["--agent", "random", "--param", "seed"], "key=value"),
+        (["--agent", "nosuch.module:Thing"], "valid agents: "),
+        (["--clock", "nosuch=1"], "valid settings: margin"),
+        (["--clock", "margin=-1"], "margin"),
+        (["--games", "0"], "at least 1"),
+        (["--params", "/nonexistent/params.json"], "cannot read"),
+        (["--frobnicate"], "unrecognized arguments"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, args, expected):
+    proc = build(tmp_path, *args, "--no-validate", check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], proc.stderr
+    assert not (tmp_path / "submissions").exists()
+
+
+def test_list_shows_agents_with_parameter_defaults(tmp_path):
+    proc = build(tmp_path, "--list")
+    assert "random: seed=None" in proc.stdout and "default (no --agent): " in proc.stdout
+
+
+def test_help_works(tmp_path):
+    proc = build(tmp_path, "--help")
+    assert "--no-validate" in proc.stdout and "--params" in proc.stdout
+
+
+def test_params_file_and_param_override(tmp_path):
+    write_tiny_package(tmp_path)
+    (tmp_path / "p.json").write_text(json.dumps({"params": {"first": 5, "fail_at_ply": 9}}))
+    out = tmp_path / "s.py"
+    build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--params", "p.json", "--param", "first=4", "--output", str(out), "--no-validate", extra_path=tmp_path)
+    text = out.read_text()
+    assert "_PARAMS = {'first': 4, 'fail_at_ply': 9}" in text
+
+
+def test_data_that_is_not_plain_fails_the_build(tmp_path):
+    write_tiny_package(tmp_path)
+    proc = build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--param", "bad_data=true", "--output", str(tmp_path / "s.py"), "--no-validate",
+                 extra_path=tmp_path, check=False)
+    assert proc.returncode == 1 and "cannot be embedded" in proc.stderr and "Position" in proc.stderr
+    assert not (tmp_path / "s.py").exists()
+
+
+# --- built files --------------------------------------------------------------------------------
+def test_built_file_ends_with_agent_and_embeds_modules_and_data(tiny):
+    text = tiny["path"].read_text()
+    assert text.rstrip().splitlines()[-1].strip().startswith("return _ADAPTER(")
+    assert "def agent(observation, configuration):" in text.split("_ADAPTER = _make_adapter()")[1]
+    assert "'tinyagents.agent': (False," in text and "'core.bitboard': (False," in text
+    assert "_DATA = 'cxdata1:" in text
+    assert "from _connectx_" in text and "\nfrom core." not in text
+
+
+def test_built_file_loads_and_plays_in_a_clean_process_with_numba(tiny):
+    pytest.importorskip("numba")
+    result = load_and_play(tiny["path"], tiny["tmp"])
+    assert result["name"] == "agent" and result["types"] == ["int"]
+    assert result["answers"][0] == 1  # the data arrived: first=1 was embedded
+    assert result["stats"]["errors"] == 0 and result["info"] == {"compiled": True, "data": True}
+    assert result["agent_module"].startswith("_connectx_") and result["agent_module"].endswith(".tinyagents.agent")
+    assert result["numba_loaded"]
+
+
+def test_built_file_plays_with_connectx_numba_0(tiny):
+    result = load_and_play(tiny["path"], tiny["tmp"], env_extra={"CONNECTX_NUMBA": "0"})
+    assert result["answers"][0] == 1 and result["stats"]["errors"] == 0
+    assert result["info"] == {"compiled": False, "data": True} and not result["numba_loaded"]
+
+
+def test_built_file_plays_with_numba_unimportable(tiny):
+    result = load_and_play(tiny["path"], tiny["tmp"], prelude="sys.modules['numba'] = None")
+    assert result["answers"][0] == 1 and result["stats"]["errors"] == 0
+    assert result["info"] == {"compiled": False, "data": True} and not result["numba_loaded"]
+
+
+def test_built_file_next_to_an_imported_toolkit_uses_its_own_modules(tiny):
+    prelude = f"sys.path.insert(0, {str(ROOT)!r})\nimport core, util.jit, agents.kaggle\nTOOLKIT_CORE_ID = id(sys.modules['core'])"
+    result = load_and_play(tiny["path"], tiny["tmp"], prelude=prelude, env_extra={"CONNECTX_NUMBA": "0"})
+    assert result["toolkit_core"] is True  # the toolkit's modules were left alone
+    assert result["agent_module"].startswith("_connectx_") and result["answers"][0] == 1
+
+
+def test_two_different_bundles_in_one_process_do_not_mix(tiny, tmp_path):
+    other = tmp_path / "other.py"
+    build(tiny["tmp"], "--agent", "tinyagents.agent:TinyAgent", "--param", "first=5", "--output", str(other), "--no-validate", extra_path=tiny["tmp"])
+    code = (
+        "import sys\nfrom kaggle_environments.agent import get_last_callable\nfrom kaggle_environments.utils import structify\n"
+        "cfg = structify({'rows': 6, 'columns': 7, 'inarow': 4, 'actTimeout': 2})\n"
+        "obs = structify({'board': [0] * 42, 'mark': 1, 'remainingOverageTime': 60})\n"
+        "for p in sys.argv[1:] + sys.argv[1:]:\n    print(get_last_callable(open(p).read(), path=p)(obs, cfg))\n"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(tiny["path"]), str(other)], env={**os.environ, "CONNECTX_NUMBA": "0"},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.stdout.split() == ["1", "5", "1", "5"], proc.stderr
+
+
+def test_corrupted_data_in_a_built_file_is_reported_and_the_fast_rule_plays(tiny, tmp_path):
+    text = tiny["path"].read_text()
+    start = text.index("_DATA = 'cxdata1:")
+    i = start + 100
+    damaged = text[:i] + ("A" if text[i] != "A" else "B") + text[i + 1:]
+    path = tmp_path / "damaged.py"
+    path.write_text(damaged)
+    result = load_and_play(path, tmp_path, env_extra={"CONNECTX_NUMBA": "0"})
+    assert "[connectx] ERROR could not create the agent (CodecError" in result["stderr"]
+    assert result["answers"][0] == 3 and result["types"] == ["int"]  # the fast rule: centre
+
+
+def test_build_and_validate_in_kaggle_environments(tmp_path):
+    write_tiny_package(tmp_path)
+    out = tmp_path / "v.py"
+    proc = build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--output", str(out), "--games", "1", "--workers", "2", extra_path=tmp_path)
+    assert "OK: ready to submit" in proc.stdout
+    for expected in ("vs negamax: 1 games", "vs random: 1 games", "move time: median", "without numba: 1 game", "KB"):
+        assert expected in proc.stdout, proc.stdout
+
+
+def test_validation_fails_when_the_agent_raises(tmp_path):
+    write_tiny_package(tmp_path)
+    out = tmp_path / "f.py"
+    proc = build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--param", "fail_at_ply=2", "--output", str(out), "--games", "1",
+                 extra_path=tmp_path, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "validation failed" in proc.stderr and "planned failure" in proc.stderr
+
+
+@pytest.mark.slow
+def test_rules_submission_validates_with_twenty_games(tmp_path):
+    proc = build(tmp_path, "--agent", "rules", "--output", str(tmp_path / "rules.py"), "--workers", "2")
+    assert "OK: ready to submit" in proc.stdout and "vs negamax: 20 games" in proc.stdout
