@@ -22,13 +22,16 @@ KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default, used when the configurati
 class ClockPolicy:
     """How much of Kaggle's clock one move may use.
 
-    ``margin`` default (0.25 s): kept back from ``actTimeout`` for what happens inside Kaggle's
-    timer but outside the agent's search: the adapter's own work before and after ``choose``
-    (building the Position, the fallback check: well under 1 ms), Kaggle's wrapper (stdout
-    capture and argument handling: about 0.1 ms measured with ``python -m bench.kaggle_overhead``),
-    an agent's own granularity in checking the deadline, and scheduler noise on a shared
-    machine. An overrun of actTimeout is not a loss by itself: it is taken from the bank, so the
-    margin only has to cover the usual case, not the worst one.
+    ``margin`` default (0.25 s): kept back from ``actTimeout`` for what Kaggle's timer sees but
+    the agent's search does not. Measured with ``python -m bench.kaggle_overhead``: Kaggle's
+    in-process wrapper (argument handling, stdout/stderr capture) about 0.01 ms a move; this
+    adapter (reading the observation, building the Position, checks) about 0.1 ms, a few ms at
+    worst. But when Kaggle runs an agent behind its HTTP agent server
+    (``kaggle_environments.main``), every move also rebuilds the environment with
+    ``make("connectx")`` inside the caller's timer: 85 ms median, 120 ms worst here, plus the
+    HTTP round trip. 0.25 s covers that twice, plus an agent's granularity in checking its
+    deadline and scheduler noise. An overrun of actTimeout is not a loss by itself (it comes
+    out of the bank), so the margin covers the usual case, not the worst one.
 
     ``overage_per_move`` (default 0): seconds of the bank a move may add on top of
     ``actTimeout - margin``, for agents that profit from thinking longer in the opening or
