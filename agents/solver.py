@@ -1,0 +1,238 @@
+"""Exact ConnectX solver (strong: the exact score; weak: win/draw/loss) and its CLI.
+
+    echo "4453" | python -m agents.solver            # -> "4453 <score>"
+    python -m agents.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
+
+The search is in :mod:`agents.solver_kernels` (hot code, compiled by numba when the board fits
+63 bits). A :class:`Solver` owns its transposition table, so two solvers never share state.
+Scores follow Pons' convention for the side to move (see the kernels' docstring).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Optional, TextIO
+
+import numpy as np
+
+from agents import solver_kernels as sk
+from core.position import Position
+from core.shape import STANDARD, Shape
+from util.jit import kernels, numba_enabled
+
+DEFAULT_TT_SIZE = 1 << 23
+"""Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
+
+UNLIMITED = (1 << 62)
+
+
+def next_prime(n: int) -> int:
+    """The smallest prime >= n (a prime table size spreads keys that share low bits)."""
+    n = max(2, n)
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+class Solver:
+    """Solves positions of one shape; keeps its table between calls (entries are exact bounds,
+    valid whatever the path, the window or the mode)."""
+
+    def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: Optional[bool] = None) -> None:
+        """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
+        allows it and numba is installed; False forces the plain-Python kernels."""
+        self.shape = shape
+        if use_numba is None:
+            use_numba = numba_enabled(shape.bits)
+        self.compiled = bool(use_numba) and shape.fits_int64
+        self.k = kernels(sk, shape.bits) if self.compiled else sk
+        size = next_prime(max(1024, int(tt_size)))
+        # Compiled: int64 arrays. Plain: object arrays of Python ints (exact on any board, and
+        # faster than numpy scalars in interpreted code).
+        dtype = np.int64 if self.compiled else object
+        if self.compiled:
+            # A slot holds (key // size + 1) << 16 | value in an int64: the quotient needs
+            # bits - log2(size) bits, so small tables on big boards are grown to fit.
+            size = next_prime(max(size, (1 << max(0, shape.bits - 46)) + 1))
+        self.table = np.zeros(size, dtype=dtype)
+        self.buf = np.zeros((shape.cells + 2, shape.columns), dtype=dtype)
+        self.stats = np.zeros(3, dtype=dtype)
+        if not self.compiled:
+            self.table[:] = 0  # object zeros are Python ints, set them explicitly
+            self.buf[:] = 0
+            self.stats[:] = 0
+        self.order = tuple(shape.center_order())
+        self._geom = (shape.rows, shape.columns, shape.inarow, shape.bottom_mask, shape.board_mask)
+        self.nodes = 0  # nodes of the last call
+
+    def reset(self) -> None:
+        """Empty the table (only needed to measure a solve from a cold start)."""
+        self.table[:] = 0
+
+    def _start(self, node_limit: Optional[int]) -> None:
+        self.stats[:] = 0
+        self.stats[sk.LIMIT] = UNLIMITED if node_limit is None else max(1, int(node_limit))
+
+    def _args(self) -> tuple:
+        return (*self._geom, self.order, self.table, self.buf, self.stats)
+
+    def _check(self, position: Position) -> None:
+        if position.shape != self.shape:
+            raise ValueError(f"position shape {position.shape} differs from the solver's {self.shape}")
+        if position.ply and position.last_player_won():
+            raise ValueError("the game is over: the last move made a line")
+
+    def solve(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[int]:
+        """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out."""
+        self._check(position)
+        self._start(node_limit)
+        s = self.k.solve(position.current, position.mask, position.ply, bool(weak), *self._args())
+        self.nodes = int(self.stats[sk.NODES])
+        return None if self.stats[sk.ABORTED] else int(s)
+
+    def child_scores(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[list]:
+        """Score of each column for the side to move (None for a full column), or None on abort."""
+        self._check(position)
+        if position.is_full():
+            return [None] * self.shape.columns
+        out: list = []
+        nodes = 0
+        for col in range(self.shape.columns):
+            if not position.can_play(col):
+                out.append(None)
+                continue
+            if position.is_winning_move(col):
+                win = (self.shape.cells + 1 - position.ply) // 2
+                out.append(1 if weak else win)
+                continue
+            child = position.play(col)
+            limit = None if node_limit is None else node_limit - nodes
+            s = self.solve(child, weak, limit)
+            nodes += self.nodes
+            if s is None:
+                self.nodes = nodes
+                return None
+            out.append(-s)
+        self.nodes = nodes
+        return out
+
+    def best_move(self, position: Position, node_limit: Optional[int] = None) -> Optional[tuple[int, int]]:
+        """``(column, score)``: an optimal move (fastest win, slowest loss, or a draw-keeping
+        move) and the exact score, or None on abort.
+
+        Solves the root first, then tests each child with one null window around the root's
+        score (cheap: the table holds most of the proof), in the search's move order.
+        """
+        self._check(position)
+        if position.is_terminal():
+            raise ValueError("the game is over: no move to choose")
+        shape = self.shape
+        for col in shape.center_order():
+            if position.can_play(col) and position.is_winning_move(col):
+                return col, (shape.cells + 1 - position.ply) // 2
+        budget = UNLIMITED if node_limit is None else int(node_limit)
+        score = self.solve(position, False, budget)
+        total = self.nodes
+        if score is None:
+            return None
+        for col in self._ordered_columns(position):
+            child = position.play(col)
+            self._start(budget - total)
+            # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
+            r = self.k.probe(child.current, child.mask, child.ply, -score, -score + 1, *self._args())
+            total += int(self.stats[sk.NODES])
+            if self.stats[sk.ABORTED]:
+                self.nodes = total
+                return None
+            if r <= -score:
+                self.nodes = total
+                return col, score
+        raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
+
+    def _ordered_columns(self, position: Position) -> list[int]:
+        """Legal columns, non-losing ones first, then by winning cells created, centre first."""
+        s = self.shape
+        nxt = sk.non_losing_moves(position.current, position.mask, s.rows, s.columns, s.inarow, s.bottom_mask, s.board_mask)
+        keyed = []
+        for rank, col in enumerate(s.center_order()):
+            if not position.can_play(col):
+                continue
+            child = position.play(col)
+            mover = child.opponent
+            cells = sk.win_cells(mover, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
+            safe = bool(nxt >> (col * s.height) & ((1 << s.rows) - 1))
+            keyed.append((not safe, -bin(cells).count("1"), rank, col))
+        return [c for *_, c in sorted(keyed)]
+
+
+# --- CLI ------------------------------------------------------------------------------------
+def parse_shape(text: str) -> Shape:
+    try:
+        parts = [int(p) for p in text.lower().split("x")]
+        if len(parts) != 3:
+            raise ValueError
+        return Shape(*parts)
+    except ValueError as exc:
+        detail = f": {exc}" if str(exc) else ""
+        raise argparse.ArgumentTypeError(f"shape must be ROWSxCOLUMNSxINAROW such as 6x7x4{detail}") from None
+
+
+def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_moves: bool, tt_size: int, timing: bool) -> int:
+    """Answer each line of ``lines``; returns the exit code (2 if any line was bad)."""
+    solver = Solver(shape, tt_size)
+    bad = 0
+    for number, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text:
+            continue
+        fields = text.split()
+        moves = fields[0]
+        problem = None
+        if len(fields) > 2:
+            problem = "expected '<moves>' or '<moves> <score>'"
+        else:
+            try:
+                position = Position.from_moves(moves, shape)
+                if position.ply and position.last_player_won():
+                    problem = "the game is already over (the last move made a line)"
+            except ValueError as exc:
+                problem = str(exc)
+        if problem is not None:
+            print(f"line {number}: {text!r}: {problem}; write 1-based column digits, e.g. 4453", file=err)
+            bad += 1
+            continue
+        t0 = time.perf_counter()
+        if all_moves:
+            scores = solver.child_scores(position, weak)
+            answer = " ".join("-" if s is None else str(s) for s in scores)
+        else:
+            answer = str(solver.solve(position, weak))
+        extra = f" {solver.nodes} {time.perf_counter() - t0:.6f}" if timing else ""
+        print(f"{moves} {answer}{extra}", file=out, flush=True)
+    return 2 if bad else 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.solver",
+        description="Solve ConnectX positions read from stdin, one a line in Pons' notation "
+        "(1-based column digits from the empty board; a trailing score is ignored). Prints "
+        "'<moves> <score>' a line, the score for the side to move in Pons' convention.",
+    )
+    parser.add_argument("--weak", action="store_true", help="print only the sign: 1 win, 0 draw, -1 loss")
+    parser.add_argument("--all-moves", action="store_true", help="print the score of each column ('-' for a full one)")
+    parser.add_argument("--shape", type=parse_shape, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    parser.add_argument("--tt-size", type=int, default=DEFAULT_TT_SIZE, help="transposition table slots (default 2^23)")
+    parser.add_argument("--timing", action="store_true", help="append the nodes searched and the seconds taken")
+    args = parser.parse_args(argv)
+    if args.tt_size < 1:
+        parser.exit(2, "error: --tt-size must be at least 1\n")
+    try:
+        return run(sys.stdin, sys.stdout, sys.stderr, args.shape, args.weak, args.all_moves, args.tt_size, args.timing)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
