@@ -285,7 +285,12 @@ def summarize(reports: list[dict], no_numba: dict) -> tuple[list[str], list[str]
             failures += [f"  {e}" for g in mine for e in g["errors"]][:3]
         durations += [d for g in mine for d in g["durations"]]
     if durations:
-        lines.append(f"  move time: median {statistics.median(durations) * 1000:.1f} ms, max {max(durations) * 1000:.0f} ms over {len(durations)} moves")
+        d, g, i = max(((d, g, i) for g in games for i, d in enumerate(g["durations"])), key=lambda t: t[0])
+        where = f"our move {i + 1} as {'first' if g['seat'] == 0 else 'second'} player against {g['opponent']}"
+        lines.append(
+            f"  move time: median {statistics.median(durations) * 1000:.1f} ms, max {d * 1000:.0f} ms "
+            f"over {len(durations)} moves (slowest: {where})"
+        )
     if games:
         worst = max(games, key=lambda g: g["bank_used"])
         lines.append(

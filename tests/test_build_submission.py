@@ -330,3 +330,18 @@ def test_validation_fails_when_the_agent_raises(tmp_path):
 def test_rules_submission_validates_with_twenty_games(tmp_path):
     proc = build(tmp_path, "--agent", "rules", "--output", str(tmp_path / "rules.py"), "--workers", "2")
     assert "OK: ready to submit" in proc.stdout and "vs negamax: 20 games" in proc.stdout
+
+
+def test_a_file_whose_bundle_cannot_load_still_answers_legal_columns(tiny, tmp_path):
+    text = tiny["path"].read_text().replace('_PREFIX + ".agents.kaggle"', '_PREFIX + ".agents.no_such_module"')
+    path = tmp_path / "broken.py"
+    path.write_text(text)
+    code = (
+        "import sys\nfrom kaggle_environments.agent import get_last_callable\n"
+        "fn = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])\n"
+        "cfg = {'rows': 6, 'columns': 7, 'inarow': 4}\n"
+        "print(fn.__name__, fn({'board': [0] * 42, 'mark': 1}, cfg), fn({'board': [1, 2, 1, 0, 2, 1, 2] + [1] * 35, 'mark': 1}, cfg), fn(None, None))\n"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["agent", "3", "3", "0"], proc.stderr
+    assert "[connectx] ERROR the bundled modules failed to load (ModuleNotFoundError" in proc.stderr

@@ -64,9 +64,6 @@ def _install_bundle(prefix, sources):
     _sys.meta_path.append(BundleFinder())
 
 
-_install_bundle(_PREFIX, _SOURCES)
-
-
 def _make_agent():
     import importlib
 
@@ -77,12 +74,29 @@ def _make_agent():
 def _make_adapter():
     import importlib
 
+    _install_bundle(_PREFIX, _SOURCES)
     kaggle = importlib.import_module(_PREFIX + ".agents.kaggle")
     clock = importlib.import_module(_PREFIX + ".util.clock")
     return kaggle.KaggleAdapter(_make_agent, policy=clock.ClockPolicy(**_CLOCK), packed_data=_DATA, started_at=_LOAD_STARTED)
 
 
-_ADAPTER = _make_adapter()
+def _last_resort(observation, configuration):
+    """Used only if the bundle itself cannot load: the most central column whose top cell is
+    empty (Kaggle's legality test), else 0. Never raises."""
+    try:
+        get = lambda obj, key: obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+        board, columns = list(get(observation, "board")), int(get(configuration, "columns"))
+        order = sorted(range(min(columns, len(board))), key=lambda c: (abs(c - (columns - 1) / 2), c))
+        return next((c for c in order if board[c] == 0), 0)
+    except Exception:
+        return 0
+
+
+try:
+    _ADAPTER = _make_adapter()
+except Exception as _exc:  # a broken bundle: still answer, and say so in Kaggle's logs
+    _sys.stderr.write("[connectx] ERROR the bundled modules failed to load (%s: %s)\\n" % (type(_exc).__name__, _exc))
+    _ADAPTER = _last_resort
 
 
 def agent(observation, configuration):
