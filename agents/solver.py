@@ -62,7 +62,10 @@ class Solver:
             self.table[:] = 0  # object zeros are Python ints, set them explicitly
             self.buf[:] = 0
             self.stats[:] = 0
-        self.order = tuple(shape.center_order())
+        # Column order as an array when compiled (a tuple's length would be part of the
+        # compiled signature: one compile per column count), a tuple in plain Python (faster).
+        order = shape.center_order()
+        self.order = np.array(order, dtype=np.int64) if self.compiled else tuple(order)
         self._geom = (shape.rows, shape.columns, shape.inarow, shape.bottom_mask, shape.board_mask)
         self.nodes = 0  # nodes of the last call
 
