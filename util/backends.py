@@ -21,47 +21,110 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(jobs: Iterable[J], fn: Callable[[J], Any], workers: int = 1, backend: str = "process",
         address: str | None = None) -> Iterator[tuple[J, Any]]:
-    """Run ``fn(job)`` for each job. ``workers``: processes (``process``; 1 runs in this
-    process) or CPUs to request (``ray`` without ``address``); ``address``: a Ray cluster's
-    address (``auto`` for the local cluster started with ``ray start``), None for a fresh local
-    instance."""
-    if backend == "process":
-        yield from _process(list(jobs), fn, workers)
-    elif backend == "ray":
-        yield from _ray(list(jobs), fn, workers, address)
-    else:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    """Run ``fn(job)`` for each job on a :class:`Runner` made for this call."""
+    with Runner(workers, backend, address) as runner:
+        yield from runner.run(jobs, fn)
 
 
-def _process(jobs: list[J], fn: Callable[[J], Any], workers: int) -> Iterator[tuple[J, Any]]:
-    if workers <= 1:
-        for job in jobs:
-            yield job, _call(fn, job)
-        return
-    # spawn: workers start clean (no inherited SQLite handle, no threads forked mid-flight).
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint)
-    try:
-        # At most 2 jobs per worker in flight: an interrupt then loses only games in progress.
+class Runner:
+    """Workers kept across several batches of jobs (tuning runs one batch per trial, and should
+    not pay process start-up and numba compilation each time).
+
+    ``workers``: processes (``process``; 1 runs jobs in this process) or CPUs to request
+    (``ray`` without ``address``); ``address``: a Ray cluster's address (``auto`` for the
+    cluster started with ``ray start``), None for a fresh local instance."""
+
+    def __init__(self, workers: int = 1, backend: str = "process", address: str | None = None) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        self.workers, self.backend, self.address = workers, backend, address
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray_started = False
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, jobs: Iterable[J], fn: Callable[[J], Any]) -> Iterator[tuple[J, Any]]:
+        """Yield ``(job, fn(job))`` as results arrive (a raised exception is the result)."""
+        if self.backend == "ray":
+            yield from self._ray(list(jobs), fn)
+        elif self.workers <= 1:
+            for job in jobs:
+                yield job, _call(fn, job)
+        else:
+            yield from self._process(list(jobs), fn)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._ray_started:
+            import ray
+            ray.shutdown()
+            self._ray_started = False
+
+    def _process(self, jobs: list[J], fn: Callable[[J], Any]) -> Iterator[tuple[J, Any]]:
+        if self._pool is None:
+            # spawn: workers start clean (no inherited SQLite handle, no threads forked mid-flight).
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_ignore_sigint)
+        pool = self._pool
         todo = iter(jobs)
         pending: dict[Future, J] = {}
-        for job in todo:
-            pending[pool.submit(_call, fn, job)] = job
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                job = pending.pop(future)
-                yield job, future.result()
-                nxt = next(todo, None)
-                if nxt is not None:
-                    pending[pool.submit(_call, fn, nxt)] = nxt
-    finally:
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        if pending:  # interrupted or failed: stop the games in progress at once
-            for proc in procs:
-                proc.kill()
+        finished = False
+        try:
+            # At most 2 jobs per worker in flight: an interrupt then loses only games in progress.
+            for job in todo:
+                pending[pool.submit(_call, fn, job)] = job
+                if len(pending) >= 2 * self.workers:
+                    break
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job = pending.pop(future)
+                    yield job, future.result()
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        pending[pool.submit(_call, fn, nxt)] = nxt
+            finished = True
+        finally:
+            if not finished:  # interrupted or abandoned: stop the games in progress at once
+                procs = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in procs:
+                    proc.kill()
+                self._pool = None
+
+    def _ray(self, jobs: list[J], fn: Callable[[J], Any]) -> Iterator[tuple[J, Any]]:
+        import ray
+
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"runtime_env": ray_runtime_env(self.address), "include_dashboard": False,
+                                      "log_to_driver": False, "configure_logging": False}
+            if self.address is None:
+                kwargs["num_cpus"] = max(1, self.workers)
+            else:
+                kwargs["address"] = self.address
+            ray.init(**kwargs)
+            self._ray_started = True
+        task = ray.remote(num_cpus=1)(_call)
+        pending = {task.remote(fn, job): job for job in jobs}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    job = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except Exception as exc:  # a lost worker or node: recorded like a failing job
+                        result = exc
+                    yield job, result
+        finally:
+            for ref in pending:  # interrupted: do not leave tasks running on the cluster
+                ray.cancel(ref, force=True)
 
 
 def _ignore_sigint() -> None:
@@ -83,32 +146,3 @@ def ray_runtime_env(address: str | None) -> dict[str, Any]:
     if address is None:
         return {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}}
     return {"working_dir": str(ROOT), "excludes": [".git", "results", "*.sqlite", "*.db", "submissions"]}
-
-
-def _ray(jobs: list[J], fn: Callable[[J], Any], workers: int, address: str | None) -> Iterator[tuple[J, Any]]:
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"runtime_env": ray_runtime_env(address), "include_dashboard": False,
-                                  "log_to_driver": False, "configure_logging": False}
-        if address is None:
-            kwargs["num_cpus"] = max(1, workers)
-        else:
-            kwargs["address"] = address
-        ray.init(**kwargs)
-    try:
-        task = ray.remote(num_cpus=1)(_call)
-        pending = {task.remote(fn, job): job for job in jobs}
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                job = pending.pop(ref)
-                try:
-                    result = ray.get(ref)
-                except Exception as exc:  # a lost worker or node: recorded like a failing job
-                    result = exc
-                yield job, result
-    finally:
-        if started:
-            ray.shutdown()
