@@ -21,6 +21,7 @@ import dataclasses
 import importlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -235,6 +236,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
             raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
         results[i] = json.loads(out.read_text())
     reports = [results[i] for i in sorted(results)]
+    shutil.rmtree(tmp, ignore_errors=True)
     return reports[:-1], reports[-1]
 
 

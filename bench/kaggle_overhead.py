@@ -41,6 +41,11 @@ class _Timed:
         return col
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"kaggle_overhead: error: {message}\n")
+
+
 def _stats(xs: list[float]) -> str:
     xs = sorted(xs)
     p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
@@ -48,7 +53,7 @@ def _stats(xs: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m bench.kaggle_overhead", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=10, help="games against kaggle's random agent (default 10)")
     args = parser.parse_args(argv)
     if args.games < 1:

@@ -345,3 +345,21 @@ def test_a_file_whose_bundle_cannot_load_still_answers_legal_columns(tiny, tmp_p
     proc = subprocess.run([sys.executable, "-I", "-c", code, str(path)], capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["agent", "3", "3", "0"], proc.stderr
     assert "[connectx] ERROR the bundled modules failed to load (ModuleNotFoundError" in proc.stderr
+
+
+def test_no_agent_means_the_strongest_available_and_the_default_output():
+    import build_submission
+    from agents import registry
+
+    target, params = build_submission.resolve_agent(None)
+    assert target.label == registry.names()[0] and params == {}
+    assert build_submission.DEFAULT_OUTPUT == ROOT / "submissions" / "submission.py"
+
+
+def test_agent_specs_and_module_class_forms_resolve():
+    import build_submission
+
+    target, params = build_submission.resolve_agent("random:seed=3")
+    assert target.label == "random" and params == {"seed": "3"}
+    target, _ = build_submission.resolve_agent("agents.random_agent:RandomAgent")
+    assert target.module == "agents.random_agent" and target.cls.__name__ == "RandomAgent"
