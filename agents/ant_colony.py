@@ -4,7 +4,8 @@ Each simulation is an ant walking down the tree. At a node it picks a child at r
 probability proportional to ``pheromone ** power``; looking at the children evaporates their
 pheromone by ``evaporation``, and once the leaf is evaluated every edge of the walk receives
 ``deposit * (reward of the mover + 1) / 2``. Good moves thus gather pheromone and draw more
-ants, while evaporation forgets old trails. Everything else (leaves, proven bounds, tree reuse,
+ants, while evaporation forgets old trails; a floor relative to the best sibling (as in the
+MAX-MIN ant system) keeps every move in play. Everything else (leaves, proven bounds, tree reuse,
 the cache, the clock) is :class:`agents.mcts.TreeSearch`.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ class AntColonyAgent(TreeSearch):
     evaporation: float = 0.02  # share of a child's pheromone lost each time its parent is visited
     start: float = 1.0  # pheromone of a new edge (the weight of an untried idea)
     deposit: float = 1.0  # pheromone laid on each edge of a walk, times the mover's reward in [0, 1]
+    floor: float = 0.1  # a child's pheromone counts as at least floor x its best sibling's (MAX-MIN)
     cache: str = ""  # opening cache file ("": none; the MCTS caches hold UCT statistics)
 
     def __post_init__(self) -> None:
@@ -33,6 +35,8 @@ class AntColonyAgent(TreeSearch):
             raise ValueError(f"evaporation must be in [0, 1), got {self.evaporation}")
         if not self.start > 0 or not self.power > 0 or not self.deposit >= 0:
             raise ValueError("start and power must be positive and deposit >= 0")
+        if not 0.0 <= self.floor <= 1.0:
+            raise ValueError(f"floor must be in [0, 1], got {self.floor}")
 
     def _pheromone(self) -> bool:
         return True
@@ -43,3 +47,4 @@ class AntColonyAgent(TreeSearch):
         params[mt.P_EVAP] = self.evaporation
         params[mt.P_TAU0] = self.start
         params[mt.P_DEPOSIT] = self.deposit
+        params[mt.P_FLOOR] = self.floor

@@ -48,7 +48,8 @@ P_POWER = 5  # ant: selection weight pheromone ** power
 P_EVAP = 6  # ant: share of a child's pheromone that evaporates when its parent is visited
 P_TAU0 = 7  # ant: pheromone of a new edge
 P_DEPOSIT = 8  # ant: pheromone laid per simulation, times the mover's reward mapped to [0, 1]
-N_PARAMS = 9
+P_FLOOR = 9  # ant: a child's pheromone counts as at least floor * its best sibling's
+N_PARAMS = 10
 
 LEAF_ROLLOUT = 0
 LEAF_HEURISTIC = 1
@@ -188,14 +189,17 @@ def select_uct(children, visits, values, lo, hi, node: int, columns: int, c: flo
 
 
 @hot
-def select_ant(children, lo, hi, pher, node: int, columns: int, power: float, evap: float, rng: int):
+def select_ant(children, lo, hi, pher, node: int, columns: int, power: float, evap: float, floor: float, rng: int):
     """Pheromone-weighted random child among those that can still improve ``node``'s bound:
-    P(child) proportional to ``pher ** power``.
+    P(child) proportional to ``max(pher, floor * best sibling's pher) ** power``.
 
     Visiting a node evaporates its children's pheromone by ``evap`` (lazy, local evaporation:
-    only the edges an ant looks at age, so a step costs O(columns), not O(tree)).
+    only the edges an ant looks at age, so a step costs O(columns), not O(tree)). The floor is
+    the MAX-MIN ant system's lower limit: without it the trail on the first good move grows
+    while every other child decays towards 0 and is never tried again, and a better move
+    found late (a forced win) would never be visited.
     """
-    total = 0.0
+    top = 0.0
     fallback = -1
     for col in range(columns):
         ch = children[node, col]
@@ -207,9 +211,15 @@ def select_ant(children, lo, hi, pher, node: int, columns: int, power: float, ev
         if skipped(lo, hi, node, ch):
             continue
         pher[ch] *= 1.0 - evap
-        total += pher[ch] ** power
-    if total <= 0.0:
+        top = max(top, pher[ch])
+    if top <= 0.0:
         return fallback, rng
+    low = floor * top
+    total = 0.0
+    for col in range(columns):
+        ch = children[node, col]
+        if ch >= 0 and not skipped(lo, hi, node, ch):
+            total += max(pher[ch], low) ** power
     rng = rng_next(rng)
     target = total * ((rng - 1) / 4294967295.0)
     last = fallback
@@ -218,7 +228,7 @@ def select_ant(children, lo, hi, pher, node: int, columns: int, power: float, ev
         if ch < 0 or skipped(lo, hi, node, ch):
             continue
         last = col
-        target -= pher[ch] ** power
+        target -= max(pher[ch], low) ** power
         if target < 0.0:
             return col, rng
     return last, rng
@@ -299,7 +309,8 @@ def run(children, visits, values, lo, hi, pher, state, path, root: int, root_cur
                     reward = -r
                 break
             if policy == POLICY_ANT:
-                col, rng = select_ant(children, lo, hi, pher, node, columns, params[P_POWER], params[P_EVAP], rng)
+                col, rng = select_ant(children, lo, hi, pher, node, columns, params[P_POWER], params[P_EVAP],
+                                      params[P_FLOOR], rng)
             else:
                 col = select_uct(children, visits, values, lo, hi, node, columns, c)
             node = children[node, col]

