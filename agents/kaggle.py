@@ -133,8 +133,8 @@ class _Game:
                 if self.mark is None:
                     raise
                 pos = Position.from_board(self.cells, shape, None)  # trust the stones over the mark
-        except ValueError as exc:
-            return None, str(exc)
+        except Exception as exc:  # ValueError from the checks; anything from exotic cell objects
+            return None, f"{type(exc).__name__}: {exc}"
         if pos.is_terminal():
             return None, "the game on this board is already over"
         return pos, ""

@@ -243,6 +243,19 @@ def test_numpy_integer_answers_become_plain_ints():
     assert type(col) is int and col == 5 and adapter.stats["errors"] == 0
 
 
+def test_a_bug_inside_the_adapter_still_answers_a_legal_int(monkeypatch):
+    import agents.kaggle as ak
+
+    def broken(self):
+        raise KeyError("adapter bug")
+
+    monkeypatch.setattr(ak._Game, "position", broken)
+    adapter = KaggleAdapter(Recorder, freeze_gc=False, verbose=False)
+    board = Position.from_moves("444444").to_board()
+    assert adapter({"board": board, "mark": 1}, CONFIG) == 2  # centre first, and column 4 (1-based) is full
+    assert adapter.last_error.startswith("adapter failed (KeyError") and gc.isenabled()
+
+
 # --- the fast rule --------------------------------------------------------------------------
 def test_fallback_wins_now():
     assert fallback_column(Position.from_moves("112233")) == 3  # 1-based 4 completes the row
@@ -359,8 +372,10 @@ def test_fuzz_ten_thousand_garbled_calls_answer_a_legal_int():
         obs = obs_of(pos, bank=rng.choice([60.0, 0.5]))
         cfg = config_of(shape, act=rng.choice([2.0, 0.05]))
         obs_in, cfg_in = garble(rng, obs, cfg)
-        answer = adapters[i % len(adapters)](obs_in, cfg_in)
+        adapter = adapters[i % len(adapters)]
+        answer = adapter(obs_in, cfg_in)
         assert type(answer) is int, (i, answer)
+        assert not adapter.last_error.startswith("adapter failed"), (i, adapter.last_error)  # no garbage reaches the catch-all
         legal = kaggle_legal(cfg_in, obs_in)
         if legal is not None:
             assert 0 <= answer < field(cfg_in, "columns"), (i, answer)
@@ -383,8 +398,10 @@ keys = st.sampled_from(["board", "mark", "remainingOverageTime", "rows", "column
 @settings(max_examples=200, deadline=None)
 @given(obs=st.one_of(any_value, st.dictionaries(keys, any_value)), cfg=st.one_of(any_value, st.dictionaries(keys, any_value)))
 def test_arbitrary_values_never_raise(obs, cfg):
-    answer = KaggleAdapter(Recorder, freeze_gc=False, verbose=False)(obs, cfg)
+    adapter = KaggleAdapter(Recorder, freeze_gc=False, verbose=False)
+    answer = adapter(obs, cfg)
     assert type(answer) is int and answer >= 0
+    assert not adapter.last_error.startswith("adapter failed"), adapter.last_error
 
 
 # --- in kaggle-environments ------------------------------------------------------------------
