@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -125,6 +126,15 @@ class Runner:
         finally:
             for ref in pending:  # interrupted: do not leave tasks running on the cluster
                 ray.cancel(ref, force=True)
+
+
+def interrupt_on_sigterm() -> None:
+    """Make SIGTERM (``kill``, a cluster scheduler) stop the driver like Ctrl-C, so it kills its
+    workers and reports what is saved instead of dying and leaving workers behind."""
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _ignore_sigint() -> None:

@@ -22,6 +22,7 @@ import ast
 import dataclasses
 import hashlib
 import json
+import numbers
 import os
 import random
 import select
@@ -314,9 +315,10 @@ def _serve(path: str, seed: int) -> int:
         request = json.loads(line)
         try:
             action = agent(structify(request["obs"]), structify(request["config"]))
-            reply = {"action": action if isinstance(action, (int, float, str, type(None))) else repr(action)}
-            if isinstance(action, bool):
-                reply = {"action": repr(action)}
+            if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+                reply = {"action": int(action)}  # numpy ints too, as Kaggle accepts them
+            else:
+                reply = {"action": repr(action)}  # judged illegal by the game loop, shown in the error
         except BaseException as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         channel.write(json.dumps(reply) + "\n")

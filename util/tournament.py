@@ -153,6 +153,7 @@ def replay(args: argparse.Namespace, store: Store) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    backends.interrupt_on_sigterm()
     try:
         shape = parse_shape(args.shape)
         for name in ("games", "workers"):
@@ -171,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.plot and ratings:
                 from util.plots import crosstable_png, ratings_png
                 ratings_png(ratings, Path(args.plot) / "ratings.png")
-                crosstable_png(names, n, s, Path(args.plot) / "crosstable.png")
+                order = [names.index(r.name) for r in ratings]  # strongest first, as printed
+                crosstable_png([names[i] for i in order], n[order][:, order], s[order][:, order], Path(args.plot) / "crosstable.png")
                 print(f"plots written to {args.plot}", file=sys.stderr)
             return code
     except (UsageError, SpecError, StoreError) as exc:

@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    backends.interrupt_on_sigterm()
     try:
         import optuna
     except ImportError:
