@@ -1,0 +1,142 @@
+"""The opening cache: grow -> extract -> save -> load is exact, transpositions merge, an agent
+grafts it (from the file or from bundled data), and the command's help and bad input."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from agents import mcts_cache
+from agents.mcts import MCTSAgent
+from core import Position, Shape
+
+
+@pytest.fixture(scope="module")
+def grown():
+    agent = MCTSAgent(leaf="rollout", capacity=200_000, seed=4)
+    tree, done = mcts_cache.grow(agent, sims=40_000)
+    return agent, tree, done
+
+
+def test_grow_runs_the_requested_simulations(grown):
+    _, tree, done = grown
+    assert done == 40_000 and tree.visits[0] == 40_000
+
+
+def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
+    _, tree, _ = grown
+    data = mcts_cache.extract(tree, Position.empty(), min_visits=20)
+    keys = data["keys"]
+    assert np.all(keys[1:] > keys[:-1])
+    assert np.all(data["visits"] >= 20)
+    root = Position.empty()
+    i = np.searchsorted(keys, root.key())
+    assert keys[i] == root.key() and data["visits"][i] == 40_000
+    # Each cached position's visits are the sum over the tree's nodes for that position.
+    by_key: dict[int, float] = {}
+    stack = [(0, root)]
+    while stack:
+        n, pos = stack.pop()
+        if tree.visits[n] < 20:
+            continue
+        by_key[pos.key()] = by_key.get(pos.key(), 0.0) + tree.visits[n]
+        for col in range(7):
+            ch = int(tree.children[n, col])
+            if ch >= 0:
+                stack.append((ch, pos.play(col)))
+    assert sorted(by_key) == keys.tolist()
+    assert [by_key[k] for k in keys.tolist()] == data["visits"].tolist()
+
+
+def test_save_then_load_is_exact(grown, tmp_path):
+    _, tree, _ = grown
+    data = mcts_cache.extract(tree, Position.empty(), min_visits=5)
+    data["meta"] = '{"note": "test"}'
+    path = tmp_path / "cache.npz"
+    size = mcts_cache.save(path, data)
+    assert size == path.stat().st_size > 0
+    loaded = mcts_cache.load(path)
+    stored = mcts_cache.to_file_arrays(data)
+    for f in mcts_cache.FIELDS:
+        assert np.array_equal(loaded[f], stored[f].astype(loaded[f].dtype)), f
+    assert loaded["shape"] == (6, 7, 4) and loaded["meta"] == '{"note": "test"}'
+    # Visits are whole numbers and the value sums fit float32: nothing lost but float32 rounding.
+    assert np.array_equal(loaded["visits"], data["visits"])
+    assert np.allclose(loaded["values"], data["values"], rtol=1e-6, atol=1e-3)
+    # Saving what was loaded gives the same arrays again.
+    mcts_cache.save(tmp_path / "again.npz", loaded)
+    again = mcts_cache.load(tmp_path / "again.npz")
+    for f in mcts_cache.FIELDS:
+        assert np.array_equal(again[f], loaded[f]), f
+
+
+def test_agent_grafts_the_cache_from_file_and_from_bundled_data(grown, tmp_path):
+    _, tree, _ = grown
+    data = mcts_cache.extract(tree, Position.empty(), min_visits=5)
+    path = tmp_path / "cache.npz"
+    mcts_cache.save(path, data)
+    agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=100)
+    pos = Position.from_moves("4")  # the second player's first move: below the cached root
+    agent.choose(pos, time.perf_counter() + 30)
+    grafted = agent.info()["cache_nodes"]
+    i = np.searchsorted(data["keys"], pos.key())
+    assert grafted > 10
+    assert agent._tree.visits[0] == data["visits"][i] + 100  # cached visits, then this move's
+    bundled = agent.bundle_data()
+    other = MCTSAgent(leaf="rollout", cache="/nonexistent/never/read.npz", max_sims=100)
+    other.use_data(bundled)
+    other.choose(pos, time.perf_counter() + 30)
+    assert other.info()["cache_nodes"] == grafted
+    plain = MCTSAgent(leaf="rollout", cache="", max_sims=100)
+    plain.choose(pos, time.perf_counter() + 30)
+    assert plain.info()["cache_nodes"] == 0 and plain.bundle_data() is None
+
+
+def test_cache_of_another_shape_is_ignored(grown, tmp_path):
+    _, tree, _ = grown
+    path = tmp_path / "cache.npz"
+    mcts_cache.save(path, mcts_cache.extract(tree, Position.empty(), min_visits=5))
+    agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=50)
+    agent.choose(Position.empty(Shape(5, 6, 4)), time.perf_counter() + 30)
+    assert agent.info()["cache_nodes"] == 0
+
+
+def test_missing_or_damaged_cache_is_an_error(tmp_path):
+    with pytest.raises(mcts_cache.CacheError, match="does not exist"):
+        MCTSAgent(leaf="rollout", cache=str(tmp_path / "none.npz"), max_sims=10).choose(Position.empty(), time.perf_counter() + 30)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(mcts_cache.CacheError, match="cannot read"):
+        mcts_cache.load(bad)
+    with pytest.raises(mcts_cache.CacheError, match="sorted and unique"):
+        mcts_cache.validate({"shape": (6, 7, 4), "keys": np.array([3, 2]), "visits": np.ones(2), "values": np.ones(2),
+                             "lo": np.zeros(2), "hi": np.zeros(2)})
+    assert MCTSAgent(leaf="rollout", cache="auto").cache_path().endswith("mcts_cache_rollout_6x7x4.npz")
+
+
+def test_command_help_and_bad_input(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        mcts_cache._main(["--help"])
+    assert exc.value.code == 0 and "grow" in capsys.readouterr().out
+    assert mcts_cache._main(["grow"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--seconds or --sims" in err[0]
+    assert mcts_cache._main(["grow", "--sims", "100", "--rows", "8", "--columns", "8"]) == 2
+    assert "63 bits" in capsys.readouterr().err
+    assert mcts_cache._main(["grow", "--sims", "100", "--agent", "mcts:leaf=bogus"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert mcts_cache._main(["show", str(tmp_path / "missing.npz")]) == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        mcts_cache._main(["grow", "--sims", "many"])
+    assert exc.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_command_grows_and_shows_a_cache(capsys, tmp_path):
+    out = tmp_path / "c.npz"
+    assert mcts_cache._main(["grow", "--sims", "3000", "--min-visits", "3", "--agent", "mcts:leaf=rollout",
+                             "--out", str(out)]) == 0
+    assert out.exists() and "positions" in capsys.readouterr().out
+    assert mcts_cache._main(["show", str(out)]) == 0
+    assert "column 3" in capsys.readouterr().out
