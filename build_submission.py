@@ -204,6 +204,9 @@ def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, f
         raise BuildFailed(str(exc)) from None
     compile(text, str(output), "exec")
     write_text(output, text)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(output, 0o666 & ~umask)  # util.atomic's temporary file is created 0600
     return {"modules": list(modules), "size": len(text.encode()), "data": len(data or ""), "prefix": prefix, "warnings": warnings}
 
 

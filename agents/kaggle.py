@@ -11,7 +11,9 @@ Whatever goes wrong, it returns a plain ``int``, and a legal column whenever one
 fallback, in order:
 
 1. The position is valid but the agent is missing (its creation or its data failed), there
-   is no time left, the agent raised, or it returned something that is not a legal column:
+   is no time left, the agent raised, or it returned something that is not a legal column
+   (an exception from numba also switches the process to pure Python and rebuilds the agent
+   for the next move):
    :func:`fallback_column`, a fast rule: win now, else block the opponent's immediate win,
    else the most central column that does not play directly under an opponent's winning cell,
    else the most central legal column.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import operator
+import os
 import sys
 import time
 import traceback
@@ -72,6 +75,17 @@ def _as_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
+
+
+def _from_numba(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is one of numba's."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if type(exc).__module__.split(".")[0] == "numba":
+            return True
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+    return False
 
 
 def _is_empty(cell: Any) -> bool:
@@ -155,6 +169,7 @@ class KaggleAdapter:
         started_at: float | None = None,
         freeze_gc: bool = True,
         verbose: bool = True,
+        numba_retry: bool = True,
     ) -> None:
         """
         factory: builds the agent (called once, on the first move).
@@ -165,6 +180,10 @@ class KaggleAdapter:
         freeze_gc: ``gc.freeze()`` once the agent and its data are loaded (a submission: yes;
             a long-lived local process that builds many adapters may prefer not to).
         verbose: write ERROR/LATE lines to stderr.
+        numba_retry: when the agent raises an exception from numba (a compile error, e.g. a
+            numba version on Kaggle that rejects a kernel), set ``CONNECTX_NUMBA=0`` for this
+            process and rebuild the agent once, so the rest of the game runs in pure Python
+            instead of on the fast rule. Meant for a submission's own process.
         """
         self._factory = factory
         self.policy = policy if policy is not None else ClockPolicy()
@@ -172,6 +191,7 @@ class KaggleAdapter:
         self._started_at = started_at
         self._freeze_gc = freeze_gc
         self._verbose = verbose
+        self._numba_retry = numba_retry
         self._agent: Any = None
         self._agent_failed = False
         self._calls = 0
@@ -232,6 +252,11 @@ class KaggleAdapter:
         except Exception as exc:
             self.stats["fallbacks"] += 1
             self._error(f"agent raised {type(exc).__name__}: {exc}; fast rule used", trace=True)
+            if self._numba_retry and _from_numba(exc) and os.environ.get("CONNECTX_NUMBA") != "0":
+                self._numba_retry = False
+                os.environ["CONNECTX_NUMBA"] = "0"  # util.jit.kernels now gives the plain-Python modules
+                self._agent, self._last = None, None  # the next move builds the agent again
+                self._error("numba failed inside the agent: CONNECTX_NUMBA=0 set, the agent is rebuilt in pure Python")
             return fallback_column(pos)
         col = _as_int(answer) if not isinstance(answer, float) else None
         if col is None or not pos.can_play(col):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import random
 import time
 from types import SimpleNamespace
@@ -256,6 +257,40 @@ def test_a_bug_inside_the_adapter_still_answers_a_legal_int(monkeypatch):
     assert adapter.last_error.startswith("adapter failed (KeyError") and gc.isenabled()
 
 
+def test_a_numba_failure_switches_to_pure_python_and_rebuilds_the_agent(monkeypatch):
+    monkeypatch.setenv("CONNECTX_NUMBA", "1")  # restored after the test, whatever the adapter sets
+    NumbaError = type("TypingError", (Exception,), {"__module__": "numba.core.errors"})
+    made = []
+
+    class NeedsNumba(Recorder):
+        def choose(self, position, deadline):
+            if os.environ.get("CONNECTX_NUMBA") != "0":
+                raise NumbaError("cannot type this kernel")
+            return super().choose(position, deadline)
+
+    def factory():
+        made.append(NeedsNumba())
+        return made[-1]
+
+    adapter = KaggleAdapter(factory, freeze_gc=False, verbose=False)
+    first = adapter(obs_of(Position.empty()), CONFIG)
+    assert first == 3 and os.environ["CONNECTX_NUMBA"] == "0"  # the fast rule, then the switch
+    second = adapter(obs_of(Position.from_moves("44")), CONFIG)
+    assert len(made) == 2 and made[1].deadlines and second == 6  # the rebuilt agent played
+
+
+def test_other_exceptions_do_not_switch_numba_off(monkeypatch):
+    monkeypatch.setenv("CONNECTX_NUMBA", "1")  # restored after the test, whatever the adapter sets
+
+    class Raiser(Recorder):
+        def choose(self, position, deadline):
+            raise RuntimeError("plain bug")
+
+    adapter = KaggleAdapter(Raiser, freeze_gc=False, verbose=False)
+    adapter(obs_of(Position.empty()), CONFIG)
+    assert os.environ["CONNECTX_NUMBA"] == "1"
+
+
 # --- the fast rule --------------------------------------------------------------------------
 def test_fallback_wins_now():
     assert fallback_column(Position.from_moves("112233")) == 3  # 1-based 4 completes the row
@@ -414,3 +449,4 @@ def test_adapter_plays_legal_games_in_kaggle_environments():
         me = seats.index(0)
         assert steps[-1][me]["status"] == "DONE", steps[-1][me]["status"]
         assert fn.adapter.stats["errors"] == 0 and fn.adapter.stats["moves"] >= 3
+
