@@ -249,3 +249,30 @@ def test_plots_are_written(tmp_path: Path) -> None:
     assert main(["--agents", "random,rules", "--games", "2", "--workers", "1", "--db", str(db), "--quiet", "--plot", str(tmp_path / "p")]) == 0
     for name in ("ratings.png", "crosstable.png"):
         assert (tmp_path / "p" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- OpenSpiel opponent -----------------------------------------------------------------------
+def test_move_order_rebuilds_any_position() -> None:
+    import random
+
+    from util.openspiel_player import move_order
+    rng = random.Random(4)
+    for shape in (STANDARD, Shape(5, 6, 4), Shape(4, 9, 3)):
+        for _ in range(150):
+            pos = Position.empty(shape)
+            for _ in range(rng.randrange(shape.cells)):
+                legal = pos.legal_columns()
+                nxt = pos.play(rng.choice(legal)) if legal else pos
+                if nxt.is_terminal():
+                    break
+                pos = nxt
+            assert Position.from_moves(move_order(pos), shape) == pos
+
+
+def test_openspiel_mcts_plays_legal_moves() -> None:
+    pytest.importorskip("pyspiel")
+    spec = players.resolve("openspiel_mcts:sims=50")
+    job = match.schedule([spec, players.resolve("random")], 2, "round-robin", STANDARD, 1.0, "direct", seed=3)
+    for j in job:
+        result = match.run_job(j)
+        assert result["termination"] in ("win", "draw"), result

@@ -77,6 +77,7 @@ class OpenSpielMCTS:
     def __init__(self, shape: Shape, seed: int = 0, sims: int = 1000, uct_c: float = 2.0, rollouts: int = 1, solve: bool = True) -> None:
         import pyspiel
         self._game = pyspiel.load_game("connect_four", {"rows": shape.rows, "columns": shape.columns, "x_in_row": shape.inarow})
+        seed = seed % 2**31  # a C++ int
         evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
         self._bot = pyspiel.MCTSBot(self._game, evaluator, uct_c, sims, 1000, solve, seed, False)
         self._evaluator = evaluator  # the bot keeps a reference in C++; keep the Python object alive
