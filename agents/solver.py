@@ -120,10 +120,12 @@ class Solver:
         self.nodes = nodes
         return out
 
-    def best_move(self, position: Position, node_limit: Optional[int] = None) -> Optional[tuple[int, int]]:
-        """``(column, score)``: an optimal move (fastest win, slowest loss, or a draw-keeping
-        move) and the exact score, or None on abort.
+    def best_move(self, position: Position, node_limit: Optional[int] = None, weak: bool = False) -> Optional[tuple[int, int]]:
+        """``(column, score)``: an optimal move and the root's score, or None on abort.
 
+        Strong: the fastest win, the slowest loss, or a draw-keeping move, with the exact score.
+        Weak: a move that keeps the win or the draw, with the score's sign (in a lost position
+        every move keeps the value: the first of the move order is returned).
         Solves the root first, then tests each child with one null window around the root's
         score (cheap: the table holds most of the proof), in the search's move order.
         """
@@ -133,13 +135,16 @@ class Solver:
         shape = self.shape
         for col in shape.center_order():
             if position.can_play(col) and position.is_winning_move(col):
-                return col, (shape.cells + 1 - position.ply) // 2
+                return col, 1 if weak else (shape.cells + 1 - position.ply) // 2
         budget = UNLIMITED if node_limit is None else int(node_limit)
-        score = self.solve(position, False, budget)
+        score = self.solve(position, weak, budget)
         total = self.nodes
         if score is None:
             return None
-        for col in self._ordered_columns(position):
+        ordered = self.ordered_columns(position)
+        if weak and score < 0:
+            return ordered[0], score
+        for col in ordered:
             child = position.play(col)
             self._start(budget - total)
             # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
@@ -153,7 +158,7 @@ class Solver:
                 return col, score
         raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
 
-    def _ordered_columns(self, position: Position) -> list[int]:
+    def ordered_columns(self, position: Position) -> list[int]:
         """Legal columns, non-losing ones first, then by winning cells created, centre first."""
         s = self.shape
         nxt = sk.non_losing_moves(position.current, position.mask, s.rows, s.columns, s.inarow, s.bottom_mask, s.board_mask)

@@ -1,0 +1,242 @@
+"""The perfect agent: the book's move, else the exact solver within the deadline, else the best
+move of a depth-first search.
+
+Order of play for a move:
+1. the opening book (:mod:`agents.solver_book`) holds the position: its move, at once;
+2. the solver (:mod:`agents.solver`) proves a value-keeping move (weak: win/draw/loss) within
+   ``solver_share`` of the time left, then, with what remains of that share, the strong solver
+   picks the fastest win, the slowest loss or a draw-keeping move;
+3. the solver ran out of nodes: the fallback depth-first search (``agents.alphabeta``) plays
+   with the time left, or, while that search is not compiled yet, a safe-move rule.
+
+Numba's compile (several seconds for the solver, more for the fallback search) must not cost a
+game. On the first move the agent starts a thread that compiles the solver, then the fallback
+search; meanwhile book moves are served at once (numba releases the GIL in compiled code, and
+the compile holds it only in stretches: a book move still answered within 0.2 s here). If a
+position leaves the book before the solver is ready, the agent waits for it, past the deadline
+if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle's 60 s bank.
+Without numba (or on boards over 63 bits) the plain-Python solver runs at once: slower, but every
+move is still legal and in time.
+
+The time per move is set from the solver's measured speed (nodes per second of its last solves),
+as a node limit: numba code cannot read a clock cheaply.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from agents.solver import Solver
+from agents.solver_book import Book, default_path
+from core.position import Position
+from core.shape import Shape
+
+try:  # the fallback search; optional so that the solver agent works without it
+    from agents.alphabeta import NegamaxAgent
+except ImportError:  # pragma: no cover - the module is part of the repo
+    NegamaxAgent = None  # type: ignore[assignment,misc]
+
+# Guessed solver speeds (nodes/s) before the first measurement: below this machine's figures,
+# so that the first move does not overrun.
+_FIRST_RATE = {True: 2.0e6, False: 4.0e4}
+
+
+def _late_position(shape: Shape) -> Position:
+    """A position a few plies before the end (quick to solve): it makes numba compile every
+    kernel the agent uses, with the same argument types."""
+    pos, col = Position.empty(shape), 0
+    while pos.ply < shape.cells - 10:
+        legal = [c for c in pos.legal_columns() if not pos.is_winning_move(c)]
+        if not legal:
+            break
+        col = legal[(col + 3) % len(legal)]
+        pos = pos.play(col)
+    return pos
+
+
+@dataclass
+class PerfectAgent:
+    """Book, then exact solver, then depth-first search (see the module docstring)."""
+
+    book: str = "auto"  # "auto": data/book_<shape>.npz if it exists; "none"; or a path that must exist
+    tt_size: int = 1 << 23  # solver transposition table slots (8 bytes each)
+    solver_share: float = 0.75  # fraction of the time left the solver may plan to use; the fallback gets the rest
+    weak_first: bool = True  # prove a value-keeping move with the weak solver before the strong one refines it
+    compile_wait: float = 20.0  # seconds past deadlines the agent may wait, in total, for the solver's compile
+    fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (safe-move rule)
+    background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
+
+    _book: Optional[Book] = field(default=None, init=False, repr=False)
+    _book_ready: bool = field(default=False, init=False, repr=False)
+    _book_note: str = field(default="", init=False, repr=False)
+    _shape: Optional[Shape] = field(default=None, init=False, repr=False)
+    _solver: Optional[Solver] = field(default=None, init=False, repr=False)
+    _solver_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
+    _search: Any = field(default=None, init=False, repr=False)
+    _search_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
+    _rate: float = field(default=0.0, init=False, repr=False)
+    _waited: float = field(default=0.0, init=False, repr=False)
+    _compile_seconds: Optional[float] = field(default=None, init=False, repr=False)
+    _info: dict = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.solver_share <= 1.0:
+            raise ValueError("solver_share must be in (0, 1]")
+        if self.tt_size < 1024 or self.compile_wait < 0:
+            raise ValueError("tt_size must be at least 1024 and compile_wait at least 0")
+        if self.fallback not in ("negamax", "rule"):
+            raise ValueError(f"fallback must be 'negamax' or 'rule', got {self.fallback!r}")
+        if self.book not in ("auto", "none") and not Path(self.book).is_file():
+            raise ValueError(f"book file {self.book!r} not found; pass book=auto, book=none or an existing .npz")
+
+    # --- the agent interface ------------------------------------------------------------------
+    def reset(self) -> None:
+        """A new game: the table's entries stay valid (exact bounds), so only the report is reset."""
+        self._info = {}
+
+    def info(self) -> dict:
+        return dict(self._info)
+
+    def bundle_data(self) -> Optional[dict]:
+        """The book's packed arrays of the standard shape, for the submission (None without a book)."""
+        book = self._load_book(Shape())
+        return None if book is None else book.to_data()
+
+    def use_data(self, data: Optional[dict]) -> None:
+        self._book = None if data is None else Book.from_data(data)
+        self._book_ready = True
+        self._book_note = "embedded" if data is not None else "none (no data embedded)"
+
+    def choose(self, position: Position, deadline: float) -> int:
+        t0 = time.perf_counter()
+        self._prepare(position.shape)
+        book = self._load_book(position.shape)
+        hit = book.lookup(position) if book is not None else None
+        if hit is not None:
+            self._report("book", t0, score=hit[1])
+            return hit[0]
+        if not self._solver_ready.is_set():
+            # Wait for the compile; past the deadline only within what is left of compile_wait.
+            soft = deadline - 0.05
+            self._solver_ready.wait(max(0.0, soft + max(0.0, self.compile_wait - self._waited) - time.perf_counter()))
+            over = time.perf_counter() - soft
+            if over > 0 and self._solver_ready.is_set():
+                budget = max(0.05, deadline - t0)
+                deadline = time.perf_counter() + budget  # a fresh budget, also paid from the bank
+                self._waited += over + budget
+        if self._solver_ready.is_set():
+            found = self._solve(position, deadline)
+            if found is not None:
+                col, score, how, nodes = found
+                self._report(how, t0, score=score, nodes=nodes)
+                return col
+        return self._fall_back(position, deadline, t0)
+
+    # --- internals ----------------------------------------------------------------------------
+    def _prepare(self, shape: Shape) -> None:
+        """Create the solver for ``shape`` and start compiling (once per shape)."""
+        if self._shape == shape:
+            return
+        self._shape = shape
+        self._solver = Solver(shape, self.tt_size)
+        self._rate = _FIRST_RATE[self._solver.compiled]
+        self._solver_ready, self._search_ready = threading.Event(), threading.Event()
+        self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
+        if self.background_compile:
+            threading.Thread(target=self._warm_up, args=(shape,), name="perfect-compile", daemon=True).start()
+        else:
+            self._warm_up(shape)
+
+    def _warm_up(self, shape: Shape) -> None:
+        """Compile the solver's kernels (every path ``_solve`` uses), then the fallback search."""
+        t0 = time.perf_counter()
+        try:
+            if self._solver is not None and self._solver.compiled:
+                # Call each kernel entry directly: a compile left for later would happen in a
+                # move, behind numba's compiler lock while the fallback search compiles.
+                tiny = Solver(shape, 1024)
+                pos = _late_position(shape)
+                tiny.solve(pos, weak=True)
+                tiny.solve(pos, node_limit=5)
+                tiny._start(None)
+                tiny.k.probe(pos.current, pos.mask, pos.ply, -1, 0, *tiny._args())
+        except Exception as exc:  # never leave the agent waiting: the plain path still works
+            print(f"[connectx] ERROR perfect: solver warm-up failed ({exc}); plain-Python solver", file=sys.stderr)
+            self._solver = Solver(shape, min(self.tt_size, 1 << 20), use_numba=False)
+            self._rate = _FIRST_RATE[False]
+        finally:
+            self._compile_seconds = time.perf_counter() - t0
+            self._solver_ready.set()
+        try:
+            if self._search is not None:
+                self._search.warm_up(shape)
+        except Exception as exc:
+            print(f"[connectx] ERROR perfect: fallback search warm-up failed ({exc}); safe-move rule", file=sys.stderr)
+            self._search = None
+        finally:
+            self._search_ready.set()
+
+    def _load_book(self, shape: Shape) -> Optional[Book]:
+        if not self._book_ready:
+            self._book_ready = True
+            if self.book == "none":
+                self._book_note = "none"
+            else:
+                path = default_path(shape) if self.book == "auto" else Path(self.book)
+                if path.is_file():
+                    self._book = Book.load(path)
+                    self._book_note = str(path)
+                else:
+                    self._book_note = f"none ({path} missing)"
+        return self._book
+
+    def _solve(self, position: Position, deadline: float) -> Optional[tuple[int, int, str, int]]:
+        """``(column, score, how, nodes)`` from the solver, or None when it ran out of nodes."""
+        solver = self._solver
+        assert solver is not None
+        share = self.solver_share if (self._search is not None and self._search_ready.is_set()) else 0.95
+        end = time.perf_counter() + max(0.0, deadline - time.perf_counter()) * share
+        best, how, nodes = None, "", 0
+        for weak in ((True, False) if self.weak_first else (False,)):
+            t = time.perf_counter()
+            limit = int(self._rate * (end - t))
+            if limit < 1000:
+                break
+            found = solver.best_move(position, limit, weak=weak)
+            elapsed = time.perf_counter() - t
+            nodes += solver.nodes
+            if elapsed > 0.02 and solver.nodes > 0:
+                self._rate = 0.5 * self._rate + 0.5 * solver.nodes / elapsed
+            if found is None:
+                break
+            best, how = found, "solver-weak" if weak else "solver"
+        if best is None:
+            return None
+        return best[0], best[1], how, nodes
+
+    def _fall_back(self, position: Position, deadline: float, t0: float) -> int:
+        search = self._search
+        if search is not None and self._search_ready.is_set() and time.perf_counter() < deadline - 0.01:
+            col = search.choose(position, deadline)
+            self._report("fallback-search", t0, depth=search.info().get("depth"))
+            return col
+        self._report("fallback-rule", t0)
+        return self._safe_move(position)
+
+    def _safe_move(self, position: Position) -> int:
+        """Win now, else the solver's move order: moves that do not lose at once first, then the
+        most winning cells created, the centre first on ties."""
+        s = position.shape
+        for col in s.center_order():
+            if position.can_play(col) and position.is_winning_move(col):
+                return col
+        assert self._solver is not None
+        return self._solver.ordered_columns(position)[0]
+
+    def _report(self, how: str, t0: float, **extra: Any) -> None:
+        self._info = {"source": how, "seconds": time.perf_counter() - t0, "book": self._book_note,
+                      "compile_seconds": self._compile_seconds, "waited": self._waited, "rate": self._rate, **extra}
