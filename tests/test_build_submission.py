@@ -113,7 +113,7 @@ def load_and_play(path: Path, cwd: Path, *, env_extra: dict | None = None, prelu
     """Run the built file in a fresh Python (``-I``: no repo, no cwd, no PYTHONPATH on sys.path)."""
     toolkit_check = "id(sys.modules.get('core')) == TOOLKIT_CORE_ID" if "TOOLKIT_CORE_ID" in prelude else "None"
     code = LOAD_AND_PLAY.format(prelude=prelude, toolkit_check=toolkit_check)
-    env = {**os.environ, **(env_extra or {})}
+    env = {**{k: v for k, v in os.environ.items() if k != "CONNECTX_NUMBA"}, **(env_extra or {})}
     cmd = [sys.executable, *(["-I"] if isolated else []), "-c", code, str(path)]
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
