@@ -222,7 +222,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
             jobs.append((["--games", str(n), "--first-seat", str(first % 2), "--seed", str(seed + w)], tmp / f"w{w}.json"))
         first += n
     jobs.append((["--games", "1", "--opponents", "random", "--no-numba", "--seed", str(seed + 99)], tmp / "nonumba.json"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}  # as on Kaggle
     pending = list(enumerate(jobs))
     running: list[tuple[int, subprocess.Popen, Path]] = []
     results: dict[int, dict] = {}
