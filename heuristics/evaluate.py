@@ -21,3 +21,31 @@ def evaluate(kind: int, current: int, mask: int, rows: int, columns: int, inarow
     if kind == 3:
         return liberties(current, mask, rows, columns, inarow, params)
     return 0.0
+
+
+# One-heuristic stand-ins for ``evaluate`` with its signature: a search compiled against one
+# of them compiles only that heuristic (numba compiles every function a caller may reach, and
+# the full dispatcher costs several times the compile time of one heuristic).
+@hot
+def evaluate_none(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
+    return 0.0
+
+
+@hot
+def evaluate_gameovers(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
+    return gameovers(current, mask, rows, columns, inarow, params)
+
+
+@hot
+def evaluate_bitsquares(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
+    return bitsquares(current, mask, rows, columns, inarow, params)
+
+
+@hot
+def evaluate_oddeven(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
+    return oddeven(current, mask, rows, columns, inarow, params)
+
+
+@hot
+def evaluate_liberties(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
+    return liberties(current, mask, rows, columns, inarow, params)

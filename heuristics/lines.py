@@ -82,8 +82,32 @@ def open_windows(starts: int, other: int, shift: int, inarow: int) -> int:
 
 @hot
 def windows_with(open_: int, stones: int, shift: int, inarow: int, n: int) -> int:
-    """Windows among ``open_`` holding exactly ``n`` of ``stones`` (dynamic programming over
-    the window's cells: ``e[j]`` = windows with ``j`` stones among the cells seen so far)."""
+    """Windows among ``open_`` holding exactly ``n`` of ``stones``: the bit-sliced counter of
+    :func:`direction_counts` for ``inarow <= 7``, else :func:`windows_with_slow`."""
+    if inarow > 7:
+        return windows_with_slow(open_, stones, shift, inarow, n)
+    b0 = 0
+    b1 = 0
+    b2 = 0
+    for k in range(inarow):
+        c = rsh(stones, k * shift) & open_
+        t = b0 & c
+        b0 ^= c
+        c = t
+        t = b1 & c
+        b1 ^= c
+        b2 ^= t
+    sel = open_
+    sel &= b0 if n & 1 else ~b0
+    sel &= b1 if n & 2 else ~b1
+    sel &= b2 if n & 4 else ~b2
+    return sel
+
+
+@hot
+def windows_with_slow(open_: int, stones: int, shift: int, inarow: int, n: int) -> int:
+    """The same for any ``inarow`` (dynamic programming over the window's cells: ``e[j]`` =
+    windows with ``j`` stones among the cells seen so far; a list, slower when compiled)."""
     e = [0] * (inarow + 1)
     e[0] = open_
     for k in range(inarow):
@@ -143,8 +167,8 @@ def weigh(mine: int, theirs: int, inarow: int, width: int, power: float, single:
     for n in range(1, inarow + 1):
         c = (rsh(mine, width * (n - 1)) & field) - (rsh(theirs, width * (n - 1)) & field)
         if c != 0:
-            if n == 1 and single >= 0.0:
-                total += c * single
+            if n == 1:
+                total += c * (single if single >= 0.0 else 1.0)  # 1 ** power == 1
             else:
                 total += c * float(n) ** power
     return total
@@ -189,11 +213,11 @@ def line_value_slow(me: int, other: int, board: int, rows: int, inarow: int, pow
         starts = window_starts(board, shift, inarow)
         w = open_windows(starts, other, shift, inarow)
         for n in range(1, inarow + 1):
-            cm[n] += popcnt(windows_with(w, me, shift, inarow, n))
+            cm[n] += popcnt(windows_with_slow(w, me, shift, inarow, n))
         if both:
             w = open_windows(starts, me, shift, inarow)
             for n in range(1, inarow + 1):
-                co[n] += popcnt(windows_with(w, other, shift, inarow, n))
+                co[n] += popcnt(windows_with_slow(w, other, shift, inarow, n))
     total = 0.0
     for n in range(1, inarow + 1):
         weight = single if (n == 1 and single >= 0.0) else float(n) ** power

@@ -17,7 +17,7 @@ under a colour swap; with ``parity_threat = parity_two = 0`` the score is exactl
 from __future__ import annotations
 
 from core.bitboard import board_mask, bottom_mask
-from heuristics.lines import direction, line_value, lsh, open_windows, popcnt, rsh, threat_cells, window_starts, windows_with
+from heuristics.lines import direction, line_diff, lsh, open_windows, popcnt, rsh, threat_cells, window_starts, windows_with
 from util.jit import hot
 
 
@@ -34,16 +34,19 @@ def parity_rows(rows: int, columns: int, first: bool) -> int:
 
 
 @hot
-def oddeven_side(me: int, other: int, mask: int, rows: int, columns: int, inarow: int, params, first: bool) -> float:
-    total = line_value(me, other, rows, columns, inarow, params[0], -1.0)
+def parity_extras(me: int, other: int, mask: int, rows: int, columns: int, inarow: int, params, first: bool) -> float:
+    """The odd/even terms of one player (the bitsquares part is added once for both)."""
     pair, parity_threat, parity_two = params[1], params[2], params[3]
     if pair == 0.0 and parity_threat == 0.0 and parity_two == 0.0:
-        return total
-    good = parity_rows(rows, columns, first)
+        return 0.0
     board = board_mask(rows, columns)
     threats = threat_cells(me, board & ~mask, rows, inarow)
+    total = 0.0
     if pair != 0.0:
         total += pair * popcnt(threats & rsh(threats, 1))
+    if parity_threat == 0.0 and parity_two == 0.0:
+        return total
+    good = parity_rows(rows, columns, first)
     if parity_threat != 0.0:
         total += parity_threat * popcnt(threats & good)
     if parity_two != 0.0 and inarow >= 2:
@@ -66,6 +69,6 @@ def oddeven(current: int, mask: int, rows: int, columns: int, inarow: int, param
     """params: (power, threat_pair, parity_threat, parity_two)."""
     other = current ^ mask
     first = popcnt(mask) % 2 == 0
-    return oddeven_side(current, other, mask, rows, columns, inarow, params, first) - oddeven_side(
-        other, current, mask, rows, columns, inarow, params, not first
-    )
+    lines = line_diff(current, other, rows, columns, inarow, params[0], -1.0, True)
+    return lines + (parity_extras(current, other, mask, rows, columns, inarow, params, first)
+                    - parity_extras(other, current, mask, rows, columns, inarow, params, not first))
