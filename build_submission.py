@@ -44,6 +44,7 @@ from util.clock import ClockPolicy  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "submissions" / "submission.py"
 VALIDATOR = ROOT / "util" / "bundle_validate.py"
+SIZE_WARNING = 5 * 2**20  # bytes
 
 
 class UsageError(Exception):
@@ -125,6 +126,8 @@ def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, A
         return target.cls(**kwargs), kwargs
     except (TypeError, ValueError) as exc:
         raise registry.SpecError(f"agent {target.label!r}: {exc}") from None
+    except Exception as exc:
+        raise BuildFailed(f"creating agent {target.label!r} failed: {type(exc).__name__}: {exc}") from None
 
 
 def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
@@ -172,7 +175,10 @@ def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, f
     data = None
     bundle_data = getattr(agent, "bundle_data", None)
     if callable(bundle_data):
-        value = bundle_data()
+        try:
+            value = bundle_data()
+        except Exception as exc:
+            raise BuildFailed(f"{target.label}.bundle_data() failed: {type(exc).__name__}: {exc}") from None
         if value is not None:
             try:
                 data = codec.roundtrip(value)
@@ -362,6 +368,8 @@ def run(argv: list[str] | None = None) -> int:
         shown = output
     print(f"built {shown}: agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
     print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, embedded data {facts['data']} characters, package {facts['prefix']}")
+    if facts["size"] > SIZE_WARNING:
+        facts["warnings"].append(f"the file is {facts['size'] / 2**20:.1f} MB: submissions above 5 to 10 MB have been reported to fail")
     for w in facts["warnings"]:
         print(f"  warning: {w}")
     if args.no_validate:
