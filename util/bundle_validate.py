@@ -92,8 +92,13 @@ def play(path: str, opponent: str, seat: int, seed: int) -> dict:
     }
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"bundle_validate: error: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -I util/bundle_validate.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("submission", help="the built .py file")
     parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
     parser.add_argument("--out", required=True, help="where to write the JSON report")
