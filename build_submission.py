@@ -258,7 +258,7 @@ def _wait(proc: subprocess.Popen, timeout: float) -> None:
         raise BuildFailed(f"validation took longer than {timeout:.0f} s; use fewer --games") from None
 
 
-def summarize(reports: list[dict], no_numba: dict) -> tuple[list[str], list[str]]:
+def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0) -> tuple[list[str], list[str]]:
     """Printable lines and the reasons validation fails (empty: passed)."""
     lines, failures = [], []
     for rep in reports + [no_numba]:
@@ -308,6 +308,11 @@ def summarize(reports: list[dict], no_numba: dict) -> tuple[list[str], list[str]
             f"  overage bank used: at most {worst['bank_used']:.2f} s of 60 in one game "
             f"(moves over actTimeout {worst['act_timeout']:g} s; later games reuse compiled kernels, Kaggle games do not)"
         )
+        if worst["bank_used"] > max_bank:
+            failures.append(f"one game used {worst['bank_used']:.1f} s of the 60 s overage bank (limit --max-bank {max_bank:g}): "
+                            "a slower machine would time out; compile less, or earlier")
+        elif worst["bank_used"] > 15:
+            lines.append(f"  warning: {worst['bank_used']:.1f} s of the bank in one game leaves little for a slower machine")
     nn = no_numba["games"]
     status = ", ".join(f"{g['status']} (reward {g['reward']})" for g in nn)
     nn_first = nn[0]["durations"][0] if nn and nn[0]["durations"] else float("nan")
@@ -341,6 +346,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=1, help="validation processes (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed for the opponents' randomness during validation")
     p.add_argument("--timeout", type=float, default=1800, help="seconds before validation gives up (default 1800)")
+    p.add_argument("--max-bank", type=float, default=45.0, metavar="SECONDS",
+                   help="fail when one validation game uses more of the 60 s overage bank (default 45)")
     p.add_argument("--no-validate", action="store_true", help="only build")
     p.add_argument("--list", action="store_true", help="list agents and their parameters with defaults, then exit")
     args = p.parse_args(argv)
@@ -377,7 +384,7 @@ def run(argv: list[str] | None = None) -> int:
     print(f"validating: {args.games} games against negamax and against random (seats alternating), in a process without the repo ...", flush=True)
     started = time.perf_counter()
     reports, no_numba = _run_validators(output, args.games, args.workers, args.seed, args.timeout)
-    lines, failures = summarize(reports, no_numba)
+    lines, failures = summarize(reports, no_numba, args.max_bank)
     print("\n".join(lines))
     print(f"  validation took {time.perf_counter() - started:.0f} s")
     if failures:

@@ -363,3 +363,50 @@ def test_agent_specs_and_module_class_forms_resolve():
     assert target.label == "random" and params == {"seed": "3"}
     target, _ = build_submission.resolve_agent("agents.random_agent:RandomAgent")
     assert target.module == "agents.random_agent" and target.cls.__name__ == "RandomAgent"
+
+
+def fake_reports(**game_changes) -> tuple[list[dict], dict]:
+    """Validation reports as util/bundle_validate.py writes them: one clean game per opponent."""
+    def game(opponent, seat):
+        g = {"opponent": opponent, "seat": seat, "status": "DONE", "reward": 1, "durations": [0.5, 0.01, 0.02],
+             "errors": [], "error_count": 0, "late": 0, "bank_used": 0.0, "act_timeout": 2.0}
+        return {**g, **game_changes} if opponent == "negamax" else g
+    load = {"callable": "agent", "argcount": 2, "load_s": 0.03, "errors": []}
+    main = {"load": load, "games": [game("negamax", 0), game("random", 1)], "numba_loaded": True}
+    no_numba = {"load": load, "games": [game("random", 0)], "numba_loaded": False, "no_numba": True}
+    return [main], no_numba
+
+
+def test_summary_of_clean_reports_passes():
+    import build_submission
+
+    lines, failures = build_submission.summarize(*fake_reports())
+    assert failures == []
+    assert any("vs negamax: 1 games, 1 won" in line for line in lines)
+    assert any("max 500 ms" in line and "our move 1 as first player against negamax" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "changes, reason",
+    [
+        ({"status": "TIMEOUT", "reward": None}, "timeouts 1"),
+        ({"status": "INVALID", "reward": None}, "invalid 1"),
+        ({"status": "ERROR", "reward": None}, "errors 1"),
+        ({"error_count": 1, "errors": ["[connectx] ERROR agent raised X"]}, "adapter errors 1"),
+        ({"bank_used": 50.0}, "overage bank"),
+    ],
+)
+def test_summary_fails_on_each_kind_of_problem(changes, reason):
+    import build_submission
+
+    _, failures = build_submission.summarize(*fake_reports(**changes))
+    assert any(reason in f for f in failures), failures
+
+
+def test_summary_fails_when_the_last_callable_is_not_agent():
+    import build_submission
+
+    reports, no_numba = fake_reports()
+    reports[0]["load"] = {**reports[0]["load"], "callable": "helper"}
+    _, failures = build_submission.summarize(reports, no_numba)
+    assert any("last callable is helper" in f for f in failures)
