@@ -45,19 +45,6 @@ except ImportError:  # pragma: no cover - the module is part of the repo
 _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
 
 
-def _late_position(shape: Shape) -> Position:
-    """A position a few plies before the end (quick to solve): it makes numba compile every
-    kernel the agent uses, with the same argument types."""
-    pos, col = Position.empty(shape), 0
-    while pos.ply < shape.cells - 10:
-        legal = [c for c in pos.legal_columns() if not pos.is_winning_move(c)]
-        if not legal:
-            break
-        col = legal[(col + 3) % len(legal)]
-        pos = pos.play(col)
-    return pos
-
-
 @dataclass
 class PerfectAgent:
     """Book, then exact solver, then depth-first search (see the module docstring)."""
@@ -155,15 +142,10 @@ class PerfectAgent:
         """Compile the solver's kernels (every path ``_solve`` uses), then the fallback search."""
         t0 = time.perf_counter()
         try:
-            if self._solver is not None and self._solver.compiled:
-                # Call each kernel entry directly: a compile left for later would happen in a
-                # move, behind numba's compiler lock while the fallback search compiles.
-                tiny = Solver(shape, 1024)
-                pos = _late_position(shape)
-                tiny.solve(pos, weak=True)
-                tiny.solve(pos, node_limit=5)
-                tiny._start(None)
-                tiny.k.probe(pos.current, pos.mask, pos.ply, -1, 0, *tiny._args())
+            if self._solver is not None:
+                # Every kernel entry now: a compile left for later would happen in a move,
+                # behind numba's compiler lock while the fallback search compiles.
+                self._solver.warm_up()
         except Exception as exc:  # never leave the agent waiting: the plain path still works
             print(f"[connectx] ERROR perfect: solver warm-up failed ({exc}); plain-Python solver", file=sys.stderr)
             self._solver = Solver(shape, min(self.tt_size, 1 << 20), use_numba=False)

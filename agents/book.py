@@ -1,0 +1,302 @@
+"""Build the opening book by solving positions, resumably and in parallel.
+
+    python -m agents.book build --side first --max-ply 6 --workers 2     # solve, append to the store
+    python -m agents.book pack                                           # store -> data/book_6x7x4.npz
+    python -m agents.book info                                           # what the store and book hold
+
+Which positions: only those where *we* move (``--side first``: even plies, ``second``: odd),
+reached by our book move and every opponent reply, breadth first, ply by ply. A position is
+expanded (its replies solved next) only when its own solve was slow (``--slow-nodes``): after
+a fast solve the rest of the game is fast too (the proof of the parent holds the proof of the
+children), and after an opponent's mistake the win comes quickly. So the book grows along the
+opponent's best replies, not 7 ** plies.
+
+The store (``data/book_6x7x4.store``) is a text file, one solved position a line, appended and
+flushed as each result arrives: ``<moves> <column> <score> <nodes> <seconds> <mode>`` (Pons
+notation, 1-based column of the move for that exact move string). A rerun skips the positions
+it holds (by symmetric key), so an interrupted build resumes. ``pack`` writes the agent's
+compact book (:mod:`agents.solver_book`): only positions whose solve was slow.
+
+Jobs run in this process, a local process pool (``--workers``), or Ray (``--backend ray``,
+``--address`` for a cluster); each worker keeps one solver and its table for all its jobs.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Optional
+
+from agents.solver import Solver
+from agents.solver_book import Book, default_path
+from core.position import Position
+from core.shape import STANDARD, Shape
+
+MODES = ("weak", "strong", "given")
+# Published first-move result (Pons' blog, data/pons/PROVENANCE.md): the centre wins, score +1.
+# Solving the empty board takes hours here; ``build --given-root`` records this instead.
+GIVEN_ROOT = ("", 4, 1)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One solved position of the store."""
+
+    moves: str  # Pons notation from the empty board
+    column: int  # 1-based best move for ``moves`` as written
+    score: int  # exact score (strong), its sign (weak), or the published score (given)
+    nodes: int  # nodes the solve took (0 for given)
+    seconds: float  # wall time of the solve
+    mode: str  # weak | strong | given
+
+    def line(self) -> str:
+        return f"{self.moves or '-'} {self.column} {self.score} {self.nodes} {self.seconds:.3f} {self.mode}\n"
+
+
+def parse_line(text: str) -> Optional[Record]:
+    """A store line, or None for a malformed one (a line cut short by an interrupt)."""
+    parts = text.split()
+    if len(parts) != 6 or parts[5] not in MODES:
+        return None
+    try:
+        moves = "" if parts[0] == "-" else parts[0]
+        return Record(moves, int(parts[1]), int(parts[2]), int(parts[3]), float(parts[4]), parts[5])
+    except ValueError:
+        return None
+
+
+def default_store(shape: Shape) -> Path:
+    return default_path(shape).with_suffix(".store")
+
+
+class Store:
+    """The append-only store, indexed by symmetric key."""
+
+    def __init__(self, path: Path, shape: Shape) -> None:
+        self.path, self.shape = path, shape
+        self.records: dict[int, Record] = {}
+        self.bad_lines = 0
+        if path.is_file():
+            for text in path.read_text().splitlines():
+                rec = parse_line(text)
+                if rec is None:
+                    self.bad_lines += bool(text.strip())
+                    continue
+                try:
+                    self.records[Position.from_moves(rec.moves, shape).symmetric_key()] = rec
+                except ValueError:
+                    self.bad_lines += 1
+
+    def get(self, position: Position) -> Optional[Record]:
+        return self.records.get(position.symmetric_key())
+
+    def add(self, position: Position, rec: Record) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a") as f:  # append + flush: a crash loses at most the line in flight
+            f.write(rec.line())
+            f.flush()
+        self.records[position.symmetric_key()] = rec
+
+
+def book_move(position: Position, rec: Record) -> int:
+    """The record's move (0-based) for ``position``, which is the record's position or its mirror."""
+    col = rec.column - 1
+    if Position.from_moves(rec.moves, position.shape) != position:
+        col = position.shape.columns - 1 - col
+    return col
+
+
+# --- the worker side --------------------------------------------------------------------------
+_WORKER: dict[tuple, Solver] = {}  # this worker process's solver (its table serves every job)
+
+
+def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, int, int, float]:
+    """``(moves, shape, weak, tt_size) -> (column 0-based, score, nodes, seconds)``."""
+    moves, dims, weak, tt_size = job
+    shape = Shape(*dims)
+    key = (dims, tt_size)
+    if key not in _WORKER:
+        _WORKER.clear()
+        _WORKER[key] = Solver(shape, tt_size)
+        _WORKER[key].warm_up()  # the compile stays out of the first job's time
+    solver = _WORKER[key]
+    t0 = time.perf_counter()
+    col, score = solver.best_move(Position.from_moves(moves, shape), weak=weak)  # type: ignore[misc]
+    return col, score, solver.nodes, time.perf_counter() - t0
+
+
+# --- the driver -------------------------------------------------------------------------------
+def roots(side: str, shape: Shape) -> list[tuple[str, Position]]:
+    empty = Position.empty(shape)
+    if side == "first":
+        return [("", empty)]
+    seen: dict[int, tuple[str, Position]] = {}
+    for col in range(shape.columns):
+        child = empty.play(col)
+        seen.setdefault(child.symmetric_key(), (str(col + 1), child))
+    return sorted(seen.values(), key=lambda mp: mp[0])
+
+
+def build(args: argparse.Namespace, out=sys.stdout) -> int:
+    """Breadth-first over our positions up to ``args.max_ply``; returns positions solved now."""
+    from util.backends import Runner, interrupt_on_sigterm
+
+    shape: Shape = args.shape
+    store = Store(args.store, shape)
+    if args.given_root and args.side == "first" and store.get(Position.empty(shape)) is None:
+        if shape != STANDARD:
+            raise ValueError("--given-root is the published 6x7x4 result; other shapes must solve the root")
+        moves, col, score = GIVEN_ROOT
+        store.add(Position.empty(shape), Record(moves, col, score, 0, 0.0, "given"))
+    frontier = dict(roots(args.side, shape))  # moves -> position
+    stop_at = time.monotonic() + args.time_limit if args.time_limit else None
+    solved = 0
+    interrupt_on_sigterm()
+    with Runner(args.workers, args.backend, args.address) as runner:
+        while frontier:
+            ply = next(iter(frontier.values())).ply
+            if ply > args.max_ply:
+                break
+            todo = [m for m, p in frontier.items() if store.get(p) is None]
+            print(f"ply {ply}: {len(frontier)} positions, {len(todo)} to solve", file=out, flush=True)
+            jobs = _jobs(todo, shape, args, stop_at)
+            for job, result in runner.run(jobs, solve_job):
+                if isinstance(result, Exception):
+                    print(f"book: {job[0]}: {type(result).__name__}: {result}", file=sys.stderr, flush=True)
+                    continue
+                col, score, nodes, seconds = result
+                rec = Record(job[0], col + 1, score, nodes, seconds, "weak" if args.weak else "strong")
+                store.add(frontier[job[0]], rec)
+                solved += 1
+                print(f"  {job[0] or '-'}: column {col + 1} score {score} nodes {nodes:,} {seconds:.1f}s", file=out, flush=True)
+            if stop_at is not None and time.monotonic() >= stop_at:
+                print("time limit reached: rerun to resume", file=out, flush=True)
+                break
+            frontier = _next_frontier(store, frontier, args.slow_nodes)
+    return solved
+
+
+def _jobs(todo: list[str], shape: Shape, args: argparse.Namespace, stop_at: Optional[float]) -> Iterator[tuple]:
+    """Jobs, lazily: the process backend asks for one more as one finishes, so the time limit
+    stops new jobs (Ray submits all at once: use --time-limit with the process backend)."""
+    dims = (shape.rows, shape.columns, shape.inarow)
+    for moves in todo:
+        if stop_at is not None and time.monotonic() >= stop_at:
+            return
+        yield (moves, dims, args.weak, args.tt_size)
+
+
+def _next_frontier(store: Store, frontier: dict[str, Position], slow_nodes: int) -> dict[str, Position]:
+    out: dict[int, tuple[str, Position]] = {}
+    for moves, pos in frontier.items():
+        rec = store.get(pos)
+        if rec is None or (rec.mode != "given" and rec.nodes < slow_nodes):
+            continue
+        col = book_move(pos, rec)
+        after = pos.play(col)
+        if after.is_terminal():
+            continue
+        for reply in after.legal_columns():
+            child = after.play(reply)
+            if not child.is_terminal():
+                out.setdefault(child.symmetric_key(), (f"{moves}{col + 1}{reply + 1}", child))
+    return dict(sorted(out.values(), key=lambda mp: mp[0]))
+
+
+def pack(store: Store, slow_nodes: int) -> Book:
+    """The agent's book: every given entry and every position whose solve was slow."""
+    entries: dict[int, tuple[int, int]] = {}
+    shape = store.shape
+    for sym, rec in store.records.items():
+        if rec.mode != "given" and rec.nodes < slow_nodes:
+            continue
+        pos = Position.from_moves(rec.moves, shape)
+        col = rec.column - 1
+        if pos.key() != sym:  # store the move in the orientation of the symmetric key
+            col = shape.columns - 1 - col
+        entries[sym] = (col, rec.score)
+    return Book.from_entries(shape, entries)
+
+
+def info(store: Store, book_path: Path, out=sys.stdout) -> None:
+    by_ply: dict[int, list[Record]] = {}
+    for rec in store.records.values():
+        by_ply.setdefault(len(rec.moves), []).append(rec)
+    print(f"store {store.path}: {len(store.records)} positions" + (f", {store.bad_lines} bad lines skipped" if store.bad_lines else ""), file=out)
+    for ply in sorted(by_ply):
+        recs = by_ply[ply]
+        secs = [r.seconds for r in recs]
+        print(f"  ply {ply:2d}: {len(recs):6d} solved, {sum(secs):9.1f} s in all, max {max(secs):7.1f} s, "
+              f"mean nodes {sum(r.nodes for r in recs) / len(recs):,.0f}", file=out)
+    if book_path.is_file():
+        book = Book.load(book_path)
+        print(f"book {book_path}: {len(book)} entries, {book_path.stat().st_size:,} bytes", file=out)
+    else:
+        print(f"book {book_path}: not built (run pack)", file=out)
+
+
+# --- CLI --------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"book: error: {message}\n")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    from agents.solver import parse_shape
+
+    parser = _Parser(prog="python -m agents.book", description="Build, pack and inspect the perfect agent's opening book.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = _Parser(add_help=False)
+    common.add_argument("--shape", type=parse_shape, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    common.add_argument("--store", type=Path, default=None, help="store file (default data/book_<shape>.store)")
+    common.add_argument("--book", type=Path, default=None, help="packed book (default data/book_<shape>.npz)")
+    common.add_argument("--slow-nodes", type=int, default=3_000_000,
+                        help="a solve with at least this many nodes is slow: kept in the book and expanded (default 3M, about 1 s)")
+    b = sub.add_parser("build", parents=[common], help="solve positions breadth first and append them to the store")
+    b.add_argument("--side", choices=("first", "second"), default="first", help="whose positions (default first)")
+    b.add_argument("--max-ply", type=int, required=True, help="solve positions up to this ply")
+    b.add_argument("--weak", action="store_true", help="weak solves (win/draw/loss): faster, the move still keeps the value")
+    b.add_argument("--given-root", action="store_true", help="6x7x4 first side: record the published root move (centre) instead of solving it")
+    b.add_argument("--workers", type=int, default=1, help="local processes, or CPUs for a local Ray (default 1: this process)")
+    b.add_argument("--backend", choices=("process", "ray"), default="process", help="process pool (default) or Ray")
+    b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
+    b.add_argument("--time-limit", type=float, default=0.0, help="start no new job after this many seconds (0: none)")
+    b.add_argument("--tt-size", type=int, default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
+    sub.add_parser("pack", parents=[common], help="write the agent's book from the store's slow positions")
+    sub.add_parser("info", parents=[common], help="summarize the store and the book")
+    args = parser.parse_args(argv)
+    args.store = args.store or default_store(args.shape)
+    args.book = args.book or default_path(args.shape)
+    if args.slow_nodes < 0:
+        parser.error("--slow-nodes must be at least 0")
+    if args.command == "build" and (args.max_ply < 0 or args.workers < 1 or args.tt_size < 1024 or args.time_limit < 0):
+        parser.error("--max-ply and --time-limit must be >= 0, --workers >= 1, --tt-size >= 1024")
+    if args.command == "build" and args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--backend ray needs the ray package (pip install ray)")
+    try:
+        store = Store(args.store, args.shape)
+        if args.command == "build":
+            solved = build(args)
+            print(f"solved {solved} positions; store {args.store} holds {len(Store(args.store, args.shape).records)}")
+        elif args.command == "pack":
+            book = pack(store, args.slow_nodes)
+            book.save(args.book)
+            print(f"book {args.book}: {len(book)} entries of {len(store.records)} solved, {args.book.stat().st_size:,} bytes")
+        else:
+            info(store, args.book)
+    except KeyboardInterrupt:
+        print("interrupted: the store keeps every finished position; rerun to resume", file=sys.stderr)
+        return 130
+    except (OSError, ValueError) as exc:
+        print(f"book: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
