@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import typing
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -114,14 +113,7 @@ def parse_pairs(items: list[str], option: str) -> dict[str, str]:
 def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The agent built with ``params`` (strings converted to each field's type, as the
     registry does), and the converted parameters to embed."""
-    fields = {f.name: f for f in dataclasses.fields(target.cls) if f.init and not f.name.startswith("_")}
-    hints = typing.get_type_hints(target.cls)
-    kwargs = {}
-    for key, value in params.items():
-        if key not in fields:
-            valid = ", ".join(sorted(fields)) or "(none)"
-            raise registry.SpecError(f"agent {target.label!r} has no parameter {key!r}; valid parameters: {valid}")
-        kwargs[key] = registry._convert(target.label, key, value, hints.get(key), registry._default(fields[key]))
+    kwargs = registry.convert_params(target.cls, target.label, params)
     try:
         return target.cls(**kwargs), kwargs
     except (TypeError, ValueError) as exc:

@@ -95,17 +95,24 @@ def _convert(name: str, key: str, value: Any, annotation: Any, default: Any) -> 
         raise SpecError(f"parameter {key}={value!r} of agent {name!r} must be a {target.__name__}") from None
 
 
-def make(name: str, **params: Any) -> Any:
-    """Build agent ``name`` with ``params`` (strings are converted to the field's type)."""
-    cls = agent_class(name)
+def convert_params(cls: type, label: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
+    field's type. ``label`` names the agent in error messages."""
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for key, value in params.items():
         if key not in fields:
             valid = ", ".join(sorted(fields)) or "(none)"
-            raise SpecError(f"agent {name!r} has no parameter {key!r}; valid parameters: {valid}")
-        kwargs[key] = _convert(name, key, value, hints.get(key), _default(fields[key]))
+            raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
+        kwargs[key] = _convert(label, key, value, hints.get(key), _default(fields[key]))
+    return kwargs
+
+
+def make(name: str, **params: Any) -> Any:
+    """Build agent ``name`` with ``params`` (strings are converted to the field's type)."""
+    cls = agent_class(name)
+    kwargs = convert_params(cls, name, params)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:
