@@ -20,12 +20,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-import agents.dfs_search as kernel_module
+import agents.dfs_search as K
 from agents.dfs_search import WIN_BASE
 from core.position import Position
 from core.shape import Shape
 from heuristics import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
-from util.jit import kernels, numba_enabled
+from util.jit import numba_enabled
 
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
@@ -48,6 +48,7 @@ class DepthFirstAgent:
     max_depth: int = 0  # fixed search depth in plies; 0 deepens until the deadline or the exact value
     tt_bits: int = 20  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
+    tt_depth: int = 3  # use the transposition table at nodes with at least this depth left
     time_safety: float = 0.85  # fraction of the time left an iteration may plan to use
     # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
@@ -98,24 +99,18 @@ class DepthFirstAgent:
 
     def choose(self, position: Position, deadline: float) -> int:
         shape = position.shape
-        ns = kernels(kernel_module, shape.bits)
-        compiled = ns is not kernel_module
+        compiled = numba_enabled(shape.bits)
+        search = K.compiled_node(self.heuristic) if compiled else K.node
         self._ensure_tables(shape, compiled)
-        key, depth_, flag, value, move = self._tables
-        rows, columns = shape.rows, shape.columns
-        cells = shape.cells
-        cfg_values = [rows, columns, shape.inarow, HEURISTIC_IDS[self.heuristic], position.ply,
-                      1 if self.PVS else 0, self.order_depth, shape.board_mask, shape.bottom_mask]
-        if compiled:
-            cfg = np.array(cfg_values, dtype=np.int64)
-            order = np.array(shape.center_order(), dtype=np.int64)
-            buf = np.zeros((cells + 1) * columns, dtype=np.int64)
-            params = self._params
-            stats = np.zeros(4, dtype=np.int64)
-        else:
-            cfg, order, buf = cfg_values, list(shape.center_order()), [0] * ((cells + 1) * columns)
-            params, stats = [float(x) for x in self._params], [0, 0, 0, 0]
-        empties = cells - position.ply
+        ints, floats = self._tables
+        ints[K.ROOT_PLY] = position.ply
+        ints[K.PVS] = 1 if self.PVS else 0
+        ints[K.ORDER_DEPTH] = self.order_depth
+        ints[K.TT_DEPTH] = self.tt_depth
+        ints[K.KIND] = HEURISTIC_IDS[self.heuristic]
+        for i, x in enumerate(self._params):
+            floats[i] = float(x)
+        empties = shape.cells - position.ply
         limit = empties if self.max_depth == 0 else min(self.max_depth, empties)
         if self._speed <= 0.0:
             self._speed = 1.0e6 if compiled else 2.0e4
@@ -124,42 +119,54 @@ class DepthFirstAgent:
             now = time.perf_counter()
             budget = int(self._speed * max(0.0, deadline - now) * self.time_safety)
             if depth == 1:
-                budget = max(budget, 64 * columns)  # depth 1 always finishes: a move is certain
+                budget = max(budget, 64 * shape.columns)  # depth 1 always finishes: a move is certain
             elif budget < 1:
                 break
-            stats[0], stats[1], stats[2], stats[3] = 0, budget, 0, -1
-            v = ns.node(position.current, position.mask, position.ply, depth, -kernel_module.INF,
-                        kernel_module.INF, cfg, order, params, buf, key, depth_, flag, value, move, stats)
+            ints[K.NODES], ints[K.LIMIT], ints[K.ABORTED], ints[K.BEST] = 0, budget, 0, -1
+            v = search(position.current, position.mask, position.ply, depth, -K.INF, K.INF, ints, floats)
             elapsed = time.perf_counter() - now
-            total += int(stats[0])
-            if stats[2]:
+            nodes = int(ints[K.NODES])
+            total += nodes
+            if ints[K.ABORTED]:
                 break
             if elapsed > 0.005:
-                self._speed = stats[0] / elapsed
-            best_move, best_value, best_depth = int(stats[3]), float(v), depth
+                self._speed = nodes / elapsed
+            best_move, best_value, best_depth = int(ints[K.BEST]), float(v), depth
             if abs(best_value) >= WIN_BASE:
                 break  # a proven win or loss: deeper search cannot change it
         if best_move < 0 or not position.can_play(best_move):
             best_move = next(c for c in shape.center_order() if position.can_play(c))
         exact = abs(best_value) >= WIN_BASE or best_depth >= empties
         self._info = {"depth": best_depth, "score": best_value, "nodes": total, "exact": exact,
-                      "speed": self._speed}
+                      "speed": float(self._speed)}
         if exact:
             self._info["pons_score"] = pons_score(best_value)
         return best_move
 
     # --- internals ------------------------------------------------------------------------
     def _ensure_tables(self, shape: Shape, compiled: bool) -> None:
+        """The two kernel arrays (layout in :mod:`agents.dfs_search`), kept across moves and
+        games of one shape: table entries stay valid (exact keys, values of the position)."""
         if self._tables is not None and self._shape == (shape, compiled):
             return
         bits = self.tt_bits if compiled else min(self.tt_bits, 18)
         size = _prime_below(1 << bits)
+        columns = shape.columns
+        buf = K.ORDER + columns
+        tt = buf + (shape.cells + 1) * columns
+        header = [0] * tt
+        header[K.ROWS], header[K.COLUMNS], header[K.INAROW] = shape.rows, columns, shape.inarow
+        header[K.BOARD], header[K.BOTTOM] = shape.board_mask, shape.bottom_mask
+        header[K.SIZE], header[K.BUF], header[K.TT] = size, buf, tt
+        header[K.ORDER:K.ORDER + columns] = shape.center_order()
         if compiled:
-            self._tables = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int16),
-                            np.zeros(size, dtype=np.int8), np.zeros(size, dtype=np.float64),
-                            np.zeros(size, dtype=np.int8))
+            ints = np.full(tt + 2 * size, -1, dtype=np.int64)
+            ints[:tt] = header
+            floats = np.zeros(K.PARAMS + size, dtype=np.float64)
         else:
-            self._tables = ([-1] * size, [0] * size, [0] * size, [0.0] * size, [0] * size)
+            ints = header + [-1] * (2 * size)
+            floats = [0.0] * (K.PARAMS + size)
+        self._tables = (ints, floats)
         self._shape = (shape, compiled)
         self._speed = 0.0
 

@@ -18,31 +18,43 @@ under a cell where the opponent completes a line loses at once; if the opponent 
 can play to win, only blocking it matters; two such cells lose. Moves are tried in the order:
 table move, then by the number of threat cells the move creates, then centre first.
 
-Time: numba cannot read a clock cheaply, so a call gets a node limit (``stats[1]``) instead;
-past it the search sets ``stats[2]`` and unwinds without writing the table. The driver in
+Time: numba cannot read a clock cheaply, so a call gets a node limit (``ints[LIMIT]``)
+instead; past it the search sets ``ints[ABORTED]`` and unwinds without writing the table. The driver in
 :mod:`agents.alphabeta` turns the remaining time into a node limit from the speed it measured.
 
-Arrays (numpy when compiled, Python lists on the plain path, where list indexing is several
-times faster and keys above 63 bits fit):
-- ``cfg`` int: rows, columns, inarow, heuristic id, root ply, PVS flag, ordering depth,
-  board mask, bottom mask (the masks precomputed: loops over columns cost at every node);
-- ``order`` int: the columns centre first;
-- ``buf`` int, ``(cells + 1) * columns``: per-ply move list scratch (no allocation per node);
-- ``tt_key``, ``tt_depth``, ``tt_flag``, ``tt_value``, ``tt_move``: the table, indexed by
-  ``key % size`` (same index on both paths), always replaced;
-- ``stats`` int: nodes, node limit, aborted flag, best root move.
+Two arrays carry everything (numpy when compiled, Python lists on the plain path, where list
+indexing is several times faster and keys above 63 bits fit). Few array arguments matter:
+numba passes each array as a struct and touches its reference count on every call.
+- ``ints`` (int): the settings at the fixed slots below, the centre-first column order at
+  ``ints[ORDER..]``, per-ply move lists at ``ints[ints[BUF] + ply * columns ..]`` (no
+  allocation per node), and the table at ``ints[ints[TT] + 2 * slot]``: the exact key and
+  ``depth << 10 | flag << 8 | move + 1`` side by side (one cache line);
+- ``floats``: the heuristic's parameters at ``floats[0..]`` (so the array is also the
+  ``params`` of :func:`heuristics.evaluate.evaluate`) and table values at
+  ``floats[PARAMS + slot]``.
+The table has ``ints[SIZE]`` slots, indexed by ``key % size`` (the same on both paths) and
+always replaced.
 """
 from __future__ import annotations
+
+import sys
+import types
 
 from core.bitboard import move_bit
 from heuristics.evaluate import evaluate
 from heuristics.lines import popcnt, threat_cells
-from util.jit import hot
+from util.jit import compiled, hot, is_hot
 
 WIN_BASE = 1.0e6
 INF = 1.0e9
 NULL_WINDOW = 1.0e-7  # width of the PVS scout window; any positive width is exact
 EXACT, LOWER, UPPER = 0, 1, 2
+
+# Slots of ``ints``.
+ROWS, COLUMNS, INAROW, KIND, ROOT_PLY, PVS, ORDER_DEPTH, BOARD, BOTTOM = 0, 1, 2, 3, 4, 5, 6, 7, 8
+NODES, LIMIT, ABORTED, BEST, SIZE, BUF, TT, TT_DEPTH = 9, 10, 11, 12, 13, 14, 15, 16
+ORDER = 17  # first slot of the column order
+PARAMS = 16  # floats[0:PARAMS] hold the heuristic's parameters
 
 
 @hot
@@ -63,33 +75,38 @@ def column_of(bit: int, rows: int) -> int:
 
 
 @hot
-def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: float,
-         cfg, order, params, buf, tt_key, tt_depth, tt_flag, tt_value, tt_move, stats) -> float:
+def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: float, ints, floats) -> float:
     """Fail-soft value of the position (``current``: side to move's stones) within
     ``(alpha, beta)``; see the module docstring for the model and the arrays."""
-    stats[0] += 1
-    if stats[0] > stats[1]:
-        stats[2] = 1
+    ints[NODES] += 1
+    if ints[NODES] > ints[LIMIT]:
+        ints[ABORTED] = 1
         return 0.0
-    rows = cfg[0]
-    columns = cfg[1]
-    inarow = cfg[2]
+    rows = ints[ROWS]
+    columns = ints[COLUMNS]
+    inarow = ints[INAROW]
     cells = rows * columns
-    root = ply == cfg[4]
-    board = cfg[7]
-    bottom = cfg[8]
+    root = ply == ints[ROOT_PLY]
+    board = ints[BOARD]
+    bottom = ints[BOTTOM]
     empty = board & ~mask
     possible = (mask + bottom) & board
-    wins = threat_cells(current, empty, rows, inarow) & possible
-    if wins != 0:
-        if root:
-            stats[3] = column_of(wins & -wins, rows)
-        return win_score(ply, cells)
+    if root:
+        # Below the root this test is never true: a parent only plays moves after which the
+        # side to move (its opponent) has no playable threat cell (see ``threats`` below).
+        wins = threat_cells(current, empty, rows, inarow) & possible
+        if wins != 0:
+            ints[BEST] = column_of(wins & -wins, rows)
+            return win_score(ply, cells)
     if possible == 0:
         return 0.0
     if depth == 0:
-        return evaluate(cfg[3], current, mask, rows, columns, inarow, params)
+        return evaluate(ints[KIND], current, mask, rows, columns, inarow, floats)
     other = current ^ mask
+    # The opponent's threat cells. Every child we search is either the block of its only
+    # playable one or a move that leaves none playable (moves right under one are scored
+    # without search), and our stone adds no threat of theirs: so no child starts with a win
+    # for its side to move, and children skip that test.
     threats = threat_cells(other, empty, rows, inarow)
     forced = threats & possible
     lose = -win_score(ply + 1, cells)  # the opponent wins with its next stone
@@ -97,7 +114,7 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
         if forced & (forced - 1):
             # Two cells the opponent can play to win: whatever we block, it plays the other.
             if root:
-                stats[3] = column_of(forced & -forced, rows)
+                ints[BEST] = column_of(forced & -forced, rows)
             return lose
         # Any other move lets the opponent win at once (value ``lose``); blocking is worth at
         # least ``lose`` (at worst the block opens a cell above it, the same loss), so the
@@ -113,33 +130,33 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
         best_move = column_of(losing & -losing, rows)
         if candidates == 0 or best >= beta:
             if root:
-                stats[3] = best_move
+                ints[BEST] = best_move
             return best
 
+    # The table is used at nodes with at least ints[TT_DEPTH] plies left: nodes next to the
+    # leaves are many and cheap to search again, and a probe there is mostly a cache miss.
+    use_tt = depth >= ints[TT_DEPTH]
     key = current + mask + bottom  # core.bitboard.position_key
-    size = len(tt_key)
-    slot = key % size
+    slot = key % ints[SIZE]
+    at = ints[TT] + 2 * slot
     tt_mv = -1
-    if tt_key[slot] == key:
-        tt_mv = tt_move[slot]
-        if tt_depth[slot] >= depth:
-            v = tt_value[slot]
-            flag = tt_flag[slot]
-            if flag == EXACT:
+    if use_tt and ints[at] == key:
+        meta = ints[at + 1]
+        tt_mv = (meta & 255) - 1
+        if (meta >> 10) >= depth:
+            v = floats[PARAMS + slot]
+            flag = (meta >> 8) & 3
+            if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 if root:
-                    stats[3] = tt_mv
-                return v
-            if flag == LOWER and v >= beta:
-                return v
-            if flag == UPPER and v <= alpha:
+                    ints[BEST] = tt_mv
                 return v
 
-    # Move list for this ply in buf[ply * columns ...]: table move first, then by threats made.
-    base = ply * columns
+    # Move list for this ply: table move first, then by threats made, then centre first.
+    base = ints[BUF] + ply * columns
     n = 0
-    sort = depth >= cfg[6]
+    sort = depth >= ints[ORDER_DEPTH]
     for i in range(columns):
-        col = order[i]
+        col = ints[ORDER + i]
         bit = move_bit(mask, rows, col)
         if (candidates & bit) == 0:
             continue
@@ -151,29 +168,26 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
             score = columns - i
         # insertion sort, descending, stable (centre order on ties)
         j = n
-        while j > 0 and (buf[base + j - 1] >> 8) < score:
-            buf[base + j] = buf[base + j - 1]
+        while j > 0 and (ints[base + j - 1] >> 8) < score:
+            ints[base + j] = ints[base + j - 1]
             j -= 1
-        buf[base + j] = (score << 8) | col
+        ints[base + j] = (score << 8) | col
         n += 1
 
     alpha0 = alpha
     if best > alpha:
         alpha = best
-    pvs = cfg[5] != 0
+    pvs = ints[PVS] != 0
     for i in range(n):
-        col = buf[base + i] & 255
+        col = ints[base + i] & 255
         bit = move_bit(mask, rows, col)
         if pvs and i > 0:
-            v = -node(other, mask | bit, ply + 1, depth - 1, -alpha - NULL_WINDOW, -alpha,
-                      cfg, order, params, buf, tt_key, tt_depth, tt_flag, tt_value, tt_move, stats)
-            if v > alpha and v < beta and stats[2] == 0:
-                v = -node(other, mask | bit, ply + 1, depth - 1, -beta, -alpha,
-                          cfg, order, params, buf, tt_key, tt_depth, tt_flag, tt_value, tt_move, stats)
+            v = -node(other, mask | bit, ply + 1, depth - 1, -alpha - NULL_WINDOW, -alpha, ints, floats)
+            if v > alpha and v < beta and ints[ABORTED] == 0:
+                v = -node(other, mask | bit, ply + 1, depth - 1, -beta, -alpha, ints, floats)
         else:
-            v = -node(other, mask | bit, ply + 1, depth - 1, -beta, -alpha,
-                      cfg, order, params, buf, tt_key, tt_depth, tt_flag, tt_value, tt_move, stats)
-        if stats[2] != 0:
+            v = -node(other, mask | bit, ply + 1, depth - 1, -beta, -alpha, ints, floats)
+        if ints[ABORTED] != 0:
             return 0.0
         if v > best:
             best = v
@@ -189,11 +203,42 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
         flag = LOWER
     else:
         flag = EXACT
-    tt_key[slot] = key
-    tt_depth[slot] = depth
-    tt_flag[slot] = flag
-    tt_value[slot] = best
-    tt_move[slot] = best_move
+    if use_tt:
+        ints[at] = key
+        ints[at + 1] = (depth << 10) | (flag << 8) | (best_move + 1)
+        floats[PARAMS + slot] = best
     if root:
-        stats[3] = best_move
+        ints[BEST] = best_move
     return best
+
+
+# Compiled searches, one per heuristic, built once and never changed (like util.jit's cache):
+# sharing them shares no mutable state between agents.
+_SPECIALIZED: dict[str, object] = {}
+
+
+def compiled_node(heuristic: str):
+    """A numba-compiled :func:`node` whose ``evaluate`` is the one heuristic ``heuristic``.
+
+    :func:`util.jit.compiled` would compile the full dispatcher and with it every heuristic
+    (tens of seconds); this copy compiles only what the chosen heuristic reaches. Same source,
+    same results (``kind`` is ignored by the stand-in). Raises ImportError without numba.
+    """
+    if heuristic in _SPECIALIZED:
+        return _SPECIALIZED[heuristic]
+    import numba
+
+    import heuristics.evaluate as ev
+
+    module = sys.modules[__name__]
+    glob = dict(module.__dict__)
+    for key, value in list(glob.items()):
+        if is_hot(value) and value.__module__ != __name__:
+            glob[key] = getattr(compiled(value.__module__), value.__name__)
+    glob["evaluate"] = getattr(compiled(ev), "evaluate_" + heuristic)
+    for key in ("win_score", "column_of", "node"):  # every hot function defined here
+        fn = getattr(module, key)
+        copy = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
+        glob[key] = numba.njit(nogil=True)(copy)
+    _SPECIALIZED[heuristic] = glob["node"]
+    return glob["node"]

@@ -32,22 +32,45 @@ def lsh(x: int, n: int) -> int:
     return x << n
 
 
+def bit_count(x: int) -> int:
+    """Set bits of a non-negative int. Plain Python: ``int.bit_count`` (any size). Compiled:
+    the CPU's popcount instruction through the numba overload registered below."""
+    return int(x).bit_count()
+
+
+def _register_bit_count() -> None:
+    """Teach numba :func:`bit_count` as LLVM's ``ctpop`` (one instruction instead of the ~12 of
+    a bit-twiddling popcount; heuristics count bits in every window direction at every leaf)."""
+    try:
+        from numba import types
+        from numba.extending import intrinsic, overload
+    except Exception:  # numba missing or broken: the plain path needs none of this
+        return
+
+    @intrinsic
+    def _ctpop(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return x(x), codegen
+
+    @overload(bit_count)
+    def _bit_count_impl(x):
+        if isinstance(x, types.Integer):
+            return lambda x: _ctpop(x)
+        return None
+
+
+_register_bit_count()
+
+
 @hot
 def popcnt(x: int) -> int:
-    """Number of set bits of a non-negative ``x`` (SWAR on 62-bit chunks: numba-friendly
-    constants below 2**63, and exact for big Python ints)."""
-    total = 0
-    while x != 0:
-        y = x & 0x3FFFFFFFFFFFFFFF
-        x = rsh(x, 62)
-        y = y - ((y >> 1) & 0x5555555555555555)
-        y = (y & 0x3333333333333333) + ((y >> 2) & 0x3333333333333333)
-        y = (y + (y >> 4)) & 0x0F0F0F0F0F0F0F0F
-        y = y + (y >> 8)
-        y = y + (y >> 16)
-        y = y + (y >> 32)
-        total += y & 0x7F
-    return total
+    """Number of set bits of a non-negative ``x``."""
+    return bit_count(x)
 
 
 @hot
