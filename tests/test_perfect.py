@@ -1,0 +1,125 @@
+"""The perfect agent: book moves, value-keeping solver moves checked by an outside solver,
+legal and timely moves without numba, embedded data, whole games from mid-game positions."""
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.perfect import PerfectAgent
+from agents.solver import Solver
+from agents.solver_book import Book
+from core import Position, Shape
+from util import codec
+
+PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+
+
+def pons(name: str, every: int) -> list[tuple[str, int]]:
+    lines = [ln.split() for ln in (PONS / name).read_text().split("\n") if ln.strip()]
+    return [(m, int(s)) for m, s in lines[::every]]
+
+
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+@pytest.fixture(scope="module")
+def judge() -> Solver:
+    return Solver(tt_size=1 << 22)
+
+
+@pytest.fixture(scope="module")
+def agent() -> PerfectAgent:
+    a = PerfectAgent(book="none", tt_size=1 << 22, background_compile=False, fallback="rule")
+    a.choose(Position.from_moves("4444"), time.perf_counter() + 30)  # compile outside the timed moves
+    return a
+
+
+def test_solver_moves_are_optimal_within_the_deadline(agent, judge):
+    """Positions the solver proves in time: the strong pass picks a move with the exact score."""
+    for moves, expected in pons("Test_L2_R2", 50) + pons("Test_L1_R1", 100):
+        pos = Position.from_moves(moves)
+        t0 = time.perf_counter()
+        col = agent.choose(pos, t0 + 1.75)
+        assert time.perf_counter() - t0 < 1.75 + 1.0  # hard limit, generous margin
+        assert agent.info()["source"] in ("solver", "solver-weak"), agent.info()
+        scores = judge.child_scores(pos)
+        assert sign(scores[col]) == sign(expected), (moves, col, scores)
+        if agent.info()["source"] == "solver":
+            assert scores[col] == expected, (moves, col, scores)
+
+
+def test_book_move_served_and_mirrored():
+    pos = Position.from_moves("4")  # second player to move
+    shape = pos.shape
+    sym = pos.symmetric_key()
+    col_in_key = 2 if pos.key() == sym else shape.columns - 1 - 2  # store "play column 2 here"
+    book = Book.from_entries(shape, {sym: (col_in_key, -1)})
+    a = PerfectAgent(book="none", tt_size=1 << 16)
+    a.use_data(codec.unpack(codec.pack(book.to_data())))
+    assert a.choose(pos, time.perf_counter() + 1.0) == 2
+    assert a.info()["source"] == "book" and a.info()["score"] == -1
+    mirrored = Position.from_moves("4")  # symmetric position: both orientations are the same key
+    assert a.choose(mirrored, time.perf_counter() + 1.0) == 2
+    pos2 = Position.from_moves("1")
+    book2 = Book.from_entries(shape, {pos2.symmetric_key(): (5 if pos2.key() == pos2.symmetric_key() else 1, 0)})
+    a.use_data(book2.to_data())
+    assert a.choose(pos2, time.perf_counter() + 1.0) == 5
+    assert a.choose(Position.from_moves("7"), time.perf_counter() + 1.0) == 1  # the mirror image
+
+
+def test_bundle_data_roundtrip(tmp_path):
+    shape = Shape()
+    pos = Position.from_moves("44")
+    path = tmp_path / "book.npz"
+    Book.from_entries(shape, {pos.symmetric_key(): (3, 1)}).save(path)
+    a = PerfectAgent(book=str(path))
+    data = a.bundle_data()
+    assert data is not None and codec.same(codec.unpack(codec.pack(data)), data)
+    b = PerfectAgent(book="none")
+    b.use_data(codec.unpack(codec.pack(data)))
+    assert b.choose(pos, time.perf_counter() + 1.0) == 3
+
+
+def test_missing_book_file_is_an_error_not_silence(tmp_path):
+    with pytest.raises(ValueError, match="not found"):
+        PerfectAgent(book=str(tmp_path / "nope.npz"))
+
+
+def test_plain_path_plays_legal_moves_in_time(monkeypatch):
+    """Without numba: early positions are beyond the plain solver; the agent still answers."""
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    a = PerfectAgent(book="none", tt_size=1 << 16, fallback="rule")
+    rng = random.Random(6)
+    pos = Position.empty(Shape())
+    while not pos.is_terminal():
+        t0 = time.perf_counter()
+        col = a.choose(pos, t0 + 0.3)
+        assert time.perf_counter() - t0 < 0.3 + 1.0
+        assert pos.can_play(col)
+        pos = pos.play(col)
+        if not pos.is_terminal():
+            pos = pos.play(rng.choice(pos.legal_columns()))
+    assert a._solver is not None and not a._solver.compiled
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_converts_won_positions_against_random_replies(agent, judge, seed):
+    """From won mid-game positions, every agent move keeps the win (checked by the judge)
+    and the game ends in the agent's win."""
+    rng = random.Random(seed)
+    won = [(m, s) for m, s in pons("Test_L2_R1", 7) if s > 0]
+    for moves, _ in rng.sample(won, 4):
+        pos = Position.from_moves(moves)
+        me = pos.side_to_move
+        while not pos.is_terminal():
+            if pos.side_to_move == me:
+                col = agent.choose(pos, time.perf_counter() + 1.75)
+                assert judge.child_scores(pos)[col] > 0, (moves, pos.ply)
+                pos = pos.play(col)
+            else:
+                pos = pos.play(rng.choice(pos.legal_columns()))
+        assert pos.winner == me, moves
