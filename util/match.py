@@ -58,16 +58,21 @@ def game_seed(base: int, a: str, b: str, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_per_move: float, engine: str, seed: int) -> list[GameJob]:
+def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_per_move: float, engine: str, seed: int,
+             seed_names: list[str] | None = None) -> list[GameJob]:
     """Every game of the tournament, pairing by pairing. ``fmt``: ``round-robin`` (all pairs)
-    or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing."""
+    or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing;
+    ``seed_names``: names the game seeds are derived from, one per spec (default: the specs'
+    text). Tuning names its candidate the same in every trial, so that every trial plays
+    with the same seeds and differs only by its parameters (common random numbers)."""
+    names = dict(zip((s.text for s in specs), seed_names or [s.text for s in specs]))
     if fmt == "round-robin":
         pairs = [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     elif fmt == "gauntlet":
         pairs = [(specs[0], other) for other in specs[1:]]
     else:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
-    return [GameJob(a, b, k, shape, time_per_move, engine, game_seed(seed, a.text, b.text, k))
+    return [GameJob(a, b, k, shape, time_per_move, engine, game_seed(seed, names[a.text], names[b.text], k))
             for k in range(games) for a, b in pairs]
 
 

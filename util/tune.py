@@ -85,7 +85,8 @@ def spec_text(agent: str, params: dict[str, Any]) -> str:
 def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Shape,
           time_per_move: float, seed: int, runner: backends.Runner) -> float:
     """The candidate's points per game against the opponents (a gauntlet of ``games`` each)."""
-    jobs = match.schedule([candidate, *opponents], games, "gauntlet", shape, time_per_move, "direct", seed)
+    jobs = match.schedule([candidate, *opponents], games, "gauntlet", shape, time_per_move, "direct", seed,
+                          seed_names=["candidate", *(o.text for o in opponents)])
     points = 0.0
     for job, result in runner.run(jobs, match.run_job):
         if isinstance(result, BaseException):
