@@ -1,0 +1,125 @@
+"""The book builder and the packed book: optimal moves (checked by an independent solver),
+resuming, symmetric keys, parallel workers, bad input; the committed book's consistency."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import book as builder
+from agents.solver import Solver
+from agents.solver_book import Book, BookError, default_path
+from core import Position, Shape
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = Shape(4, 5, 3)
+
+
+def build(tmp_path: Path, *extra: str) -> int:
+    argv = ["build", "--shape", "4x5x3", "--store", str(tmp_path / "s.store"), "--book", str(tmp_path / "b.npz"),
+            "--slow-nodes", "0", "--tt-size", "4096", *extra]
+    return builder.main(argv)
+
+
+def test_build_solves_optimal_moves_and_resumes(tmp_path, capsys):
+    assert build(tmp_path, "--max-ply", "4") == 0
+    store = builder.Store(tmp_path / "s.store", SMALL)
+    assert len(store.records) > 5
+    judge = Solver(SMALL, tt_size=1 << 16)
+    for rec in store.records.values():
+        pos = Position.from_moves(rec.moves, SMALL)
+        assert pos.ply % 2 == 0 and pos.ply <= 4  # only our (first player's) positions
+        scores = judge.child_scores(pos)
+        assert scores[rec.column - 1] == max(s for s in scores if s is not None) == rec.score, rec
+    capsys.readouterr()
+    assert build(tmp_path, "--max-ply", "4") == 0
+    assert "solved 0 positions" in capsys.readouterr().out
+    # A line cut short by an interrupt is skipped, and its position solved again.
+    with open(tmp_path / "s.store", "a") as f:
+        f.write("3434 2 ")
+    assert build(tmp_path, "--max-ply", "6") == 0
+    again = builder.Store(tmp_path / "s.store", SMALL)
+    assert again.bad_lines == 1 and len(again.records) > len(store.records)
+
+
+def test_second_side_and_weak_moves_keep_the_value(tmp_path):
+    assert build(tmp_path, "--side", "second", "--max-ply", "3", "--weak") == 0
+    store = builder.Store(tmp_path / "s.store", SMALL)
+    judge = Solver(SMALL, tt_size=1 << 16)
+    assert {len(r.moves) for r in store.records.values()} == {1, 3}
+    for rec in store.records.values():
+        pos = Position.from_moves(rec.moves, SMALL)
+        best = judge.solve(pos)
+        assert rec.mode == "weak" and rec.score == (best > 0) - (best < 0)
+        child = judge.child_scores(pos)[rec.column - 1]
+        assert (child > 0) - (child < 0) == rec.score, rec
+
+
+def test_pack_and_lookup_both_orientations(tmp_path):
+    assert build(tmp_path, "--max-ply", "4") == 0
+    assert builder.main(["pack", "--shape", "4x5x3", "--store", str(tmp_path / "s.store"), "--book", str(tmp_path / "b.npz"), "--slow-nodes", "0"]) == 0
+    store = builder.Store(tmp_path / "s.store", SMALL)
+    book = Book.load(tmp_path / "b.npz")
+    assert len(book) == len(store.records)
+    for rec in store.records.values():
+        pos = Position.from_moves(rec.moves, SMALL)
+        assert book.lookup(pos) == (rec.column - 1, rec.score)
+        if pos.key() != pos.mirror_key():  # a symmetric position has one entry, one orientation
+            assert book.lookup(pos.mirror()) == (SMALL.columns - rec.column, rec.score)
+
+
+def test_process_workers_give_the_same_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")  # workers on the plain path: no compile per process
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    assert build(one, "--max-ply", "4") == 0
+    assert build(two, "--max-ply", "4", "--workers", "2") == 0
+    a, b = builder.Store(one / "s.store", SMALL), builder.Store(two / "s.store", SMALL)
+    assert {k: (r.column, r.score) for k, r in a.records.items()} == {k: (r.column, r.score) for k, r in b.records.items()}
+
+
+def test_book_data_validation():
+    shape = Shape()
+    good = Book.from_entries(shape, {5: (3, 1), 9: (2, 0)}).to_data()
+    Book.from_data(good)
+    with pytest.raises(BookError, match="sorted"):
+        Book.from_data({**good, "keys": np.array([9, 5])})
+    with pytest.raises(BookError, match="columns"):
+        Book.from_data({**good, "moves": np.array([3, 7], dtype=np.int8)})
+    with pytest.raises(BookError, match="equal length"):
+        Book.from_data({**good, "scores": np.array([1], dtype=np.int8)})
+    with pytest.raises(BookError, match="shape"):
+        Book.from_data({"keys": good["keys"]})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build"], "--max-ply"),
+    (["build", "--max-ply", "2", "--shape", "6x7"], "ROWSxCOLUMNSxINAROW"),
+    (["build", "--max-ply", "-1"], "--max-ply"),
+    (["pack", "--slow-nodes", "-5"], "--slow-nodes"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_cli_bad_input_one_line_exit_2(args, message):
+    res = subprocess.run([sys.executable, "-m", "agents.book", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert res.returncode == 2
+    assert message in res.stderr and "Traceback" not in res.stderr and len(res.stderr.strip().split("\n")) == 1, res.stderr
+
+
+def test_committed_book_matches_its_store():
+    """The packed book holds exactly the store's slow positions, with the same moves."""
+    path = default_path(Shape())
+    if not path.is_file():
+        pytest.skip("no book built yet")
+    book = Book.load(path)
+    store = builder.Store(builder.default_store(Shape()), Shape())
+    assert store.bad_lines == 0
+    for rec in store.records.values():
+        pos = Position.from_moves(rec.moves)
+        hit = book.lookup(pos)
+        if hit is not None:
+            assert hit == (rec.column - 1, rec.score), rec
+    assert len(book) <= len(store.records)
+    assert book.lookup(Position.empty(Shape()))[0] == 3  # the centre: the only winning first move
