@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover - the module is part of the repo
 # Guessed solver speeds (nodes/s) before the first measurement: below this machine's figures,
 # so that the first move does not overrun.
 _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
+_RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
 
 
 @dataclass
@@ -180,12 +181,12 @@ class PerfectAgent:
         """``(column, score, how, nodes)`` from the solver, or None when it ran out of nodes."""
         solver = self._solver
         assert solver is not None
-        share = self.solver_share if (self._search is not None and self._search_ready.is_set()) else 0.95
+        share = self.solver_share if (self._search is not None and self._search_ready.is_set()) else 0.9
         end = time.perf_counter() + max(0.0, deadline - time.perf_counter()) * share
         best, how, nodes = None, "", 0
         for weak in ((True, False) if self.weak_first else (False,)):
             t = time.perf_counter()
-            limit = int(self._rate * (end - t))
+            limit = int(self._rate * _RATE_SAFETY * (end - t))
             if limit < 1000:
                 break
             found = solver.best_move(position, limit, weak=weak)
