@@ -156,7 +156,7 @@ def test_failing_agents_lose_with_their_error_recorded(tmp_path: Path) -> None:
 # --- engines -------------------------------------------------------------------------------
 def test_direct_and_kaggle_engines_play_the_same_games() -> None:
     """Deterministic agents from the same openings: both engines must agree move for move."""
-    specs = [players.resolve("rules"), players.resolve("kaggle:negamax"), players.resolve("random")]
+    specs = [players.resolve("rules"), players.resolve("kaggle:random"), players.resolve("random")]
     direct = match.schedule(specs, 2, "round-robin", STANDARD, 5.0, "direct", seed=11)
     kaggle = match.schedule(specs, 2, "round-robin", STANDARD, 5.0, "kaggle", seed=11)
     for d, k in zip(direct, kaggle):

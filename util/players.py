@@ -178,10 +178,12 @@ def configuration(shape: Shape, time_per_move: float) -> dict[str, Any]:
 
 
 class AgentPlayer:
-    """One of our agents; ``kaggle_agent`` adapts it to ``agent(obs, config)``."""
+    """One of our agents; ``kaggle_agent`` adapts it to ``agent(obs, config)`` with the same
+    adapter a submission uses (:mod:`agents.kaggle`: Kaggle's clock, never raises)."""
 
     def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
         self.agent, self.shape, self.time_per_move = agent, shape, time_per_move
+        self._adapter: Callable[[Any, Any], int] | None = None
 
     def choose(self, position: Position, deadline: float) -> int:
         return self.agent.choose(position, deadline)
@@ -196,6 +198,16 @@ class AgentPlayer:
         pass
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
+        if self._adapter is None:
+            try:
+                from agents.kaggle import kaggle_agent
+                # No numba retry: it would switch this whole worker process to pure Python.
+                self._adapter = kaggle_agent(lambda: self.agent, verbose=False, numba_retry=False)
+            except ImportError:
+                self._adapter = self._plain_adapter
+        return self._adapter(obs, config)
+
+    def _plain_adapter(self, obs: Any, config: Any) -> int:
         start = time.perf_counter()
         pos = Position.from_board(list(obs["board"]), self.shape, obs["mark"])
         return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
