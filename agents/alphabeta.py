@@ -6,8 +6,9 @@ the first with a null window (principal-variation search). Both return the same 
 fixed depth; they differ in how many nodes they need.
 
 Time policy (numba cannot read a clock cheaply): every iteration gets a node limit of
-``speed * time left * time_safety``, where ``speed`` is the nodes per second this agent
-measured on its own finished iterations (a conservative guess before the first one). An
+``speed * time left * time_safety``, where ``speed`` is the nodes per second of this move's
+finished iterations once they add up to 10 ms, before that the previous move's figure (a
+conservative guess on the first move). An
 iteration that hits the limit is thrown away and the move of the deepest finished iteration is
 played. The first call on the compiled path compiles the kernel (seconds) before the clock
 starts mattering; call :meth:`DepthFirstAgent.warm_up` beforehand to keep that out of a move.
@@ -115,8 +116,11 @@ class DepthFirstAgent:
         if self._speed <= 0.0:
             self._speed = 1.0e6 if compiled else 2.0e4
         best_move, best_value, best_depth, total = -1, 0.0, 0, 0
+        done_nodes, done_time = 0, 0.0  # finished iterations of this move: the speed estimate
         for depth in range(1, limit + 1):
             now = time.perf_counter()
+            if done_time > 0.01:
+                self._speed = done_nodes / done_time
             budget = int(self._speed * max(0.0, deadline - now) * self.time_safety)
             if depth == 1:
                 budget = max(budget, 64 * shape.columns)  # depth 1 always finishes: a move is certain
@@ -129,11 +133,13 @@ class DepthFirstAgent:
             total += nodes
             if ints[K.ABORTED]:
                 break
-            if elapsed > 0.005:
-                self._speed = nodes / elapsed
+            done_nodes += nodes
+            done_time += elapsed
             best_move, best_value, best_depth = int(ints[K.BEST]), float(v), depth
             if abs(best_value) >= WIN_BASE:
                 break  # a proven win or loss: deeper search cannot change it
+        if done_time > 0.01:
+            self._speed = done_nodes / done_time
         if best_move < 0 or not position.can_play(best_move):
             best_move = next(c for c in shape.center_order() if position.can_play(c))
         exact = abs(best_value) >= WIN_BASE or best_depth >= empties
