@@ -6,7 +6,8 @@ process alone (:mod:`util.store`), so an interrupted run loses only games in pro
 rerunning the same command plays only what is missing. Ratings are a Bradley-Terry fit over
 every game of the board shape in the store (:mod:`util.ratings`).
 
-Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted (rerun to resume).
+Exit codes: 0 done, 1 some games failed inside their worker (not recorded: rerun to retry them),
+2 bad input (one line on stderr), 130 interrupted (rerun to resume).
 """
 from __future__ import annotations
 
