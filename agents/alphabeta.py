@@ -5,10 +5,11 @@
 the first with a null window (principal-variation search). Both return the same value at a
 fixed depth; they differ in how many nodes they need.
 
-Time policy (numba cannot read a clock cheaply): every iteration gets a node limit of
-``speed * time left * time_safety``, where ``speed`` is the nodes per second of this move's
-finished iterations once they add up to 10 ms, before that the previous move's figure (a
-conservative guess on the first move). An
+Time policy: the kernel reads the clock every 1024 nodes and stops at the deadline (see
+:mod:`agents.dfs_search`); as a second bound, where no clock is available to compiled code,
+every iteration also gets a node limit of ``speed * time left * time_safety``, where ``speed``
+is the nodes per second of this move's finished iterations once they add up to 10 ms, before
+that the previous move's figure (a conservative guess on the first move). An
 iteration that hits the limit is thrown away and the move of the deepest finished iteration is
 played. The first call on the compiled path compiles the kernel (seconds) before the clock
 starts mattering; call :meth:`DepthFirstAgent.warm_up` beforehand to keep that out of a move.
@@ -50,7 +51,7 @@ class DepthFirstAgent:
     tt_bits: int = 20  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
     tt_depth: int = 3  # use the transposition table at nodes with at least this depth left
-    time_safety: float = 0.85  # fraction of the time left an iteration may plan to use
+    time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
     # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
     double_attack: float | None = None  # gameovers: bonus per threat cell beyond the first
@@ -121,12 +122,17 @@ class DepthFirstAgent:
             now = time.perf_counter()
             if done_time > 0.01:
                 self._speed = done_nodes / done_time
-            budget = int(self._speed * max(0.0, deadline - now) * self.time_safety)
+            # With a clock in the kernel the deadline decides and the node limit is a loose
+            # guard; without one the node limit is the only bound.
+            share = 3.0 if (K.COMPILED_CLOCK or not compiled) else self.time_safety
+            budget = int(self._speed * max(0.0, deadline - now) * share) + 1024
             if depth == 1:
                 budget = max(budget, 64 * shape.columns)  # depth 1 always finishes: a move is certain
-            elif budget < 1:
+            elif now >= deadline:
                 break
             ints[K.NODES], ints[K.LIMIT], ints[K.ABORTED], ints[K.BEST] = 0, budget, 0, -1
+            # depth 1 must finish; afterwards the deadline (int64 ns, capped far ahead) counts
+            ints[K.DEADLINE] = 2**62 if depth == 1 else int(min(deadline - now, 1e9) * 1e9) + time.perf_counter_ns()
             v = search(position.current, position.mask, position.ply, depth, -K.INF, K.INF, ints, floats)
             elapsed = time.perf_counter() - now
             nodes = int(ints[K.NODES])
@@ -164,6 +170,7 @@ class DepthFirstAgent:
         header[K.ROWS], header[K.COLUMNS], header[K.INAROW] = shape.rows, columns, shape.inarow
         header[K.BOARD], header[K.BOTTOM] = shape.board_mask, shape.bottom_mask
         header[K.SIZE], header[K.BUF], header[K.TT] = size, buf, tt
+        header[K.CLOCK_MASK] = 1023 if compiled else 31
         header[K.ORDER:K.ORDER + columns] = shape.center_order()
         if compiled:
             ints = np.full(tt + 2 * size, -1, dtype=np.int64)
