@@ -110,14 +110,23 @@ def rollout(current: int, mask: int, ply: int, rows: int, columns: int, inarow: 
 @hot
 def known_bounds(current: int, mask: int, ply: int, rows: int, columns: int, inarow: int):
     """Bounds known without search: the last move won (-1, -1), the board is full (0, 0), the
-    side to move wins at once (1, 1), else (-1, 1)."""
-    if has_won(current ^ mask, rows, inarow):
+    side to move wins at once (1, 1), the opponent threatens to win in two columns at once so
+    one block cannot stop both (-1, -1), else (-1, 1)."""
+    other = current ^ mask
+    if has_won(other, rows, inarow):
         return -1, -1
     if ply >= rows * columns:
         return 0, 0
+    threats = 0
     for col in range(columns):
-        if can_play(mask, rows, col) and has_won(current | move_bit(mask, rows, col), rows, inarow):
-            return 1, 1
+        if can_play(mask, rows, col):
+            move = move_bit(mask, rows, col)
+            if has_won(current | move, rows, inarow):
+                return 1, 1
+            if has_won(other | move, rows, inarow):
+                threats += 1
+    if threats >= 2:
+        return -1, -1
     return -1, 1
 
 

@@ -78,23 +78,20 @@ def test_visit_evaporates_the_children_and_skips_proven_losses(which):
 
 
 def test_deposit_follows_the_movers_reward():
-    # X to move with a win at column 0 after O's reply is forced: use the proof set-up of
-    # test_mcts: every X move lets O win at once, so each child gets (1 - 1) / 2 = 0 deposit.
-    pos = Position.from_moves([0, 3, 0, 4, 1, 5])
+    # X to move; O threatens column 3 only (bottom row 4, 5, 6), so every other X move lets O
+    # win at once: those children are proven lost for X, whose reward -1 lays (1 - 1) / 2 = 0.
+    pos = Position.from_moves([0, 4, 0, 5, 1, 6])
     agent = AntColonyAgent(leaf="rollout", start=0.5, deposit=2.0)
     tree = Tree(64, 7, True)
     K.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.5, 1)
     K.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, agent.params_array(),
           np.zeros(1), 7)
     for col in range(7):
-        assert tree.pher[tree.children[0, col]] == 0.5  # start value, nothing laid for a loss
-    # From the empty board, a child's pheromone is its start plus deposit * (1 - r) / 2 per walk.
-    pos = Position.empty()
-    K.new_tree(*tree.arrays(), pos.current, pos.mask, 0, 6, 7, 4, 0.5, 1)
-    K.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, 0, 6, 7, 4, agent.params_array(), np.zeros(1), 1)
-    ch = int(max(tree.children[0]))
-    mover_reward = tree.values[ch]
-    assert tree.pher[ch] == pytest.approx(0.5 + 2.0 * (1.0 + mover_reward) / 2)
+        ch = tree.children[0, col]
+        mover_reward = tree.values[ch]  # one walk each
+        assert tree.pher[ch] == pytest.approx(0.5 + 2.0 * (1.0 + mover_reward) / 2)
+        if col != 3:
+            assert tree.pher[ch] == 0.5
 
 
 @pytest.mark.parametrize("plies,distance", [(3, 1), (5, 2)])

@@ -123,22 +123,38 @@ def test_uct_selection_on_hand_tree(which):
 @pytest.mark.parametrize("which", PATHS)
 def test_backup_gives_the_mover_its_own_reward(which):
     k = kernel_ns(which)
-    # X played 0, 0, 1 and O 3, 4, 5 on the bottom row: O threatens columns 2 and 6.
-    pos = Position.from_moves([0, 3, 0, 4, 1, 5])
+    # X played 0, 0, 1 and O 4, 5, 6 on the bottom row: O threatens column 3 only.
+    pos = Position.from_moves([0, 4, 0, 5, 1, 6])
     assert not any(pos.is_winning_move(c) for c in pos.legal_columns())
     tree = Tree(64, 7, False)
     params = MCTSAgent(leaf="rollout", cache="").params_array()
     k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.0, seed_state(3))
+    assert (tree.lo[0], tree.hi[0]) == (-1, 1)
     k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params, np.zeros(1), 7)
+    total = 0.0
     for col in range(7):
         ch = tree.children[0, col]
-        assert ch > 0
-        # Every X move leaves O an immediate win (two threats): the child is proven won for O
-        # (the side to move there) and the mover into it, X, was credited -1.
-        assert (tree.lo[ch], tree.hi[ch]) == (1, 1)
-        assert tree.values[ch] == -1.0 and tree.visits[ch] == 1.0
-    assert (tree.lo[0], tree.hi[0]) == (-1, -1)  # so the root is proven lost for X
-    assert tree.values[0] == 7.0  # and O, who moved into the root, got +1 seven times
+        assert ch > 0 and tree.visits[ch] == 1.0
+        total += tree.values[ch]
+        if col != 3:
+            # X did not block: O wins at once there. The child is proven won for O (the side
+            # to move there) and the mover into it, X, was credited -1.
+            assert (tree.lo[ch], tree.hi[ch]) == (1, 1) and tree.values[ch] == -1.0
+        else:
+            assert (tree.lo[ch], tree.hi[ch]) == (-1, 1)  # the block: O must block X's threat at 2
+    assert (tree.lo[0], tree.hi[0]) == (-1, 1) and tree.visits[0] == 7.0
+    assert tree.values[0] == -total  # O, who moved into the root, got the opposite of X each time
+
+
+@pytest.mark.parametrize("which", PATHS)
+def test_double_threat_is_a_known_loss(which):
+    k = kernel_ns(which)
+    pos = Position.from_moves([0, 3, 0, 4, 1, 5])  # O threatens columns 2 and 6: X cannot block both
+    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (-1, -1)
+    pos = Position.from_moves([0, 4, 0, 5, 1, 6])  # one threat only
+    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (-1, 1)
+    pos = Position.from_moves([0, 4, 0, 5, 0, 6])  # O threatens 3, but X wins at once in column 0
+    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (1, 1)
 
 
 # --- forced wins -------------------------------------------------------------------------
@@ -179,7 +195,8 @@ def test_win_in_one_found_by_the_tree_alone():
         tree.lo[0] = -1  # forget the root's proof: the search must find it through a child
         K.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params, np.zeros(1), 500)
         col = K.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, 7)
-        assert pos.is_winning_move(col)
+        assert (tree.lo[0], tree.hi[0]) == (1, 1)
+        assert pos.is_winning_move(col) or keeps_a_win(pos, col, 3, slack=0)  # a double threat also wins
 
 
 @pytest.mark.parametrize("plies,distance", [(3, 1), (5, 2)])

@@ -1,0 +1,107 @@
+"""Simulations per second of our MCTS against OpenSpiel's C++ MCTS, side by side in one run.
+
+Both search the same positions for the same number of simulations from a fresh tree: the
+empty board and middle-game positions from Pons' Test_L2_R2 (15-27 plies played, long games
+ahead, so neither solver stops early on a proof). OpenSpiel: ``pyspiel.MCTSBot`` with a
+``RandomRolloutEvaluator`` (one rollout per leaf), ``uct_c`` as given, solver on. Ours: pure
+MCTS (random rollouts), then the heuristic leaves for reference. Each figure is the median of
+``--repeats`` runs; the ratio column is ours / OpenSpiel's.
+
+    python -m bench.mcts_speed [--sims 200000] [--positions 4] [--repeats 3]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import agents.mcts_tree as mt
+from agents.mcts import MCTSAgent, Tree, seed_state
+from core.position import Position
+from util.jit import kernels
+
+PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+
+
+def positions(n: int, seed: int) -> list[tuple[str, str]]:
+    """(label, Pons move string): the empty board, then ``n`` middle-game positions."""
+    lines = (PONS / "Test_L2_R2").read_text().split("\n")
+    picks = random.Random(seed).sample([ln.split()[0] for ln in lines if ln.strip()], n)
+    return [("empty", "")] + [(f"mid{len(m)}", m) for m in picks]
+
+
+def ours_rate(agent: MCTSAgent, moves: str, sims: int) -> float:
+    pos = Position.from_moves(moves)
+    s = pos.shape
+    k = kernels(mt, s.bits)
+    tree = Tree(sims + 64, s.columns, False)
+    k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow, 0.0, seed_state(1))
+    path = np.zeros(s.cells + 2, np.int64)
+    t = time.perf_counter()
+    done = k.run(*tree.arrays(), path, 0, pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow,
+                 agent.params_array(), agent._hparams, sims)
+    return done / (time.perf_counter() - t)
+
+
+def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
+    game = pyspiel.load_game("connect_four")
+    state = game.new_initial_state()
+    for ch in moves:
+        state.apply_action(int(ch) - 1)
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), c, sims, 4000, True, 1, False)
+    t = time.perf_counter()
+    bot.step(state)
+    return sims / (time.perf_counter() - t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.mcts_speed", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sims", type=int, default=200_000, help="simulations per search")
+    parser.add_argument("--positions", type=int, default=4, help="middle-game positions besides the empty board")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--c", type=float, default=2.0, help="exploration constant for both (rewards in [-1, 1])")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the choice of positions")
+    args = parser.parse_args(argv)
+    if args.sims < 1000 or args.repeats < 1 or args.positions < 0:
+        print("error: --sims must be >= 1000, --repeats >= 1, --positions >= 0", file=sys.stderr)
+        return 2
+    try:
+        import pyspiel
+    except ImportError:
+        pyspiel = None
+        print("OpenSpiel not installed (pip install open_spiel): measuring ours only")
+    pure = MCTSAgent(leaf="rollout", c=args.c, cache="")
+    heur = MCTSAgent(leaf="heuristic", c=args.c, cache="")
+    t = time.perf_counter()
+    pure.warmup()
+    heur.warmup()
+    print(f"numba compile (both leaves): {time.perf_counter() - t:.1f} s")
+    print(f"{'position':10} {'ours pure/s':>12} {'openspiel/s':>12} {'ratio':>6} {'ours heur/s':>12} {'ratio':>6}")
+    ratios = []
+    for label, moves in positions(args.positions, args.seed):
+        ours, theirs, heuristic = [], [], []
+        for _ in range(args.repeats):  # interleaved, so load changes hit both alike
+            ours.append(ours_rate(pure, moves, args.sims))
+            if pyspiel is not None:
+                theirs.append(openspiel_rate(pyspiel, moves, args.sims, args.c))
+            heuristic.append(ours_rate(heur, moves, args.sims))
+        o, h = statistics.median(ours), statistics.median(heuristic)
+        if theirs:
+            th = statistics.median(theirs)
+            ratios.append(o / th)
+            print(f"{label:10} {o:12,.0f} {th:12,.0f} {o / th:6.2f} {h:12,.0f} {h / th:6.2f}")
+        else:
+            print(f"{label:10} {o:12,.0f} {'-':>12} {'-':>6} {h:12,.0f} {'-':>6}")
+    if ratios:
+        print(f"pure MCTS / OpenSpiel, median over positions: {statistics.median(ratios):.2f}x"
+              f" (target >= 1: {'met' if min(ratios) >= 1 else 'NOT met on every position'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Strength of an MCTS-family agent against OpenSpiel's C++ MCTS (same time per move), kaggle's
+negamax, and our depth-first agents, in the direct game loop (util.game).
+
+Games come in pairs from one 2-ply opening (seeded), the agent playing each colour once, so
+an opening that favours one side favours both players equally. The agent keeps its tree
+between moves and its opening cache, as in a submission. Kaggle's negamax is slow Python (a
+full depth-4 search): its moves are not timed out, ours are.
+
+    python -m bench.mcts_strength [--agent mcts] [--games 20] [--time 0.5]
+                                  [--opponents openspiel,negamax,alphabeta]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from agents.registry import SpecError, make_from_spec, names
+from core.position import Position
+from util.game import play_game
+
+
+class OpenSpielMCTS:
+    """pyspiel.MCTSBot (random rollouts, solver on) behind our agent interface, searching until
+    the deadline. It follows the game by replaying the new stones onto its own state."""
+
+    def __init__(self, c: float = 2.0, seed: int = 0) -> None:
+        import pyspiel
+
+        self.pyspiel = pyspiel
+        self.game = pyspiel.load_game("connect_four")
+        self.c, self.seed, self.calls = c, seed, 0
+        self.reset()
+
+    def reset(self) -> None:
+        self.state = self.game.new_initial_state()
+        self.pos = Position.empty()
+
+    def _follow(self, pos: Position) -> None:
+        if pos.ply < self.pos.ply:
+            self.reset()
+        path = _moves_between(self.pos, pos)
+        if path is None:
+            self.reset()
+            path = _moves_between(self.pos, pos)
+        if path is None:
+            raise ValueError("position does not follow from the previous one")
+        for col in path:
+            self.pos = self.pos.play(col)
+            self.state.apply_action(col)
+
+    def choose(self, position: Position, deadline: float) -> int:
+        self._follow(position)
+        self.calls += 1
+        budget = max(0.01, deadline - time.perf_counter() - 0.01)
+        bot = self.pyspiel.MCTSBot(self.game, self.pyspiel.RandomRolloutEvaluator(1, self.seed + self.calls), self.c,
+                                   10**9, 2000, True, self.seed + self.calls, False,
+                                   self.pyspiel.ChildSelectionPolicy.UCT, budget)
+        return int(bot.step(self.state))
+
+
+def _moves_between(old: Position, new: Position) -> list[int] | None:
+    """A legal move order from ``old`` to ``new`` (depth-first; the gaps here are a few plies)."""
+    if old.ply == new.ply:
+        return [] if old == new else None
+    mover = new.current if (new.ply - old.ply) % 2 == 0 else new.opponent
+    for col in old.legal_columns():
+        if old.height(col) < new.height(col) and mover >> (col * new.shape.height + old.height(col)) & 1:
+            rest = _moves_between(old.play(col), new)
+            if rest is not None:
+                return [col, *rest]
+    return None
+
+
+class KaggleNegamax:
+    """kaggle-environments' built-in negamax agent (depth 4, random ties) on our interface."""
+
+    def __init__(self) -> None:
+        from kaggle_environments.envs.connectx.connectx import negamax_agent
+
+        self.fn = negamax_agent
+
+    def choose(self, position: Position, deadline: float) -> int:
+        s = position.shape
+        obs = SimpleNamespace(board=position.to_board(), mark=position.side_to_move)
+        config = SimpleNamespace(rows=s.rows, columns=s.columns, inarow=s.inarow, actTimeout=2, timeout=2)
+        return int(self.fn(obs, config))
+
+
+def opponent(name: str, seed: int) -> Any:
+    if name == "openspiel":
+        return OpenSpielMCTS(seed=seed)
+    if name == "negamax":
+        return KaggleNegamax()
+    return make_from_spec(name)
+
+
+def match(agent: Any, other: Any, games: int, time_per_move: float, seed: int, slow_other: bool) -> dict:
+    rng = random.Random(seed)
+    tally = {"win": 0, "draw": 0, "loss": 0, "forfeits": [], "max_move": 0.0}
+    for g in range(games):
+        if g % 2 == 0:
+            opening = [rng.randrange(7), rng.randrange(7)]
+        first, second = (agent, other) if g % 2 == 0 else (other, agent)
+        mark = 1 if g % 2 == 0 else 2
+        limit = 60.0 if slow_other else None
+        r = play_game(first, second, time_per_move=time_per_move, opening=opening, hard_limit=limit)
+        ours = r.move_times[0::2] if mark == 1 else r.move_times[1::2]  # the opening has 2 plies
+        tally["max_move"] = max([tally["max_move"], *ours])
+        if r.winner == mark:
+            tally["win"] += 1
+        elif r.winner == 0:
+            tally["draw"] += 1
+        else:
+            tally["loss"] += 1
+        if r.errors:
+            tally["forfeits"].append((g, r.termination, r.errors))
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.mcts_strength", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agent", default="mcts", help="agent spec under test, e.g. mcts:leaf=rollout")
+    parser.add_argument("--opponents", default="openspiel,negamax,alphabeta",
+                        help="comma-separated: openspiel, negamax (kaggle's) or any agent spec of ours")
+    parser.add_argument("--games", type=int, default=20, help="games per opponent (even: colour pairs)")
+    parser.add_argument("--time", type=float, default=0.5, help="seconds per move for both sides")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the openings")
+    args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2 or args.time <= 0:
+        print("error: --games must be an even number >= 2 and --time positive", file=sys.stderr)
+        return 2
+    try:
+        agent = make_from_spec(args.agent)
+        opponents = []
+        for spec in filter(None, (s.strip() for s in args.opponents.split(","))):
+            if spec not in ("openspiel", "negamax") and spec.split(":")[0] not in names():
+                print(f"skipping {spec}: not available here")
+                continue
+            try:
+                opponents.append((spec, opponent(spec, args.seed)))
+            except ImportError as exc:
+                print(f"skipping {spec}: {exc} (pip install open_spiel)")
+    except (SpecError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    warm = getattr(agent, "warmup", None)
+    if callable(warm):
+        print(f"compiled {args.agent} in {warm():.1f} s")
+    for spec, other in opponents:
+        if callable(getattr(other, "warmup", None)):
+            other.warmup()
+        t = time.perf_counter()
+        tally = match(agent, other, args.games, args.time, args.seed, slow_other=spec == "negamax")
+        score = (tally["win"] + 0.5 * tally["draw"]) / args.games
+        print(f"{args.agent} vs {spec}: {tally['win']} wins, {tally['draw']} draws, {tally['loss']} losses of "
+              f"{args.games} ({100 * score:.1f}%), forfeits {tally['forfeits'] or 'none'}, "
+              f"slowest move of ours {tally['max_move']:.3f} s, {time.perf_counter() - t:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
