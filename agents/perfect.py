@@ -23,6 +23,7 @@ as a node limit: numba code cannot read a clock cheaply.
 """
 from __future__ import annotations
 
+import atexit
 import sys
 import threading
 import time
@@ -43,6 +44,7 @@ except ImportError:  # pragma: no cover - the module is part of the repo
 # Guessed solver speeds (nodes/s) before the first measurement: below this machine's figures,
 # so that the first move does not overrun.
 _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
+_EXIT_WAIT = 120.0  # seconds the interpreter's exit waits for a compile in progress
 _RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
 
 
@@ -135,7 +137,11 @@ class PerfectAgent:
         self._solver_ready, self._search_ready = threading.Event(), threading.Event()
         self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
         if self.background_compile:
-            threading.Thread(target=self._warm_up, args=(shape,), name="perfect-compile", daemon=True).start()
+            thread = threading.Thread(target=self._warm_up, args=(shape,), name="perfect-compile", daemon=True)
+            thread.start()
+            # A compile cut off by the interpreter's exit crashed LLVM (segfault at exit, seen
+            # with kaggle-environments): let it finish first, within a bound.
+            atexit.register(thread.join, _EXIT_WAIT)
         else:
             self._warm_up(shape)
 
