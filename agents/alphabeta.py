@@ -10,8 +10,8 @@ Time policy: the kernel reads the clock every 1024 nodes and stops at the deadli
 every iteration also gets a node limit of ``speed * time left * time_safety``, where ``speed``
 is the nodes per second of this move's finished iterations once they add up to 10 ms, before
 that the previous move's figure (a conservative guess on the first move). An
-iteration that hits the limit is thrown away and the move of the deepest finished iteration is
-played. The first call on the compiled path compiles the kernel (seconds) before the clock
+iteration stopped by either bound is thrown away and the move of the deepest finished
+iteration is played. The first call on the compiled path compiles the kernel (seconds) before the clock
 starts mattering; call :meth:`DepthFirstAgent.warm_up` beforehand to keep that out of a move.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import agents.dfs_search as K
 from agents.dfs_search import WIN_BASE
 from core.position import Position
 from core.shape import Shape
-from heuristics import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
+from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
 from util.jit import numba_enabled
 
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
@@ -62,6 +62,7 @@ class DepthFirstAgent:
     threat: float | None = None  # liberties: weight of a threat cell
 
     PVS: ClassVar[bool] = False
+    STOP_EARLY: ClassVar[float] = 0.004  # seconds before the deadline at which the kernel stops
 
     _shape: Any = field(default=None, init=False, repr=False)
     _tables: Any = field(default=None, init=False, repr=False)
@@ -76,8 +77,8 @@ class DepthFirstAgent:
         if wrong:
             valid = ", ".join(PARAM_NAMES[self.heuristic]) or "(none)"
             raise ValueError(f"heuristic {self.heuristic!r} takes no parameter {', '.join(wrong)}; its parameters: {valid}")
-        if self.max_depth < 0 or not 4 <= self.tt_bits <= 30:
-            raise ValueError("max_depth must be >= 0 and tt_bits within 4..30")
+        if self.max_depth < 0 or self.order_depth < 0 or self.tt_depth < 1 or not 4 <= self.tt_bits <= 30:
+            raise ValueError("max_depth and order_depth must be >= 0, tt_depth >= 1, tt_bits within 4..30")
         if not 0.0 < self.time_safety <= 1.0:
             raise ValueError("time_safety must be in (0, 1]")
         self._params = params_array(self.heuristic, **given)
@@ -132,7 +133,9 @@ class DepthFirstAgent:
                 break
             ints[K.NODES], ints[K.LIMIT], ints[K.ABORTED], ints[K.BEST] = 0, budget, 0, -1
             # depth 1 must finish; afterwards the deadline (int64 ns, capped far ahead) counts
-            ints[K.DEADLINE] = 2**62 if depth == 1 else int(min(deadline - now, 1e9) * 1e9) + time.perf_counter_ns()
+            # (stop a little early: unwinding and returning take up to a millisecond or two)
+            stop = min(deadline - now - self.STOP_EARLY, 1e9)
+            ints[K.DEADLINE] = 2**62 if depth == 1 else int(stop * 1e9) + time.perf_counter_ns()
             v = search(position.current, position.mask, position.ply, depth, -K.INF, K.INF, ints, floats)
             elapsed = time.perf_counter() - now
             nodes = int(ints[K.NODES])
@@ -207,4 +210,4 @@ class NegamaxAgent(DepthFirstAgent):
     PVS: ClassVar[bool] = True
 
 
-__all__ = ["AlphaBetaAgent", "NegamaxAgent", "DepthFirstAgent", "pons_score", "DEFAULTS"]
+__all__ = ["AlphaBetaAgent", "NegamaxAgent", "DepthFirstAgent", "pons_score"]

@@ -85,11 +85,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
     ap.add_argument("--seed", type=int, default=1, help="seed of game 0 (default 1)")
     ap.add_argument("--versus", default="", help="comma-separated specs of ours for a round robin on the openings")
+    ap.add_argument("--openings", type=int, default=0, help="round robin: use the first N openings only (default all)")
     ap.add_argument("--baseline-games", type=int, default=20, help="kaggle negamax vs random games (default 20)")
     args = ap.parse_args(argv)
     problem = None
-    if args.games < 0 or args.baseline_games < 0:
-        problem = "--games and --baseline-games must be >= 0"
+    if args.games < 0 or args.baseline_games < 0 or args.openings < 0:
+        problem = "--games, --openings and --baseline-games must be >= 0"
     elif not 0.01 <= args.time <= 60:
         problem = f"--time {args.time} must be between 0.01 and 60 seconds"
     else:
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
             a = build(resolve(spec), STANDARD, args.time, 0).agent
             if hasattr(a, "warm_up"):
                 a.warm_up(STANDARD)
-        openings = suite(STANDARD)
+        openings = suite(STANDARD)[: args.openings or None]
         games = 2 * len(openings)
         print(f"round robin: {len(specs)} agents, {games} games a pair ({len(openings)} openings, both seats)")
         score = {s: 0.0 for s in specs}
