@@ -175,12 +175,14 @@ class DepthFirstAgent:
         header[K.SIZE], header[K.BUF], header[K.TT] = size, buf, tt
         header[K.CLOCK_MASK] = 1023 if compiled else 31
         header[K.ORDER:K.ORDER + columns] = shape.center_order()
+        # Empty slots hold key 0, which no position has (a key is at least the bottom mask).
+        # np.zeros takes pages the OS zeroes on first touch: no 25 MB written up front.
         if compiled:
-            ints = np.full(tt + 2 * size, -1, dtype=np.int64)
+            ints = np.zeros(tt + 2 * size, dtype=np.int64)
             ints[:tt] = header
             floats = np.zeros(K.PARAMS + size, dtype=np.float64)
         else:
-            ints = header + [-1] * (2 * size)
+            ints = header + [0] * (2 * size)
             floats = [0.0] * (K.PARAMS + size)
         self._tables = (ints, floats)
         self._shape = (shape, compiled)
