@@ -15,7 +15,7 @@ The store (``data/book_6x7x4.store``) is a text file, one solved position a line
 flushed as each result arrives: ``<moves> <column> <score> <nodes> <seconds> <mode>`` (Pons
 notation, 1-based column of the move for that exact move string). A rerun skips the positions
 it holds (by symmetric key), so an interrupted build resumes. ``pack`` writes the agent's
-compact book (:mod:`agents.solver_book`): only positions whose solve was slow.
+compact book (:mod:`agents.solver_book`): every solved position by default.
 
 Jobs run in this process, a local process pool (``--workers``), or Ray (``--backend ray``,
 ``--address`` for a cluster); each worker keeps one solver and its table for all its jobs.
@@ -205,12 +205,14 @@ def _next_frontier(store: Store, frontier: dict[str, Position], slow_nodes: int)
     return dict(sorted(out.values(), key=lambda mp: mp[0]))
 
 
-def pack(store: Store, slow_nodes: int) -> Book:
-    """The agent's book: every given entry and every position whose solve was slow."""
+def pack(store: Store, min_nodes: int = 0) -> Book:
+    """The agent's book: every given entry and every position whose solve took at least
+    ``min_nodes`` nodes. Default: every solved position (a fast one costs a few bytes, and
+    near the root it spares the agent a solve while numba still compiles)."""
     entries: dict[int, tuple[int, int]] = {}
     shape = store.shape
     for sym, rec in store.records.items():
-        if rec.mode != "given" and rec.nodes < slow_nodes:
+        if rec.mode != "given" and rec.nodes < min_nodes:
             continue
         pos = Position.from_moves(rec.moves, shape)
         col = rec.column - 1
@@ -264,7 +266,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     b.add_argument("--time-limit", type=float, default=0.0, help="start no new job after this many seconds (0: none)")
     b.add_argument("--tt-size", type=int, default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
-    sub.add_parser("pack", parents=[common], help="write the agent's book from the store's slow positions")
+    p = sub.add_parser("pack", parents=[common], help="write the agent's book from the store")
+    p.add_argument("--min-nodes", type=int, default=0, help="keep only positions whose solve took this many nodes (default 0: all)")
     sub.add_parser("info", parents=[common], help="summarize the store and the book")
     args = parser.parse_args(argv)
     args.store = args.store or default_store(args.shape)
@@ -284,7 +287,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             solved = build(args)
             print(f"solved {solved} positions; store {args.store} holds {len(Store(args.store, args.shape).records)}")
         elif args.command == "pack":
-            book = pack(store, args.slow_nodes)
+            if args.min_nodes < 0:
+                parser.error("--min-nodes must be at least 0")
+            book = pack(store, args.min_nodes)
             book.save(args.book)
             print(f"book {args.book}: {len(book)} entries of {len(store.records)} solved, {args.book.stat().st_size:,} bytes")
         else:

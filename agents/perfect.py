@@ -7,7 +7,8 @@ Order of play for a move:
    ``solver_share`` of the time left, then, with what remains of that share, the strong solver
    picks the fastest win, the slowest loss or a draw-keeping move;
 3. the solver ran out of nodes: the fallback depth-first search (``agents.alphabeta``) plays
-   with the time left, or, while that search is not compiled yet, a safe-move rule.
+   with the time left, or, while that search is not compiled yet, the solver's move order
+   screened by small searches that prove shallow wins and losses (:meth:`Solver.screen`).
 
 Numba's compile (several seconds for the solver, more for the fallback search) must not cost a
 game. On the first move the agent starts a thread that compiles the solver, then the fallback
@@ -57,7 +58,7 @@ class PerfectAgent:
     solver_share: float = 0.75  # fraction of the time left the solver may plan to use; the fallback gets the rest
     weak_first: bool = True  # prove a value-keeping move with the weak solver before the strong one refines it
     compile_wait: float = 20.0  # seconds past deadlines the agent may wait, in total, for the solver's compile
-    fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (safe-move rule)
+    fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (screened move order)
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
 
     _book: Optional[Book] = field(default=None, init=False, repr=False)
@@ -187,7 +188,7 @@ class PerfectAgent:
         """``(column, score, how, nodes)`` from the solver, or None when it ran out of nodes."""
         solver = self._solver
         assert solver is not None
-        share = self.solver_share if (self._search is not None and self._search_ready.is_set()) else 0.9
+        share = self.solver_share
         end = time.perf_counter() + max(0.0, deadline - time.perf_counter()) * share
         best, how, nodes = None, "", 0
         for weak in ((True, False) if self.weak_first else (False,)):
@@ -213,18 +214,20 @@ class PerfectAgent:
             col = search.choose(position, deadline)
             self._report("fallback-search", t0, depth=search.info().get("depth"))
             return col
-        self._report("fallback-rule", t0)
-        return self._safe_move(position)
+        col = self._screened_move(position, deadline)
+        self._report("fallback-screen", t0)
+        return col
 
-    def _safe_move(self, position: Position) -> int:
-        """Win now, else the solver's move order: moves that do not lose at once first, then the
-        most winning cells created, the centre first on ties."""
-        s = position.shape
-        for col in s.center_order():
-            if position.can_play(col) and position.is_winning_move(col):
-                return col
+    def _screened_move(self, position: Position, deadline: float) -> int:
+        """While the fallback search is not compiled: the solver's move order, skipping moves a
+        small search proves lost, taking one it proves won (see :meth:`Solver.screen`)."""
         assert self._solver is not None
-        return self._solver.ordered_columns(position)[0]
+        columns = len(position.legal_columns())
+        per_move = int(self._rate * _RATE_SAFETY * max(0.0, deadline - time.perf_counter() - 0.01) / max(1, columns))
+        if not self._solver_ready.is_set() or per_move < 100:
+            return self._solver.ordered_columns(position)[0]
+        screened = self._solver.screen(position, per_move)
+        return max(screened, key=lambda cv: cv[1])[0]  # max keeps the first of equal values
 
     def _report(self, how: str, t0: float, **extra: Any) -> None:
         self._info = {"source": how, "seconds": time.perf_counter() - t0, "book": self._book_note,

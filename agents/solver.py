@@ -158,6 +158,25 @@ class Solver:
                 return col, score
         raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
 
+    def screen(self, position: Position, node_limit: int) -> list[tuple[int, int]]:
+        """Legal columns with what a small search proves about each: ``(column, value)`` where
+        value is 1 (the move wins), -1 (it loses), 0 (a draw, or nothing proven within
+        ``node_limit`` nodes per column), in :meth:`ordered_columns` order. Shallow traps (a
+        double threat a few plies ahead) are cheap to prove, so this beats a static rule when
+        the full solve does not fit in the time."""
+        self._check(position)
+        out = []
+        for col in self.ordered_columns(position):
+            if position.is_winning_move(col):
+                out.append((col, 1))
+                continue
+            child = position.play(col)
+            self._start(node_limit)
+            r = self.k.probe(child.current, child.mask, child.ply, -1, 1, *self._args())
+            value = 0 if self.stats[sk.ABORTED] else (1 if r <= -1 else (-1 if r >= 1 else 0))
+            out.append((col, value))
+        return out
+
     def warm_up(self) -> float:
         """Compile every kernel entry (a no-op on the plain path); returns the seconds taken.
 

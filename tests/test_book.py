@@ -60,7 +60,7 @@ def test_second_side_and_weak_moves_keep_the_value(tmp_path):
 
 def test_pack_and_lookup_both_orientations(tmp_path):
     assert build(tmp_path, "--max-ply", "4") == 0
-    assert builder.main(["pack", "--shape", "4x5x3", "--store", str(tmp_path / "s.store"), "--book", str(tmp_path / "b.npz"), "--slow-nodes", "0"]) == 0
+    assert builder.main(["pack", "--shape", "4x5x3", "--store", str(tmp_path / "s.store"), "--book", str(tmp_path / "b.npz")]) == 0
     store = builder.Store(tmp_path / "s.store", SMALL)
     book = Book.load(tmp_path / "b.npz")
     assert len(book) == len(store.records)
@@ -99,7 +99,7 @@ def test_book_data_validation():
     (["build"], "--max-ply"),
     (["build", "--max-ply", "2", "--shape", "6x7"], "ROWSxCOLUMNSxINAROW"),
     (["build", "--max-ply", "-1"], "--max-ply"),
-    (["pack", "--slow-nodes", "-5"], "--slow-nodes"),
+    (["pack", "--min-nodes", "-5"], "--min-nodes"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_cli_bad_input_one_line_exit_2(args, message):
@@ -109,7 +109,7 @@ def test_cli_bad_input_one_line_exit_2(args, message):
 
 
 def test_committed_book_matches_its_store():
-    """The packed book holds exactly the store's slow positions, with the same moves."""
+    """The packed book holds the store's positions, with the same moves."""
     path = default_path(Shape())
     if not path.is_file():
         pytest.skip("no book built yet")

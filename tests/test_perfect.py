@@ -106,6 +106,25 @@ def test_plain_path_plays_legal_moves_in_time(monkeypatch):
     assert a._solver is not None and not a._solver.compiled
 
 
+def test_screen_avoids_a_shallow_trap():
+    """Bottom row: X on columns 3 and 4 (1-based) with both ends open, O to move: every reply
+    but columns 2 and 5 lets X make an open three. The screen proves those losses and avoids them."""
+    a = PerfectAgent(book="none", tt_size=1 << 16, fallback="rule")
+    pos = Position.from_moves("443")
+    a._prepare(pos.shape)
+    a._solver_ready.wait(120)
+    screened = dict(a._solver.screen(pos, 200_000))
+    judge = Solver(tt_size=1 << 20).child_scores(pos)
+    for col, value in screened.items():
+        if value == -1:
+            assert judge[col] < 0, (col, judge)
+        if value == 1:
+            assert judge[col] > 0, (col, judge)
+    assert any(v == -1 for v in screened.values())
+    col = a._screened_move(pos, time.perf_counter() + 1.0)
+    assert screened[col] != -1 and col in (1, 4)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_converts_won_positions_against_random_replies(agent, judge, seed):
     """From won mid-game positions, every agent move keeps the win (checked by the judge)
