@@ -25,6 +25,7 @@ from pathlib import Path
 from core.position import Position
 from core.shape import STANDARD
 from heuristics import HEURISTIC_IDS
+from util.jit import numba_enabled
 
 PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
 
@@ -35,31 +36,35 @@ def midgame_positions(count: int, pons_dir: Path = PONS) -> list[Position]:
     return [Position.from_moves(m) for m in lines[::20][:count]]
 
 
-def run(agent_cls, params: dict, positions: list[Position], seconds: float) -> list[tuple[float, int, bool]]:
-    """(nodes per second, depth, proven) of one search of ``seconds`` per position, fresh agent
-    each. ``proven``: the search ended early with the exact value (its speed is then mostly
-    Python overhead, so speed medians leave those out)."""
+def run(agent_cls, params: dict, positions: list[Position], seconds: float) -> list[tuple[float, int, bool, float]]:
+    """(nodes per second, depth, proven, nodes per CPU second) of one search of ``seconds`` per
+    position, one agent (its table allocated before the clock starts; entries of other
+    positions stay valid). ``proven``: the search ended early with the exact value (its speed
+    is then mostly Python overhead, so speed medians leave those out). Nodes per CPU second
+    (``time.process_time``) hold better than wall time when other processes share the cores."""
     out = []
+    agent = agent_cls(**params)
     for pos in positions:
-        agent = agent_cls(**params)
-        t0 = time.perf_counter()
+        agent._ensure_tables(pos.shape, numba_enabled(pos.shape.bits))
+        c0, t0 = time.process_time(), time.perf_counter()
         agent.choose(pos, t0 + seconds)
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         info = agent.info()
-        out.append((info["nodes"] / elapsed, info["depth"], bool(info["exact"])))
+        out.append((info["nodes"] / elapsed, info["depth"], bool(info["exact"]), info["nodes"] / max(cpu, 1e-6)))
     return out
 
 
-def speed(results: list[tuple[float, int, bool]]) -> float:
-    """Median nodes/s over the searches that ran to the deadline (all of them if none did)."""
-    full = [s for s, _, exact in results if not exact] or [s for s, _, _ in results]
+def speed(results: list[tuple[float, int, bool, float]], column: int = 0) -> float:
+    """Median nodes/s (``column`` 0: wall clock, 3: CPU time) over the searches that ran to the
+    deadline (all of them if none did)."""
+    full = [r[column] for r in results if not r[2]] or [r[column] for r in results]
     return statistics.median(full)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.dfs_speed", description=__doc__.split("\n")[0])
     ap.add_argument("--agent", default="negamax", choices=("negamax", "alphabeta"), help="search (default negamax)")
-    ap.add_argument("--heuristic", default="bitsquares", help=f"one of {', '.join(HEURISTIC_IDS)} (default bitsquares)")
+    ap.add_argument("--heuristic", default="liberties", help=f"one of {', '.join(HEURISTIC_IDS)} (default liberties)")
     ap.add_argument("--time", type=float, default=1.0, help="seconds per search (default 1)")
     ap.add_argument("--positions", type=int, default=50, help="midgame positions, 1-50 (default 50)")
     ap.add_argument("--python-positions", type=int, default=5, help="positions for the pure-Python figure (default 5)")
@@ -85,7 +90,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     from agents.alphabeta import AlphaBetaAgent, NegamaxAgent
-    from util.jit import numba_enabled
 
     cls = NegamaxAgent if args.agent == "negamax" else AlphaBetaAgent
     params = {"heuristic": args.heuristic}
@@ -99,9 +103,10 @@ def main(argv: list[str] | None = None) -> None:
         empty = run(cls, params, [Position.empty()], args.time)[0]
         mid = run(cls, params, positions, args.time)
         results["numba"] = speed(mid)
-        depths = sorted(d for _, d, _ in mid)
-        proven = sum(exact for _, _, exact in mid)
-        print(f"numba  nodes/s: median {results['numba']:,.0f} (midgame), {empty[0]:,.0f} (empty board)")
+        depths = sorted(r[1] for r in mid)
+        proven = sum(r[2] for r in mid)
+        print(f"numba  nodes/s: median {results['numba']:,.0f} (midgame), {empty[0]:,.0f} (empty board); "
+              f"per CPU second {speed(mid, 3):,.0f} (midgame), {empty[3]:,.0f} (empty board)")
         print(f"depth in {args.time:g} s: empty board {empty[1]}; midgame median {statistics.median(depths):g}, "
               f"min {depths[0]}, max {depths[-1]}; {proven} of {len(mid)} midgame values proven exact")
     else:
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
                 os.environ["CONNECTX_NUMBA"] = old
         results["python"] = speed(py)
         print(f"python nodes/s: median {results['python']:,.0f} ({len(py)} positions, {slow_time:g} s each), "
-              f"depth median {statistics.median(d for _, d, _ in py):g}")
+              f"per CPU second {speed(py, 3):,.0f}; depth median {statistics.median(r[1] for r in py):g}")
     if "numba" in results and "python" in results:
         print(f"ratio numba / python: {results['numba'] / results['python']:.1f}x")
 
