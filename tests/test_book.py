@@ -123,3 +123,15 @@ def test_committed_book_matches_its_store():
             assert hit == (rec.column - 1, rec.score), rec
     assert len(book) <= len(store.records)
     assert book.lookup(Position.empty(Shape()))[0] == 3  # the centre: the only winning first move
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_the_same_store(tmp_path, monkeypatch):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    assert build(one, "--max-ply", "4") == 0
+    assert build(two, "--max-ply", "4", "--backend", "ray", "--workers", "2") == 0
+    a, b = builder.Store(one / "s.store", SMALL), builder.Store(two / "s.store", SMALL)
+    assert {k: (r.column, r.score) for k, r in a.records.items()} == {k: (r.column, r.score) for k, r in b.records.items()}
