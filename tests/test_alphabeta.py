@@ -222,8 +222,11 @@ def test_alphabeta_exact_on_pons_middle_easy_sample():
 
 
 # --- time --------------------------------------------------------------------------------
+@pytest.mark.parametrize("plain", [False, True], ids=["compiled", "plain"])
 @pytest.mark.parametrize("cls", AGENTS, ids=lambda c: c.__name__)
-def test_returns_by_the_deadline(cls):
+def test_returns_by_the_deadline(cls, plain, monkeypatch):
+    if plain:
+        monkeypatch.setenv("CONNECTX_NUMBA", "0")
     agent = cls()
     agent.warm_up(Shape())
     pos = Position.from_moves("4453")
