@@ -15,16 +15,18 @@ need no ply correction. Heuristics stay far below ``WIN_BASE``.
 
 Shortcuts that never change the value (proved in the comments where they are used): a move
 under a cell where the opponent completes a line loses at once; if the opponent has a cell it
-can play to win, only blocking it matters; two such cells lose. Moves are tried in the order:
-table move, then by the number of threat cells the move creates, then centre first.
+can play to win, only blocking it matters; two such cells lose; and so no node below the root
+needs the "can I win at once" test. Moves are tried in the order: table move, then (with at
+least ``ints[ORDER_DEPTH]`` plies left) by the number of threat cells the move creates, then
+centre first.
 
-Time: a call gets a node limit (``ints[LIMIT]``, from the speed the driver measured) and a
-deadline (``ints[DEADLINE]``, ``time.perf_counter_ns`` units) checked with :func:`clock_ns`
-every ``ints[CLOCK_MASK] + 1`` nodes (1024 compiled, 32 plain: about 0.3 ms and 2 ms); past either the search sets ``ints[ABORTED]`` and unwinds without writing
-the table. numba has no clock of its own: compiled code reads ``clock_gettime`` through ctypes
-where that is the same clock as ``perf_counter`` (Linux, checked at import), else only the
-node limit applies. The driver in
-:mod:`agents.alphabeta` turns the remaining time into a node limit from the speed it measured.
+Time: a call gets a node limit (``ints[LIMIT]``, from the speed the driver in
+:mod:`agents.alphabeta` measured) and a deadline (``ints[DEADLINE]``, ``time.perf_counter_ns``
+units) checked with :func:`clock_ns` every ``ints[CLOCK_MASK] + 1`` nodes (1024 compiled, 32
+plain: about 0.3 ms and 2 ms); past either the search sets ``ints[ABORTED]`` and unwinds
+without writing the table. numba has no clock of its own: compiled code reads
+``clock_gettime`` through ctypes where that is the same clock as ``perf_counter`` (Linux,
+checked at import), else only the node limit applies.
 
 Two arrays carry everything (numpy when compiled, Python lists on the plain path, where list
 indexing is several times faster and keys above 63 bits fit). Few array arguments matter:
