@@ -65,6 +65,8 @@ PUZZLES = {
     "one_open_column": ("53637676615726121352671721253273135445", {3}),
     # X stacked three high in column 4: O must cap it.
     "vertical_block": ("41414", {3}),
+    # X threatens row 2 of column 4 (5-6-7 beside it): O must not fill the cell below it.
+    "not_under_threat": ("755572266", {0, 1, 2, 4, 5, 6}),
 }
 
 
@@ -109,6 +111,15 @@ def test_puzzle_one_open_column(cls, heuristic):
 @pytest.mark.parametrize("cls", AGENTS, ids=lambda c: c.__name__)
 def test_puzzle_vertical_block(cls, heuristic):
     check_puzzle("vertical_block", cls, heuristic)
+
+
+@pytest.mark.parametrize("heuristic", HEURISTICS)
+@pytest.mark.parametrize("cls", AGENTS, ids=lambda c: c.__name__)
+def test_puzzle_not_under_threat(cls, heuristic):
+    check_puzzle("not_under_threat", cls, heuristic)
+    # also at depth 1, where only the shortcut in the kernel can see the loss
+    moves, good = PUZZLES["not_under_threat"]
+    assert solve(cls(heuristic=heuristic, max_depth=1), Position.from_moves(moves)) in good
 
 
 def move_values(pos: Position, depth: int) -> dict[int, float]:
