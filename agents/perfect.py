@@ -6,7 +6,7 @@ Order of play for a move:
 2. the solver (:mod:`agents.solver`) proves a value-keeping move (weak: win/draw/loss) within
    ``solver_share`` of the time left, then, with what remains of that share, the strong solver
    picks the fastest win, the slowest loss or a draw-keeping move;
-3. the solver ran out of nodes: the fallback depth-first search (``agents.alphabeta``) plays
+3. the solver ran out of nodes (or proved a loss but not its length): the fallback depth-first search (``agents.alphabeta``) plays
    with the time left, or, while that search is not compiled yet, the solver's move order
    screened by small searches that prove shallow wins and losses (:meth:`Solver.screen`).
 
@@ -123,8 +123,11 @@ class PerfectAgent:
             found = self._solve(position, deadline)
             if found is not None:
                 col, score, how, nodes = found
-                self._report(how, t0, score=score, nodes=nodes)
-                return col
+                if not (how == "solver-weak" and score < 0):
+                    self._report(how, t0, score=score, nodes=nodes)
+                    return col
+                # Proven lost, but not how fast: every move keeps the value, so let the
+                # search pick a stubborn one (it sees quick losses) for an imperfect opponent.
         return self._fall_back(position, deadline, t0)
 
     # --- internals ----------------------------------------------------------------------------
