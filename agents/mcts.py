@@ -24,7 +24,8 @@ from core.position import Position
 from core.shape import Shape
 from util.jit import kernels
 
-LEAVES = ("rollout", "heuristic")
+LEAVES = ("rollout", "heuristic", "mixed")
+_LEAF_IDS = {"rollout": mt.LEAF_ROLLOUT, "heuristic": mt.LEAF_HEURISTIC, "mixed": mt.LEAF_MIXED}
 
 
 class Tree:
@@ -61,13 +62,14 @@ def seed_state(seed: int) -> int:
 class TreeSearch:
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`)."""
 
-    leaf: str = "heuristic"  # leaf evaluation: "rollout" (one random playout) or "heuristic"
-    heuristic: str = "bitsquares"  # heuristic name for leaf=heuristic (heuristics.HEURISTIC_IDS)
-    width: float = 6.5  # sigmoid width: leaf reward = 2 / (1 + exp(-score / width)) - 1
+    leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
+    heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.HEURISTIC_IDS)
+    width: float = 6.5  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1
+    mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
     capacity: int = 2_000_000  # tree nodes (about 45 bytes each); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
-    cache: str = "auto"  # opening cache file ("auto": data/mcts_cache_<leaf>_6x7x4.npz; "": none)
+    cache: str = "auto"  # opening cache ("auto": data/mcts_cache_<rollout or heuristic>_6x7x4.npz if present; "": none)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
 
@@ -83,6 +85,8 @@ class TreeSearch:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
         if self.heuristic not in heuristics.HEURISTIC_IDS:
             raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(heuristics.HEURISTIC_IDS)}")
+        if not 0.0 <= self.mix <= 1.0:
+            raise ValueError(f"mix must be in [0, 1], got {self.mix}")
         if not self.width > 0:
             raise ValueError(f"width must be positive, got {self.width}")
         if self.capacity < 16:
@@ -108,7 +112,8 @@ class TreeSearch:
 
     def params_array(self) -> np.ndarray:
         p = np.zeros(mt.N_PARAMS, dtype=np.float64)
-        p[mt.P_LEAF] = mt.LEAF_HEURISTIC if self.leaf == "heuristic" else mt.LEAF_ROLLOUT
+        p[mt.P_LEAF] = _LEAF_IDS[self.leaf]
+        p[mt.P_MIX] = self.mix
         p[mt.P_KIND] = heuristics.HEURISTIC_IDS[self.heuristic]
         p[mt.P_WIDTH] = self.width
         self._policy_params(p)
@@ -270,7 +275,8 @@ class MCTSAgent(TreeSearch):
 
 
 def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None:
-    """A win in one, or the only block of the opponent's single immediate win."""
+    """A win in one, else a block of the opponent's immediate win (with two or more threats
+    the game is lost against best play, but blocking one still beats a weak opponent's slip)."""
     for col in legal:
         if position.is_winning_move(col):
             return col, "win in 1"
@@ -278,6 +284,8 @@ def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None
     threats = [c for c in legal if bb.has_won(position.opponent | bb.move_bit(position.mask, s.rows, c), s.rows, s.inarow)]
     if len(threats) == 1:
         return threats[0], "forced block"
+    if threats:
+        return threats[0], "lost: one of several threats blocked"
     return None
 
 

@@ -39,9 +39,9 @@ class CacheError(ValueError):
     """A cache file or data dict that cannot be used: the message says why."""
 
 
-def default_path(leaf: str, heuristic: str = "bitsquares", shape: Shape = STANDARD) -> Path:
-    """``data/mcts_cache_<rollout|heuristic name>_<rows>x<columns>x<inarow>.npz``."""
-    name = "rollout" if leaf == "rollout" else heuristic
+def default_path(leaf: str, heuristic: str = "oddeven", shape: Shape = STANDARD) -> Path:
+    """``data/mcts_cache_<rollout | heuristic name | mixed_heuristic name>_<shape>.npz``."""
+    name = "rollout" if leaf == "rollout" else heuristic if leaf == "heuristic" else f"mixed_{heuristic}"
     return DATA_DIR / f"mcts_cache_{name}_{shape.rows}x{shape.columns}x{shape.inarow}.npz"
 
 

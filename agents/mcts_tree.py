@@ -40,7 +40,7 @@ ILLEGAL = -2
 
 # Indexes into the float64 ``params`` array of :func:`run`.
 P_C = 0  # UCT exploration constant c
-P_LEAF = 1  # 0: random rollout, 1: heuristic
+P_LEAF = 1  # 0: random rollout, 1: heuristic, 2: both mixed
 P_KIND = 2  # heuristic id (heuristics.HEURISTIC_IDS)
 P_WIDTH = 3  # sigmoid width: reward = 2 / (1 + exp(-score / width)) - 1
 P_POLICY = 4  # 0: UCT, 1: ant colony
@@ -49,10 +49,12 @@ P_EVAP = 6  # ant: share of a child's pheromone that evaporates when its parent 
 P_TAU0 = 7  # ant: pheromone of a new edge
 P_DEPOSIT = 8  # ant: pheromone laid per simulation, times the mover's reward mapped to [0, 1]
 P_FLOOR = 9  # ant: a child's pheromone counts as at least floor * its best sibling's
-N_PARAMS = 10
+P_MIX = 10  # mixed leaves: weight of the squashed heuristic (the rollout gets 1 - mix)
+N_PARAMS = 11
 
 LEAF_ROLLOUT = 0
 LEAF_HEURISTIC = 1
+LEAF_MIXED = 2
 POLICY_UCT = 0
 POLICY_ANT = 1
 
@@ -133,14 +135,21 @@ def known_bounds(current: int, mask: int, ply: int, rows: int, columns: int, ina
 @hot
 def assess(current: int, mask: int, ply: int, rows: int, columns: int, inarow: int, params, hparams, rng: int):
     """A position just reached: (lower bound, upper bound, reward for the side to move, rng).
-    The reward of an unproven position is a rollout or the squashed heuristic."""
+    The reward of an unproven position is a rollout, the squashed heuristic, or a mix of both
+    (the heuristic knows shape, which random playouts miss; the playout sees tactics)."""
     low, high = known_bounds(current, mask, ply, rows, columns, inarow)
     if low == high:
         return low, high, float(low), rng
-    if params[P_LEAF] == LEAF_HEURISTIC:
+    leaf = params[P_LEAF]
+    h = 0.0
+    if leaf != LEAF_ROLLOUT:
         score = evaluate(int(params[P_KIND]), current, mask, rows, columns, inarow, hparams)
-        return low, high, 2.0 / (1.0 + math.exp(-score / params[P_WIDTH])) - 1.0, rng
+        h = 2.0 / (1.0 + math.exp(-score / params[P_WIDTH])) - 1.0
+        if leaf == LEAF_HEURISTIC:
+            return low, high, h, rng
     r, rng = rollout(current, mask, ply, rows, columns, inarow, rng)
+    if leaf == LEAF_MIXED:
+        r = (1.0 - params[P_MIX]) * r + params[P_MIX] * h
     return low, high, r, rng
 
 

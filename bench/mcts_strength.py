@@ -1,13 +1,14 @@
 """Strength of an MCTS-family agent against OpenSpiel's C++ MCTS (same time per move), kaggle's
 negamax, and our depth-first agents, in the direct game loop (util.game).
 
-Games come in pairs from one 2-ply opening (seeded), the agent playing each colour once, so
-an opening that favours one side favours both players equally. The agent keeps its tree
+Games come in pairs from one random opening (2 plies by default, seeded), the agent playing
+each colour once, so an opening that favours one side favours both players equally; seeded
+agents get a new seed per pair. The agent keeps its tree
 between moves and its opening cache, as in a submission. Kaggle's negamax is slow Python (a
 full depth-4 search): its moves are not timed out, ours are.
 
     python -m bench.mcts_strength [--agent mcts] [--games 20] [--time 0.5]
-                                  [--opponents openspiel,negamax,alphabeta]
+                                  [--opponents openspiel,negamax,alphabeta] [--opening-plies 2]
 """
 from __future__ import annotations
 
@@ -98,17 +99,24 @@ def opponent(name: str, seed: int) -> Any:
     return make_from_spec(name)
 
 
-def match(agent: Any, other: Any, games: int, time_per_move: float, seed: int, slow_other: bool) -> dict:
+def match(agent: Any, other: Any, games: int, time_per_move: float, seed: int, slow_other: bool,
+          opening_plies: int = 2) -> dict:
+    """Games in colour pairs from a random opening of ``opening_plies`` plies; agents with a
+    ``seed`` field get a new seed per pair (so games from the empty board differ too)."""
     rng = random.Random(seed)
     tally = {"win": 0, "draw": 0, "loss": 0, "forfeits": [], "max_move": 0.0}
+    seeds = {id(a): getattr(a, "seed", None) for a in (agent, other)}
     for g in range(games):
         if g % 2 == 0:
-            opening = [rng.randrange(7), rng.randrange(7)]
+            opening = [rng.randrange(7) for _ in range(opening_plies)]
+            for a in (agent, other):
+                if isinstance(seeds[id(a)], int):
+                    a.seed = seeds[id(a)] + 1000 * (g // 2) + (0 if a is agent else 500)
         first, second = (agent, other) if g % 2 == 0 else (other, agent)
         mark = 1 if g % 2 == 0 else 2
         limit = 60.0 if slow_other else None
         r = play_game(first, second, time_per_move=time_per_move, opening=opening, hard_limit=limit)
-        ours = r.move_times[0::2] if mark == 1 else r.move_times[1::2]  # the opening has 2 plies
+        ours = r.move_times[0::2] if (mark == 1) == (opening_plies % 2 == 0) else r.move_times[1::2]
         tally["max_move"] = max([tally["max_move"], *ours])
         if r.winner == mark:
             tally["win"] += 1
@@ -129,9 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games per opponent (even: colour pairs)")
     parser.add_argument("--time", type=float, default=0.5, help="seconds per move for both sides")
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings")
+    parser.add_argument("--opening-plies", type=int, default=2, help="random plies before the agents play (0-4)")
     args = parser.parse_args(argv)
-    if args.games < 2 or args.games % 2 or args.time <= 0:
-        print("error: --games must be an even number >= 2 and --time positive", file=sys.stderr)
+    if args.games < 2 or args.games % 2 or args.time <= 0 or not 0 <= args.opening_plies <= 4:
+        print("error: --games must be an even number >= 2, --time positive, --opening-plies 0-4", file=sys.stderr)
         return 2
     try:
         agent = make_from_spec(args.agent)
@@ -154,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         if callable(getattr(other, "warmup", None)):
             other.warmup()
         t = time.perf_counter()
-        tally = match(agent, other, args.games, args.time, args.seed, slow_other=spec == "negamax")
+        tally = match(agent, other, args.games, args.time, args.seed, spec == "negamax", args.opening_plies)
         score = (tally["win"] + 0.5 * tally["draw"]) / args.games
         print(f"{args.agent} vs {spec}: {tally['win']} wins, {tally['draw']} draws, {tally['loss']} losses of "
               f"{args.games} ({100 * score:.1f}%), forfeits {tally['forfeits'] or 'none'}, "

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import agents.mcts_tree as mt
+import heuristics
 from agents.mcts import MCTSAgent, Tree, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
@@ -157,6 +158,22 @@ def test_double_threat_is_a_known_loss(which):
     assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (1, 1)
 
 
+@pytest.mark.parametrize("which", PATHS)
+def test_leaf_rewards_rollout_heuristic_and_mixed(which):
+    k = kernel_ns(which)
+    pos = Position.from_moves("4453")
+    args = (pos.current, pos.mask, pos.ply, 6, 7, 4)
+    rewards = {}
+    for leaf in ("rollout", "heuristic", "mixed"):
+        agent = MCTSAgent(leaf=leaf, heuristic="bitsquares", width=5.0, mix=0.25)
+        low, high, rewards[leaf], rng = k.assess(*args, agent.params_array(), agent._hparams, 12345)
+        assert (low, high) == (-1, 1)
+    score = k.evaluate(heuristics.HEURISTIC_IDS["bitsquares"], *args[:2], 6, 7, 4, heuristics.params_array("bitsquares"))
+    assert rewards["heuristic"] == pytest.approx(2.0 / (1.0 + math.exp(-score / 5.0)) - 1.0)
+    assert rewards["rollout"] in (-1.0, 0.0, 1.0)
+    assert rewards["mixed"] == pytest.approx(0.75 * rewards["rollout"] + 0.25 * rewards["heuristic"])
+
+
 # --- forced wins -------------------------------------------------------------------------
 def sample_by_distance(name: str, distance: int, n: int, seed: int) -> list[Position]:
     """Positions whose side to move wins with its ``distance + 1``-th next stone."""
@@ -216,6 +233,8 @@ def test_forced_block_is_played():
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=100)
     assert agent.choose(pos, time.perf_counter() + 10) == 0
     assert agent.info()["reason"] == "forced block"
+    lost = Position.from_moves([0, 3, 0, 4, 1, 5])  # O threatens columns 2 and 6: block one anyway
+    assert agent.choose(lost, time.perf_counter() + 10) in (2, 6)
 
 
 # --- MCTS-solver on Pons' end set ----------------------------------------------------------
@@ -248,7 +267,7 @@ def test_solver_proves_end_positions_on_the_plain_path():
 
 
 # --- compiled and plain paths agree --------------------------------------------------------
-@pytest.mark.parametrize("leaf", ["rollout", "heuristic"])
+@pytest.mark.parametrize("leaf", ["rollout", "heuristic", "mixed"])
 def test_numba_and_python_agree_on_the_same_seed(leaf):
     if not numba_available():
         pytest.skip("numba not installed")

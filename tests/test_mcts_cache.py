@@ -140,3 +140,18 @@ def test_command_grows_and_shows_a_cache(capsys, tmp_path):
     assert out.exists() and "positions" in capsys.readouterr().out
     assert mcts_cache._main(["show", str(out)]) == 0
     assert "column 3" in capsys.readouterr().out
+
+
+def test_committed_cache_is_valid_and_small():
+    path = mcts_cache.default_path("rollout")
+    if not path.exists():
+        pytest.skip(f"{path.name} not grown here")
+    data = mcts_cache.load(path)
+    assert data["shape"] == (6, 7, 4) and path.stat().st_size < 3_000_000
+    root = Position.empty()
+    i = np.searchsorted(data["keys"], root.key())
+    assert data["keys"][i] == root.key() and data["visits"][i] >= 1_000_000
+    agent = MCTSAgent(leaf="rollout", max_sims=10)
+    assert agent.cache_path() == str(path)
+    agent.choose(root, time.perf_counter() + 30)
+    assert agent.info()["cache_nodes"] > 1000
