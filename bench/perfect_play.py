@@ -30,7 +30,8 @@ class _Recorder:
     def __init__(self, agent: PerfectAgent, judge: Solver, judge_from: int, judge_nodes: int) -> None:
         self.agent, self.judge, self.judge_from, self.judge_nodes = agent, judge, judge_from, judge_nodes
         self.times: list[float] = []
-        self.sources: dict[str, int] = {}
+        self.sources: dict[str, int] = {}  # "<seat>:<source>" -> moves
+        self.seat = 1
         self.kept = self.lost_value = self.unchecked = 0
 
     def reset(self) -> None:
@@ -40,7 +41,10 @@ class _Recorder:
         t0 = time.perf_counter()
         col = self.agent.choose(position, deadline)
         self.times.append(time.perf_counter() - t0)
-        src = self.agent.info().get("source", "?")
+        info = self.agent.info()
+        src = f"{self.seat}:{info.get('source', '?')}"
+        if src.startswith("1:fallback") or self.times[-1] > 1.75:
+            print(f"    ply {position.ply}: {src}, {self.times[-1]:.3f} s, waited {info.get('waited', 0):.1f} s", flush=True)
         self.sources[src] = self.sources.get(src, 0) + 1
         self._judge(position, col)
         return col
@@ -61,12 +65,12 @@ class _Recorder:
             print(f"    value lost at ply {position.ply}: column {col} scores {scores}", flush=True)
 
 
-def _opponent(spec: str, time_per_move: float):
+def _opponent(spec: str, time_per_move: float, seed: int):
     if spec == "self":
         return PerfectAgent()
     from util.players import build, resolve
 
-    return build(resolve(spec), STANDARD, time_per_move, seed=1)
+    return build(resolve(spec), STANDARD, time_per_move, seed=seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     for spec in [s.strip() for s in args.opponents.split(",") if s.strip()]:
         for seat in seats:
             for g in range(args.games):
-                opp = _opponent(spec, args.time)
+                opp = _opponent(spec, args.time, seed=g + 1)
                 players = (me, opp) if seat == 1 else (opp, me)
+                me.seat = seat
                 n0 = len(me.times)
                 result = play_game(*players, STANDARD, args.time, hard_limit=args.time + 60.0)
                 times = me.times[n0:]
@@ -108,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    errors: {result.errors}", flush=True)
     print(f"first move of the run (compile included): {first_move:.3f} s; max move {max(me.times):.3f} s; "
           f"max after the first {max(me.times[1:] or [0]):.3f} s; moves {len(me.times)}")
-    print(f"sources: {me.sources}; judged kept {me.kept}, lost {me.lost_value}, unchecked (ply < {args.judge_from_ply} or too slow) {me.unchecked}")
+    print(f"sources (seat:source): {dict(sorted(me.sources.items()))}")
+    print(f"judged kept {me.kept}, lost {me.lost_value}, unchecked (ply < {args.judge_from_ply} or too slow) {me.unchecked}")
     return 1 if me.lost_value else 0
 
 
