@@ -27,8 +27,9 @@ from core.shape import STANDARD  # noqa: E402
 class _Recorder:
     """Wraps the perfect agent: times each move, notes its source, judges it."""
 
-    def __init__(self, agent: PerfectAgent, judge: Solver, judge_from: int, judge_nodes: int) -> None:
+    def __init__(self, agent: PerfectAgent, judge: Solver, judge_from: int, judge_nodes: int, limit: float) -> None:
         self.agent, self.judge, self.judge_from, self.judge_nodes = agent, judge, judge_from, judge_nodes
+        self.limit = limit  # a move longer than this is reported
         self.times: list[float] = []
         self.sources: dict[str, int] = {}  # "<seat>:<source>" -> moves
         self.seat = 1
@@ -43,7 +44,7 @@ class _Recorder:
         self.times.append(time.perf_counter() - t0)
         info = self.agent.info()
         src = f"{self.seat}:{info.get('source', '?')}"
-        if src.startswith("1:fallback") or self.times[-1] > 1.75:
+        if src.startswith("1:fallback") or self.times[-1] > self.limit:
             print(f"    ply {position.ply}: {src}, {self.times[-1]:.3f} s, waited {info.get('waited', 0):.1f} s", flush=True)
         self.sources[src] = self.sources.get(src, 0) + 1
         self._judge(position, col)
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     from util.game import play_game
 
     judge = Solver(tt_size=1 << 23)
-    me = _Recorder(PerfectAgent(), judge, args.judge_from_ply, args.judge_nodes)
+    me = _Recorder(PerfectAgent(), judge, args.judge_from_ply, args.judge_nodes, args.time)
     first_move = None
     for spec in [s.strip() for s in args.opponents.split(",") if s.strip()]:
         for seat in seats:
