@@ -155,15 +155,21 @@ def test_prefers_the_faster_win():
     assert col in (0, 4) and pons_score(agent.info()["score"]) == (43 - pos.ply) // 2
 
 
-def test_prefers_the_slower_loss():
-    # O to move after "2233445"? No: after "22334" X threatens 1 and 5 at once: O loses on
-    # the next move whatever it does, and the value says exactly that.
-    pos = Position.from_moves("22334")
-    agent = NegamaxAgent(heuristic="bitsquares", max_depth=5)
-    solve(agent, pos)
-    assert pons_score(agent.info()["score"]) == -((43 - pos.ply - 1) // 2)
-    # Among losing moves the search keeps the longest resistance: Pons' L3 set scores
-    # losses by the winner's stone count, checked exactly in test_negamax_exact_on_pons_end_easy.
+def test_moves_realise_the_exact_score():
+    # In Pons' end-game positions the move played keeps the exact score: after it, the
+    # opponent's exact score is minus ours. So a lost side picks the slowest loss and a
+    # winning side the fastest win (a draw stays a draw).
+    lines = pons_lines("Test_L3_R1")
+    picked = [ln for ln in lines if ln[1] < 0][:25] + [ln for ln in lines if ln[1] > 0][:25]
+    agent, judge = NegamaxAgent(heuristic="none"), NegamaxAgent(heuristic="none")
+    for moves, score in picked:
+        pos = Position.from_moves(moves)
+        col = solve(agent, pos)
+        if pos.is_winning_move(col):
+            assert score == (43 - pos.ply) // 2, moves
+            continue
+        solve(judge, pos.play(col))
+        assert judge.info()["pons_score"] == -score, moves
 
 
 # --- pruning never changes the value -------------------------------------------------------
