@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec, other in opponents:
         if callable(getattr(other, "warmup", None)):
             other.warmup()
+        elif spec not in ("openspiel", "negamax"):  # compile its kernels outside the timed games
+            other.choose(Position.from_moves("44"), time.perf_counter() + 0.5)
         t = time.perf_counter()
         tally = match(agent, other, args.games, args.time, args.seed, spec == "negamax", args.opening_plies)
         score = (tally["win"] + 0.5 * tally["draw"]) / args.games
