@@ -22,11 +22,11 @@ from agents.mcts import TreeSearch
 class AntColonyAgent(TreeSearch):
     """Pheromone-weighted random selection instead of UCT."""
 
-    power: float = 2.0  # selection weight is pheromone ** power (higher: greedier ants)
+    power: float = 1.0  # selection weight is pheromone ** power (higher: greedier ants)
     evaporation: float = 0.02  # share of a child's pheromone lost each time its parent is visited
     start: float = 1.0  # pheromone of a new edge (the weight of an untried idea)
     deposit: float = 1.0  # pheromone laid on each edge of a walk, times the mover's reward in [0, 1]
-    floor: float = 0.1  # a child's pheromone counts as at least floor x its best sibling's (MAX-MIN)
+    floor: float = 0.3  # a child's pheromone counts as at least floor x its best sibling's (MAX-MIN)
     cache: str = ""  # opening cache file ("": none; the MCTS caches hold UCT statistics)
 
     def __post_init__(self) -> None:

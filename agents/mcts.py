@@ -154,7 +154,7 @@ class TreeSearch:
             if done < batch:  # the root is proven
                 break
             rate = done / max(dt, 1e-6)
-            batch = int(min(max(rate * min(0.05, left / 4), 16), 1_000_000))
+            batch = int(min(max(rate * min(0.02, left / 8), 16), 1_000_000))  # short batches: the rate drifts
         col = int(k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns))
         if col < 0 or not position.can_play(col):
             col = next(c for c in shape.center_order() if c in legal)
