@@ -174,7 +174,7 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
             if stop_at is not None and time.monotonic() >= stop_at:
                 print("time limit reached: rerun to resume", file=out, flush=True)
                 break
-            frontier = _next_frontier(store, frontier, args.slow_nodes)
+            frontier = _next_frontier(store, frontier, args.slow_nodes, args.expand_all_to)
     return solved
 
 
@@ -188,11 +188,11 @@ def _jobs(todo: list[str], shape: Shape, args: argparse.Namespace, stop_at: Opti
         yield (moves, dims, args.weak, args.tt_size)
 
 
-def _next_frontier(store: Store, frontier: dict[str, Position], slow_nodes: int) -> dict[str, Position]:
+def _next_frontier(store: Store, frontier: dict[str, Position], slow_nodes: int, expand_all_to: int = 0) -> dict[str, Position]:
     out: dict[int, tuple[str, Position]] = {}
     for moves, pos in frontier.items():
         rec = store.get(pos)
-        if rec is None or (rec.mode != "given" and rec.nodes < slow_nodes):
+        if rec is None or (rec.mode != "given" and rec.nodes < slow_nodes and pos.ply >= expand_all_to):
             continue
         col = book_move(pos, rec)
         after = pos.play(col)
@@ -259,6 +259,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     b = sub.add_parser("build", parents=[common], help="solve positions breadth first and append them to the store")
     b.add_argument("--side", choices=("first", "second"), default="first", help="whose positions (default first)")
     b.add_argument("--max-ply", type=int, required=True, help="solve positions up to this ply")
+    b.add_argument("--expand-all-to", type=int, default=0,
+                   help="expand every position below this ply, slow or not (the agent stays in the book while numba compiles)")
     b.add_argument("--weak", action="store_true", help="weak solves (win/draw/loss): faster, the move still keeps the value")
     b.add_argument("--given-root", action="store_true", help="6x7x4 first side: record the published root move (centre) instead of solving it")
     b.add_argument("--workers", type=int, default=1, help="local processes, or CPUs for a local Ray (default 1: this process)")

@@ -133,6 +133,7 @@ class Solver:
         if position.is_terminal():
             raise ValueError("the game is over: no move to choose")
         shape = self.shape
+        self.nodes = 0
         for col in shape.center_order():
             if position.can_play(col) and position.is_winning_move(col):
                 return col, 1 if weak else (shape.cells + 1 - position.ply) // 2

@@ -192,3 +192,12 @@ def test_cli_help_and_bad_option():
     assert run_cli("--help", stdin="").returncode == 0
     res = run_cli("--shape", "6x7", stdin="")
     assert res.returncode == 2 and "ROWSxCOLUMNSxINAROW" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_nodes_reset_on_an_immediate_win(solver):
+    """A move that wins at once is found without search: nodes must say 0, not the last call's."""
+    moves, _ = pons("Test_L2_R2", 1)[0]
+    solver.best_move(Position.from_moves(moves))
+    assert solver.nodes > 0
+    assert solver.best_move(Position.from_moves("112233")) == (3, (43 - 6) // 2)
+    assert solver.nodes == 0
