@@ -11,11 +11,19 @@ every iteration also gets a node limit of ``speed * time left * time_safety``, w
 is the nodes per second of this move's finished iterations once they add up to 10 ms, before
 that the previous move's figure (a conservative guess on the first move). An
 iteration stopped by either bound is thrown away and the move of the deepest finished
-iteration is played. The first call on the compiled path compiles the kernel (seconds) before the clock
-starts mattering; call :meth:`DepthFirstAgent.warm_up` beforehand to keep that out of a move.
+iteration is played.
+
+Compiling the kernel takes seconds (5-25 s here). :meth:`DepthFirstAgent.warm_up` does it
+beforehand. Otherwise, with ``background_compile`` (the default), a move with less than a
+minute to go does not wait: a thread compiles while the plain path plays the move (Kaggle's
+first moves), and later moves switch to the compiled kernel once it is ready; a move with more
+time (tests, benchmarks with a far deadline) compiles in place.
 """
 from __future__ import annotations
 
+import atexit
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -29,6 +37,7 @@ from core.shape import Shape
 from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
 from util.jit import numba_enabled
 
+COMPILE_IN_MOVE = 60.0  # seconds: a move with this much time compiles in place (tests, benches)
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
 
@@ -57,6 +66,7 @@ class DepthFirstAgent:
     tt_bits: int = 20  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
     tt_depth: int = 3  # use the transposition table at nodes with at least this depth left
+    background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays (unless the move has a minute)
     time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
     # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
@@ -74,6 +84,8 @@ class DepthFirstAgent:
     _tables: Any = field(default=None, init=False, repr=False)
     _speed: float = field(default=0.0, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
+    _ready: Any = field(default=None, init=False, repr=False)  # threading.Event: compiled kernel usable
+    _compile_failed: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTIC_IDS:
@@ -99,16 +111,48 @@ class DepthFirstAgent:
         return dict(self._info)
 
     def warm_up(self, shape: Shape) -> float:
-        """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken."""
+        """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken.
+        Thread-safe; afterwards this agent's moves use the compiled kernel at once."""
         t0 = time.perf_counter()
+        ready = threading.Event()
+        ready.set()
         if numba_enabled(shape.bits):
             tmp = type(self)(heuristic=self.heuristic, max_depth=2, tt_bits=8)
+            tmp._ready = ready  # the first call of the compiled kernel compiles it
             tmp.choose(Position.empty(shape), time.perf_counter() + 1e9)
+        self._ready = ready
         return time.perf_counter() - t0
+
+    def _compiled_ready(self, shape: Shape, deadline: float) -> bool:
+        """Whether this move may use the compiled kernel (see ``background_compile``)."""
+        if self._compile_failed:
+            return False
+        if self._ready is not None and self._ready.is_set():
+            return True
+        if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
+            self.warm_up(shape)
+            return True
+        if self._ready is None:
+            self._ready = threading.Event()
+            thread = threading.Thread(target=self._compile, args=(shape, self._ready), name="dfs-compile", daemon=True)
+            thread.start()
+            # Let a compile finish before the interpreter exits (LLVM cut off mid-compile can
+            # crash at exit), within a bound.
+            atexit.register(thread.join, 60.0)
+        return False
+
+    def _compile(self, shape: Shape, ready: threading.Event) -> None:
+        try:
+            self.warm_up(shape)
+        except Exception as exc:  # keep playing on the plain path
+            self._compile_failed = True
+            print(f"[connectx] ERROR dfs: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
+        finally:
+            ready.set()
 
     def choose(self, position: Position, deadline: float) -> int:
         shape = position.shape
-        compiled = numba_enabled(shape.bits)
+        compiled = numba_enabled(shape.bits) and self._compiled_ready(shape, deadline)
         search = K.compiled_node(self.heuristic) if compiled else K.node
         self._ensure_tables(shape, compiled)
         ints, floats = self._tables

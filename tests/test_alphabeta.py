@@ -254,6 +254,19 @@ def test_returns_by_the_deadline(cls, plain, monkeypatch):
         assert pos.can_play(col) and agent.info()["depth"] >= 1
 
 
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_background_compile_plays_plain_first_then_compiled():
+    agent = NegamaxAgent()  # background_compile by default
+    pos = Position.from_moves("44")
+    t0 = time.perf_counter()
+    col = solve(agent, pos, 0.3)
+    assert time.perf_counter() - t0 < 0.3 + 0.5 and pos.can_play(col)
+    assert agent._shape[1] is False  # this move ran on the plain path
+    assert agent._ready.wait(120)  # the thread compiled (or found compiled) the kernel
+    solve(agent, pos, 0.3)
+    assert agent._shape[1] is True and not agent._compile_failed
+
+
 def test_cut_search_plays_the_deepest_finished_iteration():
     pos = Position.from_moves("44")
     agent = NegamaxAgent(tt_bits=16)
