@@ -175,7 +175,7 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     return tree, done
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr (and exit code 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -184,8 +184,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = OneLineParser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     g = sub.add_parser("grow", help="grow, prune and save a cache")
     g.add_argument("--seconds", type=float, default=0.0, help="time to grow (seconds)")
     g.add_argument("--sims", type=int, default=0, help="simulations to run (instead of, or with, --seconds)")

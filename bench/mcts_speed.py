@@ -13,7 +13,6 @@ heuristic leaves for reference. Each figure is the median of
 """
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -24,6 +23,7 @@ import numpy as np
 
 import agents.mcts_tree as mt
 from agents.mcts import MCTSAgent, Tree, seed_state
+from agents.mcts_cache import OneLineParser
 from core.position import Position
 from util.jit import kernels
 
@@ -63,7 +63,7 @@ def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.mcts_speed", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m bench.mcts_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sims", type=int, default=200_000, help="simulations per search")
     parser.add_argument("--positions", type=int, default=4, help="middle-game positions besides the empty board")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")

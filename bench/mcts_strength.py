@@ -12,13 +12,13 @@ full depth-4 search): its moves are not timed out, ours are.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 from types import SimpleNamespace
 from typing import Any
 
+from agents.mcts_cache import OneLineParser
 from agents.registry import SpecError, make_from_spec, names
 from core.position import Position
 from util.game import play_game
@@ -130,7 +130,7 @@ def match(agent: Any, other: Any, games: int, time_per_move: float, seed: int, s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.mcts_strength", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m bench.mcts_strength", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default="mcts", help="agent spec under test, e.g. mcts:leaf=rollout")
     parser.add_argument("--opponents", default="openspiel,negamax,alphabeta",
                         help="comma-separated: openspiel, negamax (kaggle's) or any agent spec of ours")
