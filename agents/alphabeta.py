@@ -78,7 +78,7 @@ class DepthFirstAgent:
     threat: float | None = None  # liberties: weight of a threat cell
 
     PVS: ClassVar[bool] = False
-    STOP_EARLY: ClassVar[float] = 0.004  # seconds before the deadline at which the kernel stops
+    STOP_EARLY: ClassVar[float] = 0.010  # seconds before the deadline at which the kernel stops (GIL waits, unwinding)
 
     _shape: Any = field(default=None, init=False, repr=False)
     _tables: Any = field(default=None, init=False, repr=False)
