@@ -129,6 +129,10 @@ class DepthFirstAgent:
             return False
         if self._ready is not None and self._ready.is_set():
             return True
+        if self._ready is None and K.is_compiled(self.heuristic):  # compiled earlier in this process
+            self._ready = threading.Event()
+            self._ready.set()
+            return True
         if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
             self.warm_up(shape)
             return True

@@ -272,6 +272,12 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
 _SPECIALIZED: dict[str, object] = {}
 
 
+def is_compiled(heuristic: str) -> bool:
+    """Whether :func:`compiled_node` for ``heuristic`` has been compiled in this process."""
+    node_fn = _SPECIALIZED.get(heuristic)
+    return node_fn is not None and len(getattr(node_fn, "signatures", ())) > 0
+
+
 def compiled_node(heuristic: str):
     """A numba-compiled :func:`node` whose ``evaluate`` is the one heuristic ``heuristic``.
 

@@ -255,7 +255,9 @@ def test_returns_by_the_deadline(cls, plain, monkeypatch):
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
-def test_background_compile_plays_plain_first_then_compiled():
+def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
+    # As in a fresh process (Kaggle's first move), where nothing is compiled yet.
+    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
     agent = NegamaxAgent()  # background_compile by default
     pos = Position.from_moves("44")
     t0 = time.perf_counter()
@@ -265,6 +267,14 @@ def test_background_compile_plays_plain_first_then_compiled():
     assert agent._ready.wait(120)  # the thread compiled (or found compiled) the kernel
     solve(agent, pos, 0.3)
     assert agent._shape[1] is True and not agent._compile_failed
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_kernel_compiled_earlier_is_used_at_once():
+    NegamaxAgent().warm_up(Shape())
+    agent = NegamaxAgent()
+    solve(agent, Position.from_moves("44"), 0.1)
+    assert agent._shape[1] is True
 
 
 def test_cut_search_plays_the_deepest_finished_iteration():
