@@ -34,7 +34,7 @@ def judge() -> Solver:
 @pytest.fixture(scope="module")
 def agent() -> PerfectAgent:
     a = PerfectAgent(book="none", tt_size=1 << 22, background_compile=False, fallback="rule")
-    a.choose(Position.from_moves("4444"), time.perf_counter() + 30)  # compile outside the timed moves
+    a.choose(Position.from_moves(pons("Test_L3_R1", 1)[0][0]), time.perf_counter() + 30)  # compile outside the timed moves
     return a
 
 
