@@ -15,14 +15,6 @@ from util.jit import hot
 
 
 @hot
-def shift_up(x: int, n: int) -> int:
-    """``x << n`` that drops bits at or above 63 when compiled (numba's int64 would be UB)."""
-    if n >= 63:
-        return 0
-    return x << n
-
-
-@hot
 def bottom_mask(rows: int, columns: int) -> int:
     """One bit at the bottom cell of every column."""
     m = 0
@@ -94,22 +86,26 @@ def winning_cells(stones: int, mask: int, rows: int, columns: int, inarow: int) 
     the cell wins when all the other ``inarow - 1`` cells of that line hold a stone.
     """
     h = rows + 1
+    bits = h * columns  # every stone lies below this bit, so a shift this long leaves nothing
+    full = board_mask(rows, columns)
     result = 0
     for shift in (1, h, h - 1, h + 1):
         for j in range(inarow):
-            m = board_mask(rows, columns)
+            m = full
             for i in range(inarow):
                 if i == j:
                     continue
                 d = (i - j) * shift  # offset from the empty cell to the stone at place i
-                if d > 0:
-                    m &= stones >> d if d < 63 else 0
+                if d >= bits or -d >= bits:
+                    m = 0  # also keeps compiled int64 shifts below 64
+                elif d > 0:
+                    m &= stones >> d
                 else:
-                    m &= shift_up(stones, -d)
+                    m &= stones << -d
                 if m == 0:
                     break
             result |= m
-    return result & board_mask(rows, columns) & ~mask
+    return result & full & ~mask
 
 
 @hot

@@ -17,7 +17,11 @@ from tests.reference import RefBoard, ref_perft
 from util.jit import compiled, numba_available
 
 PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
-SHAPES = [Shape(6, 7, 4), Shape(5, 4, 3), Shape(7, 9, 5), Shape(10, 10, 5), Shape(4, 4, 4), Shape(3, 8, 3)]
+SHAPES = [
+    Shape(6, 7, 4), Shape(5, 4, 3), Shape(7, 9, 5), Shape(10, 10, 5), Shape(4, 4, 4), Shape(3, 8, 3),
+    Shape(9, 6, 9),  # 60 bits, long lines: shifts near 63 in the compiled path
+    Shape(20, 20, 10),  # 420 bits: shifts far beyond 63 in the plain path
+]
 
 
 def play_random_game(shape: Shape, choices: list[int]):
