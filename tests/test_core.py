@@ -184,3 +184,41 @@ def test_board_with_winner_to_move_is_rejected():
     with_extra[5 * 7 + 6] = 2  # column 7 bottom
     with pytest.raises(ValueError, match="already has 4 in a row"):
         Position.from_board(with_extra)
+
+
+def _winning_cells_by_reference(pos: Position, ref: RefBoard) -> int:
+    shape, mark, out = pos.shape, pos.side_to_move, 0
+    for col in range(shape.columns):
+        for row in range(shape.rows):
+            g = shape.rows - 1 - row
+            if ref.grid[g][col] == 0:
+                ref.grid[g][col] = mark
+                if ref.line_through(g, col):
+                    out |= 1 << (col * shape.height + row)
+                ref.grid[g][col] = 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "shape, moves",
+    [
+        # One side builds inarow-1 stones up column 0 (vertical), or along the bottom row
+        # (horizontal, the other side stacking on top), on boards where the line spans shifts of
+        # 63 bits and more: long lines are exactly where shift guards go wrong.
+        (Shape(20, 20, 10), [c for i in range(9) for c in (0, 1 + i)]),
+        (Shape(20, 20, 10), [c for i in range(9) for c in (i, i)]),
+        (Shape(20, 20, 10), [c for i in range(9) for c in (i, 19 - (i % 3))]),
+        (Shape(9, 6, 9), [c for i in range(8) for c in (0, 1 + i % 5)]),
+        (Shape(3, 30, 12), [c for i in range(11) for c in (i, i)]),
+    ],
+)
+def test_winning_cells_on_long_lines(shape, moves):
+    pos = Position.from_moves(moves, shape)
+    ref = RefBoard(shape.rows, shape.columns, shape.inarow)
+    for col in moves:
+        ref.play(col)
+    expected = _winning_cells_by_reference(pos, ref)
+    assert expected != 0  # the construction does make a threat
+    assert bb.winning_cells(pos.current, pos.mask, shape.rows, shape.columns, shape.inarow) == expected
+    if shape.fits_int64 and numba_available():
+        assert compiled(bb).winning_cells(pos.current, pos.mask, shape.rows, shape.columns, shape.inarow) == expected
