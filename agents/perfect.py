@@ -107,7 +107,9 @@ class PerfectAgent:
         self._prepare(position.shape)
         book = self._load_book(position.shape)
         hit = book.lookup(position) if book is not None else None
-        if hit is not None:
+        # A lost position's book move (weak: the first move of the order) may lose fast; the
+        # solver or the search picks a stubborn one instead, for an imperfect opponent.
+        if hit is not None and hit[1] >= 0:
             self._report("book", t0, score=hit[1])
             return hit[0]
         if not self._solver_ready.is_set():
