@@ -33,6 +33,7 @@ from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.position import Position
 from core.shape import STANDARD, Shape
+from util.cli import OneLineParser, shape_type
 
 MODES = ("weak", "strong", "given")
 # Published first-move result (Pons' blog, data/pons/PROVENANCE.md): the centre wins, score +1.
@@ -240,18 +241,12 @@ def info(store: Store, book_path: Path, out=sys.stdout) -> None:
 
 
 # --- CLI --------------------------------------------------------------------------------------
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"book: error: {message}\n")
-
-
 def main(argv: Optional[list[str]] = None) -> int:
-    from agents.solver import parse_shape
 
-    parser = _Parser(prog="python -m agents.book", description="Build, pack and inspect the perfect agent's opening book.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    common = _Parser(add_help=False)
-    common.add_argument("--shape", type=parse_shape, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    parser = OneLineParser(prog="python -m agents.book", description="Build, pack and inspect the perfect agent's opening book.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    common = OneLineParser(add_help=False)
+    common.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     common.add_argument("--store", type=Path, default=None, help="store file (default data/book_<shape>.store)")
     common.add_argument("--book", type=Path, default=None, help="packed book (default data/book_<shape>.npz)")
     common.add_argument("--slow-nodes", type=int, default=3_000_000,

@@ -30,6 +30,7 @@ from core.position import Position
 from core.shape import STANDARD, Shape
 from util.atomic import write_bytes
 from util.jit import kernels
+from util.cli import OneLineParser
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
@@ -173,14 +174,6 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
             last_log = time.perf_counter()
             log(f"{done} simulations, {tree.used} nodes")
     return tree, done
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr (and exit code 2)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"error: {message} (see {self.prog} --help)", file=sys.stderr)
-        sys.exit(2)
 
 
 def _main(argv: list[str] | None = None) -> int:

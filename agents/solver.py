@@ -9,7 +9,6 @@ Scores follow Pons' convention for the side to move (see the kernels' docstring)
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from typing import Optional, TextIO
@@ -20,6 +19,7 @@ from agents import solver_kernels as sk
 from core.position import Position
 from core.shape import STANDARD, Shape
 from util.jit import kernels, numba_enabled
+from util.cli import OneLineParser, shape_type
 
 DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
@@ -222,17 +222,6 @@ def late_position(shape: Shape) -> Position:
 
 
 # --- CLI ------------------------------------------------------------------------------------
-def parse_shape(text: str) -> Shape:
-    try:
-        parts = [int(p) for p in text.lower().split("x")]
-        if len(parts) != 3:
-            raise ValueError
-        return Shape(*parts)
-    except ValueError as exc:
-        detail = f": {exc}" if str(exc) else ""
-        raise argparse.ArgumentTypeError(f"shape must be ROWSxCOLUMNSxINAROW such as 6x7x4{detail}") from None
-
-
 def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_moves: bool, tt_size: int, timing: bool) -> int:
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad)."""
     solver = Solver(shape, tt_size)
@@ -269,7 +258,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m agents.solver",
         description="Solve ConnectX positions read from stdin, one a line in Pons' notation "
         "(1-based column digits from the empty board; a trailing score is ignored). Prints "
@@ -277,7 +266,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     )
     parser.add_argument("--weak", action="store_true", help="print only the sign: 1 win, 0 draw, -1 loss")
     parser.add_argument("--all-moves", action="store_true", help="print the score of each column ('-' for a full one)")
-    parser.add_argument("--shape", type=parse_shape, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    parser.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     parser.add_argument("--tt-size", type=int, default=DEFAULT_TT_SIZE, help="transposition table slots (default 2^23)")
     parser.add_argument("--timing", action="store_true", help="append the nodes searched and the seconds taken")
     args = parser.parse_args(argv)

@@ -11,7 +11,6 @@ on a noisy machine even when the absolute figures do not.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -22,6 +21,7 @@ from core.bitboard import can_play, has_won, move_bit
 from core.position import Position
 from core.shape import Shape
 from util.jit import hot, kernels, numba_enabled
+from util.cli import OneLineParser, positive_int, shape_type
 
 
 @hot
@@ -87,36 +87,12 @@ def measure(run: Callable[[], int], repeats: int) -> float:
     return statistics.median(rates)
 
 
-def _shape(text: str) -> Shape:
-    try:
-        rows, columns, inarow = (int(x) for x in text.lower().split("x"))
-        return Shape(rows, columns, inarow)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a shape ROWSxCOLUMNSxINAROW such as 6x7x4 ({exc})") from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
-        print(f"core_speed: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m bench.core_speed", description=__doc__.splitlines()[0])
-    parser.add_argument("--shape", type=_shape, default=Shape(), help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
-    parser.add_argument("--repeats", type=_positive, default=5, help="repeats per path; the median is shown (default 5)")
-    parser.add_argument("--games", type=_positive, default=1000, help="games per repeat in pure Python (default 1000)")
-    parser.add_argument("--numba-games", type=_positive, default=200000, help="games per repeat compiled (default 200000)")
+    parser = OneLineParser(prog="python -m bench.core_speed", description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", type=shape_type, default=Shape(), help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="repeats per path; the median is shown (default 5)")
+    parser.add_argument("--games", type=positive_int, default=1000, help="games per repeat in pure Python (default 1000)")
+    parser.add_argument("--numba-games", type=positive_int, default=200000, help="games per repeat compiled (default 200000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     args = parser.parse_args(argv)
     s, module = args.shape, sys.modules[__name__]

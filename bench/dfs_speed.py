@@ -26,6 +26,7 @@ from core.position import Position
 from core.shape import STANDARD
 from heuristics import HEURISTIC_IDS
 from util.jit import numba_enabled
+from util.cli import OneLineParser
 
 PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
 
@@ -62,7 +63,7 @@ def speed(results: list[tuple[float, int, bool, float]], column: int = 0) -> flo
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m bench.dfs_speed", description=__doc__.split("\n")[0])
+    ap = OneLineParser(prog="python -m bench.dfs_speed", description=__doc__.split("\n")[0])
     ap.add_argument("--agent", default="negamax", choices=("negamax", "alphabeta"), help="search (default negamax)")
     ap.add_argument("--heuristic", default="liberties", help=f"one of {', '.join(HEURISTIC_IDS)} (default liberties)")
     ap.add_argument("--time", type=float, default=1.0, help="seconds per search (default 1)")

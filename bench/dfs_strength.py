@@ -29,6 +29,7 @@ from core.shape import STANDARD
 from util.game import play_game
 from util.openings import suite
 from util.players import build, resolve, split_specs
+from util.cli import OneLineParser
 
 
 @dataclass
@@ -78,7 +79,7 @@ def series(ours: str, theirs: str, games: int, seconds: float, seed: int, openin
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m bench.dfs_strength", description=__doc__.split("\n")[0])
+    ap = OneLineParser(prog="python -m bench.dfs_strength", description=__doc__.split("\n")[0])
     ap.add_argument("--agent", default="negamax", help="our agent spec (default: negamax with its defaults)")
     ap.add_argument("--opponents", default="kaggle:negamax,kaggle:random", help="comma-separated specs")
     ap.add_argument("--games", type=int, default=200, help="games against each opponent (default 200)")

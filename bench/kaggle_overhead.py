@@ -15,7 +15,6 @@ worst total. Usage: ``python -m bench.kaggle_overhead [--games 10]``.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -26,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.kaggle import KaggleAdapter, fallback_column  # noqa: E402
 from util.clock import ClockPolicy  # noqa: E402
+from util.cli import OneLineParser
 
 
 class _Timed:
@@ -41,11 +41,6 @@ class _Timed:
         return col
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"kaggle_overhead: error: {message}\n")
-
-
 def _stats(xs: list[float]) -> str:
     xs = sorted(xs)
     p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
@@ -53,7 +48,7 @@ def _stats(xs: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m bench.kaggle_overhead", description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser = OneLineParser(prog="python -m bench.kaggle_overhead", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=10, help="games against kaggle's random agent (default 10)")
     args = parser.parse_args(argv)
     if args.games < 1:

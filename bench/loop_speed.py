@@ -10,7 +10,6 @@ at least 20.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -20,6 +19,7 @@ from agents.random_agent import RandomAgent
 from core.shape import STANDARD
 from util.game import play_game
 from util.players import AgentPlayer
+from util.cli import OneLineParser
 
 
 def rate(play_one: Callable[[int], object], seconds: float) -> float:
@@ -33,7 +33,7 @@ def rate(play_one: Callable[[int], object], seconds: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.loop_speed", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m bench.loop_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per loop and round (default 2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the median is reported (default 3)")
     args = parser.parse_args(argv)

@@ -23,7 +23,7 @@ import numpy as np
 
 import agents.mcts_tree as mt
 from agents.mcts import MCTSAgent, Tree, seed_state
-from agents.mcts_cache import OneLineParser
+from util.cli import OneLineParser
 from core.position import Position
 from util.jit import kernels
 

@@ -18,7 +18,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from agents.mcts_cache import OneLineParser
+from util.cli import OneLineParser
 from agents.registry import SpecError, make_from_spec, names
 from core.position import Position
 from util.game import play_game

@@ -11,7 +11,6 @@ ahead (1.75 s is what the Kaggle adapter gives for actTimeout 2 s).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from agents.perfect import PerfectAgent  # noqa: E402
 from agents.solver import Solver  # noqa: E402
 from core.position import Position  # noqa: E402
 from core.shape import STANDARD  # noqa: E402
+from util.cli import OneLineParser
 
 
 class _Recorder:
@@ -75,7 +75,7 @@ def _opponent(spec: str, time_per_move: float, seed: int):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.perfect_play", description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser = OneLineParser(prog="python -m bench.perfect_play", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=1, help="games per opponent and seat (default 1)")
     parser.add_argument("--opponents", default="kaggle:negamax,self", help="comma-separated: 'self' or util.players specs (default kaggle:negamax,self)")
     parser.add_argument("--time", type=float, default=1.75, help="seconds per move (default 1.75)")

@@ -6,9 +6,7 @@ games, so every run of the same arguments plays the same games.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 import time
 
 from agents.random_agent import RandomAgent
@@ -16,6 +14,7 @@ from agents.rules import RulesAgent
 from core.position import Position
 from core.shape import Shape
 from util.game import play_game
+from util.cli import OneLineParser, positive_int, shape_type
 
 TARGET = 0.95
 
@@ -45,35 +44,11 @@ def run(games: int, seed: int, shape: Shape = Shape(), jit: bool = True, times: 
     return wins, draws, losses
 
 
-def _shape(text: str) -> Shape:
-    try:
-        rows, columns, inarow = (int(x) for x in text.lower().split("x"))
-        return Shape(rows, columns, inarow)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a shape ROWSxCOLUMNSxINAROW such as 6x7x4 ({exc})") from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
-        print(f"rules_vs_random: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m bench.rules_vs_random", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=_positive, default=200, help="number of games (default 200)")
+    parser = OneLineParser(prog="python -m bench.rules_vs_random", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=positive_int, default=200, help="number of games (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--shape", type=_shape, default=Shape(), help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    parser.add_argument("--shape", type=shape_type, default=Shape(), help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     parser.add_argument("--no-jit", action="store_true", help="plain-Python kernels instead of numba")
     args = parser.parse_args(argv)
     times: list[float] = []

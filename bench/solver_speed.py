@@ -12,7 +12,6 @@ positions; the ratio printed is its nodes/s against the compiled nodes/s on that
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -22,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.solver import Solver  # noqa: E402
 from core.position import Position  # noqa: E402
+from util.cli import OneLineParser
 
 PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
 # Published mean time (s) and mean nodes of the reference C++ solver (design.md section 4).
@@ -64,13 +64,8 @@ def run_set(solver: Solver, cases: list[tuple[Position, int]], weak: bool) -> di
     }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"solver_speed: error: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m bench.solver_speed", description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser = OneLineParser(prog="python -m bench.solver_speed", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--sets", default=DEFAULT_SETS, help=f"comma-separated sets among {', '.join(PUBLISHED)} (default {DEFAULT_SETS})")
     parser.add_argument("--limit", type=int, default=None, help="positions per set (default: all 1000)")
     parser.add_argument("--plain-sample", type=int, default=20, help="positions per set for the plain-Python run (default 20; 0 skips it)")

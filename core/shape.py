@@ -60,6 +60,16 @@ class Shape:
         mid = (self.columns - 1) / 2
         return tuple(sorted(range(self.columns), key=lambda c: (abs(c - mid), c)))
 
+    @classmethod
+    def parse(cls, text: str) -> "Shape":
+        """``"6x7x4"`` -> ``Shape(6, 7, 4)``; ValueError saying what is wrong otherwise."""
+        parts = str(text).strip().lower().split("x")
+        try:
+            rows, columns, inarow = (int(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"shape {text!r} must be ROWSxCOLUMNSxINAROW such as 6x7x4") from None
+        return cls(rows, columns, inarow)
+
     def __str__(self) -> str:
         return f"{self.rows}x{self.columns}x{self.inarow}"
 

@@ -43,4 +43,4 @@ def test_cli_bad_input_exits_2(argv, capsys):
         cs.main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("core_speed: ")
+    assert err.count("\n") == 1 and err.startswith("python -m bench.core_speed: error: ")

@@ -415,4 +415,4 @@ def test_bench_cli(capsys):
             main(argv)
         assert exc.value.code == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("rules_vs_random: ")
+        assert err.count("\n") == 1 and err.startswith("python -m bench.rules_vs_random: error: ")

@@ -34,11 +34,9 @@ class UsageError(ValueError):
 
 def parse_shape(text: str) -> Shape:
     try:
-        rows, columns, inarow = (int(x) for x in text.lower().split("x"))
-        return Shape(rows, columns, inarow)
+        return Shape.parse(text)
     except ValueError as exc:
-        detail = str(exc) if "must" in str(exc) or "larger" in str(exc) else "write ROWSxCOLUMNSxINAROW, e.g. 6x7x4"
-        raise UsageError(f"bad --shape {text!r}: {detail}") from None
+        raise UsageError(f"bad --shape {text!r}: {exc}") from None
 
 
 def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
