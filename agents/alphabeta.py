@@ -207,7 +207,7 @@ class DepthFirstAgent:
             best_move = next(c for c in shape.center_order() if position.can_play(c))
         exact = abs(best_value) >= WIN_BASE or best_depth >= empties
         self._info = {"depth": best_depth, "score": best_value, "nodes": total, "exact": exact,
-                      "speed": float(self._speed)}
+                      "speed": float(self._speed), "compiled": bool(compiled)}
         if exact:
             self._info["pons_score"] = pons_score(best_value)
         return best_move
