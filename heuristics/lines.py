@@ -104,11 +104,9 @@ def open_windows(starts: int, other: int, shift: int, inarow: int) -> int:
 
 
 @hot
-def windows_with(open_: int, stones: int, shift: int, inarow: int, n: int) -> int:
-    """Windows among ``open_`` holding exactly ``n`` of ``stones``: the bit-sliced counter of
-    :func:`direction_counts` for ``inarow <= 7``, else :func:`windows_with_slow`."""
-    if inarow > 7:
-        return windows_with_slow(open_, stones, shift, inarow, n)
+def count_planes(open_: int, stones: int, shift: int, inarow: int) -> tuple:
+    """Bit-sliced counter, for ``inarow <= 7``: planes ``(b0, b1, b2)`` hold, per window start
+    in ``open_``, the 3-bit count of ``stones`` in that window (cells added one at a time)."""
     b0 = 0
     b1 = 0
     b2 = 0
@@ -120,11 +118,27 @@ def windows_with(open_: int, stones: int, shift: int, inarow: int, n: int) -> in
         t = b1 & c
         b1 ^= c
         b2 ^= t
+    return b0, b1, b2
+
+
+@hot
+def select_count(open_: int, b0: int, b1: int, b2: int, n: int) -> int:
+    """Window starts of ``open_`` whose count in the planes of :func:`count_planes` is ``n``."""
     sel = open_
     sel &= b0 if n & 1 else ~b0
     sel &= b1 if n & 2 else ~b1
     sel &= b2 if n & 4 else ~b2
     return sel
+
+
+@hot
+def windows_with(open_: int, stones: int, shift: int, inarow: int, n: int) -> int:
+    """Windows among ``open_`` holding exactly ``n`` of ``stones``: the bit-sliced counter of
+    :func:`direction_counts` for ``inarow <= 7``, else :func:`windows_with_slow`."""
+    if inarow > 7:
+        return windows_with_slow(open_, stones, shift, inarow, n)
+    b0, b1, b2 = count_planes(open_, stones, shift, inarow)
+    return select_count(open_, b0, b1, b2, n)
 
 
 @hot
@@ -158,23 +172,10 @@ def direction_counts(open_: int, stones: int, shift: int, inarow: int, width: in
     cells one at a time; no allocation, so it is cheap when compiled. Integer counts make every
     heuristic built on them exactly mirror symmetric (float sums in a fixed order of ``n``).
     """
-    b0 = 0
-    b1 = 0
-    b2 = 0
-    for k in range(inarow):
-        c = rsh(stones, k * shift) & open_
-        t = b0 & c
-        b0 ^= c
-        c = t
-        t = b1 & c
-        b1 ^= c
-        b2 ^= t
+    b0, b1, b2 = count_planes(open_, stones, shift, inarow)
     packed = 0
     for n in range(1, inarow + 1):
-        sel = open_
-        sel &= b0 if n & 1 else ~b0
-        sel &= b1 if n & 2 else ~b1
-        sel &= b2 if n & 4 else ~b2
+        sel = select_count(open_, b0, b1, b2, n)
         if sel != 0:
             packed += lsh(popcnt(sel), width * (n - 1))
     return packed
