@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from core import Position, Shape
 from heuristics import HEURISTIC_IDS, params_array
 from util.jit import kernels, numba_available
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from tests.pons import PONS
 AGENTS = [AlphaBetaAgent, NegamaxAgent]
 HEURISTICS = list(HEURISTIC_IDS)
 FAR = 1e9  # a deadline that never comes: fixed-depth searches are deterministic

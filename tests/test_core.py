@@ -2,7 +2,6 @@
 2-D reference in tests/reference.py, over random games on several shapes (hypothesis)."""
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -16,7 +15,7 @@ from core import Position, Shape
 from tests.reference import RefBoard, ref_perft
 from util.jit import compiled, numba_available
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from tests.pons import PONS
 SHAPES = [
     Shape(6, 7, 4), Shape(5, 4, 3), Shape(7, 9, 5), Shape(10, 10, 5), Shape(4, 4, 4), Shape(3, 8, 3),
     Shape(9, 6, 9),  # 60 bits, long lines: shifts near 63 in the compiled path

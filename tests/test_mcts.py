@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ from core import Position, Shape
 from util.game import play_game
 from util.jit import compiled, kernels, numba_available
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from tests.pons import PONS
 K = kernels(mt, 49)  # compiled when numba is present
 PATHS = [pytest.param(mt, id="python"), pytest.param("numba", id="numba")]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from agents.solver_book import Book
 from core import Position, Shape
 from util import codec
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from tests.pons import PONS
 
 
 def pons(name: str, every: int) -> list[tuple[str, int]]:

@@ -17,7 +17,7 @@ from tests.reference import RefBoard
 from util.jit import numba_available
 
 ROOT = Path(__file__).resolve().parents[1]
-PONS = ROOT.parent / "shared" / "data" / "pons"
+from tests.pons import PONS
 
 
 def pons(name: str, every: int = 1) -> list[tuple[str, int]]:

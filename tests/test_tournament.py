@@ -19,7 +19,8 @@ from util.store import Store
 from util.tournament import format_report, main, standings
 
 ROOT = Path(__file__).resolve().parent.parent
-PONS = ROOT.parent / "shared" / "data" / "pons" / "Test_L1_R3"
+from tests.pons import PONS as PONS_DIR
+PONS = PONS_DIR / "Test_L1_R3"
 
 RAISES = """
 def agent(obs, config):

@@ -10,8 +10,8 @@ import pytest
 
 optuna = pytest.importorskip("optuna")
 
-from util.tournament import UsageError  # noqa: E402
-from util.tune import Dim, main, parse_space  # noqa: E402
+from util.tournament import UsageError
+from util.tune import Dim, main, parse_space
 
 ROOT = Path(__file__).resolve().parent.parent
 
