@@ -13,10 +13,12 @@ that the previous move's figure (a conservative guess on the first move). An
 iteration stopped by either bound is thrown away and the move of the deepest finished
 iteration is played.
 
-Compiling the kernel takes seconds (5-25 s here). :meth:`DepthFirstAgent.warm_up` does it
-beforehand. Otherwise, with ``background_compile`` (the default), a move with less than a
-minute to go does not wait: a thread compiles while the plain path plays the move (Kaggle's
-first moves), and later moves switch to the compiled kernel once it is ready; a move with more
+Compiling the kernel takes seconds (4 s on an idle core here, 5-25 s on a loaded one).
+:meth:`DepthFirstAgent.warm_up` does it beforehand. Otherwise, with ``background_compile`` (the
+default), a move with less than a minute to go never overruns its deadline: a thread compiles,
+the move waits for it during ``compile_share`` of its time (numba's compiler holds the GIL, so a
+plain search running beside it would slow both), and plays the rest on the plain path if the
+compile is not done; later moves use the compiled kernel once it is ready. A move with more
 time (tests, benchmarks with a far deadline) compiles in place.
 """
 from __future__ import annotations
@@ -67,6 +69,7 @@ class DepthFirstAgent:
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
     tt_depth: int = 3  # use the transposition table at nodes with at least this depth left
     background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays (unless the move has a minute)
+    compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it (the compile holds the GIL, so a plain search beside it would halve both)
     time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
     # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
@@ -99,6 +102,8 @@ class DepthFirstAgent:
             raise ValueError("max_depth and order_depth must be >= 0, tt_depth >= 1, tt_bits within 4..30")
         if not 0.0 < self.time_safety <= 1.0:
             raise ValueError("time_safety must be in (0, 1]")
+        if not 0.0 <= self.compile_share < 1.0:
+            raise ValueError("compile_share must be in [0, 1)")
         self._params = params_array(self.heuristic, **given)
 
     # --- agent interface ------------------------------------------------------------------
@@ -143,7 +148,9 @@ class DepthFirstAgent:
             # Let a compile finish before the interpreter exits (LLVM cut off mid-compile can
             # crash at exit), within a bound.
             atexit.register(thread.join, 60.0)
-        return False
+        # Give the compile this move's first share of time; the plain path plays the rest.
+        waited = self._ready.wait(max(0.0, (deadline - time.perf_counter()) * self.compile_share))
+        return waited and not self._compile_failed
 
     def _compile(self, shape: Shape, ready: threading.Event) -> None:
         try:

@@ -46,7 +46,6 @@ from __future__ import annotations
 import ctypes
 import sys
 import time
-import types
 
 from core.bitboard import move_bit
 from heuristics.evaluate import evaluate
@@ -281,25 +280,13 @@ def is_compiled(heuristic: str) -> bool:
 def compiled_node(heuristic: str):
     """A numba-compiled :func:`node` whose ``evaluate`` is the one heuristic ``heuristic``.
 
-    :func:`util.jit.compiled` would compile the full dispatcher and with it every heuristic
-    (tens of seconds); this copy compiles only what the chosen heuristic reaches. Same source,
-    same results (``kind`` is ignored by the stand-in). Raises ImportError without numba.
+    The full dispatcher would compile every heuristic (tens of seconds); this copy compiles
+    only what the chosen heuristic reaches. Same source, same results (``kind`` is ignored by
+    the stand-in). Raises ImportError without numba.
     """
-    if heuristic in _SPECIALIZED:
-        return _SPECIALIZED[heuristic]
-    import numba
+    if heuristic not in _SPECIALIZED:
+        import heuristics.evaluate as ev
 
-    import heuristics.evaluate as ev
-
-    module = sys.modules[__name__]
-    glob = dict(module.__dict__)
-    for key, value in list(glob.items()):
-        if is_hot(value) and value.__module__ != __name__:
-            glob[key] = getattr(compiled(value.__module__), value.__name__)
-    glob["evaluate"] = getattr(compiled(ev), "evaluate_" + heuristic)
-    for key in ("win_score", "column_of", "node"):  # every hot function defined here
-        fn = getattr(module, key)
-        copy = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
-        glob[key] = numba.njit(nogil=True)(copy)
-    _SPECIALIZED[heuristic] = glob["node"]
-    return glob["node"]
+        stand_in = getattr(compiled(ev), "evaluate_" + heuristic)
+        _SPECIALIZED[heuristic] = compiled(sys.modules[__name__], {"evaluate": stand_in}).node
+    return _SPECIALIZED[heuristic]

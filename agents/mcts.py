@@ -22,7 +22,7 @@ import heuristics
 from core import bitboard as bb
 from core.position import Position
 from core.shape import Shape
-from util.jit import kernels
+from util.jit import compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
 _LEAF_IDS = {"rollout": mt.LEAF_ROLLOUT, "heuristic": mt.LEAF_HEURISTIC, "mixed": mt.LEAF_MIXED}
@@ -95,6 +95,17 @@ class TreeSearch:
             raise ValueError(f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")
         self._hparams = heuristics.params_array(self.heuristic)
 
+    def kernels(self, bits: int) -> Any:
+        """The tree kernels for a ``bits``-bit board: compiled against this agent's one leaf
+        heuristic (none for rollouts), which compiles in a fraction of the time of the full
+        heuristic dispatcher; the plain module on big boards or without numba."""
+        if not numba_enabled(bits):
+            return mt
+        import heuristics.evaluate as ev
+
+        stand_in = getattr(compiled(ev), "evaluate_" + ("none" if self.leaf == "rollout" else self.heuristic))
+        return compiled(mt, {"evaluate": stand_in})
+
     # --- what subclasses change ----------------------------------------------------------
     def _policy_params(self, params: np.ndarray) -> None:
         raise NotImplementedError
@@ -125,7 +136,7 @@ class TreeSearch:
         legal = position.legal_columns()
         if not legal:
             raise ValueError("the game is over: no legal column")
-        k = kernels(mt, shape.bits)
+        k = self.kernels(shape.bits)
         reused = self._prepare(position, k)
         tree = self._tree
         info: dict[str, Any] = {"reused": reused, "cache_nodes": self._info_cache, "sims": 0}
@@ -174,7 +185,7 @@ class TreeSearch:
         compiles on its first call otherwise, overrunning that move's deadline."""
         t = time.perf_counter()
         shape = shape or Shape()
-        k = kernels(mt, shape.bits)
+        k = self.kernels(shape.bits)
         tree = Tree(64, shape.columns, self._pheromone())
         pos = Position.empty(shape)
         args = (pos.current, pos.mask, 0, shape.rows, shape.columns, shape.inarow)

@@ -149,7 +149,7 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     from agents.mcts import Tree, seed_state
 
     root = Position.empty(shape)
-    k = kernels(mt, shape.bits)
+    k = agent.kernels(shape.bits)
     params = agent.params_array()
     tree = Tree(agent.capacity, shape.columns, agent._pheromone())
     k.new_tree(*tree.arrays(), root.current, root.mask, 0, shape.rows, shape.columns, shape.inarow,

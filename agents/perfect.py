@@ -12,8 +12,9 @@ Order of play for a move:
 
 Numba's compile (several seconds for the solver, more for the fallback search) must not cost a
 game. On the first move the agent starts a thread that compiles the solver, then the fallback
-search; meanwhile book moves are served at once (numba releases the GIL in compiled code, and
-the compile holds it only in stretches: a book move still answered within 0.2 s here). If a
+search; meanwhile book moves are served, each after waiting for the compile during
+``book_wait_share`` of its time (about 1.4 s a move at Kaggle's 2 s: the compile then runs
+without a Python thread beside it, and is done within the book's first moves). If a
 position leaves the book before the solver is ready, the agent waits for it, past the deadline
 if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle's 60 s bank.
 Without numba (or on boards over 63 bits) the plain-Python solver runs at once: slower, but every
@@ -60,6 +61,7 @@ class PerfectAgent:
     compile_wait: float = 20.0  # seconds past deadlines the agent may wait, in total, for the solver's compile
     fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (screened move order)
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
+    book_wait_share: float = 0.8  # while compiling: fraction of a book move's time spent waiting for the compile
 
     _book: Optional[Book] = field(default=None, init=False, repr=False)
     _book_ready: bool = field(default=False, init=False, repr=False)
@@ -77,6 +79,8 @@ class PerfectAgent:
     def __post_init__(self) -> None:
         if not 0.0 < self.solver_share <= 1.0:
             raise ValueError("solver_share must be in (0, 1]")
+        if not 0.0 <= self.book_wait_share < 1.0:
+            raise ValueError("book_wait_share must be in [0, 1)")
         if self.tt_size < 1024 or self.compile_wait < 0:
             raise ValueError("tt_size must be at least 1024 and compile_wait at least 0")
         if self.fallback not in ("negamax", "rule"):
@@ -110,6 +114,10 @@ class PerfectAgent:
         # A lost position's book move (weak: the first move of the order) may lose fast; the
         # solver or the search picks a stubborn one instead, for an imperfect opponent.
         if hit is not None and hit[1] >= 0:
+            if not self._search_ready.is_set():
+                # The move is known: give the compile most of this move's time (it holds the
+                # GIL in stretches, so waiting here lets it run at full speed).
+                self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
             self._report("book", t0, score=hit[1])
             return hit[0]
         if not self._solver_ready.is_set():

@@ -3,6 +3,7 @@ against a tiny plain minimax; compiled against plain path; exact Pons scores; ti
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
@@ -258,14 +259,54 @@ def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
     # As in a fresh process (Kaggle's first move), where nothing is compiled yet.
     monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
     agent = NegamaxAgent()  # background_compile by default
+    release, real_compile = threading.Event(), agent._compile
+
+    def held_compile(shape, ready):  # the compile starts only once the first move is over
+        release.wait(30)
+        real_compile(shape, ready)
+
+    monkeypatch.setattr(agent, "_compile", held_compile)
     pos = Position.from_moves("44")
     t0 = time.perf_counter()
     col = solve(agent, pos, 0.3)
     assert time.perf_counter() - t0 < 0.3 + 0.5 and pos.can_play(col)
     assert agent._shape[1] is False and agent.info()["compiled"] is False  # this move ran on the plain path
+    release.set()
     assert agent._ready.wait(120)  # the thread compiled (or found compiled) the kernel
     solve(agent, pos, 0.3)
     assert agent._shape[1] is True and agent.info()["compiled"] is True and not agent._compile_failed
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_move_waits_for_the_compile_within_its_share(monkeypatch):
+    NegamaxAgent().warm_up(Shape())  # the thread's compile is then quick: done within the share
+    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
+    agent = NegamaxAgent()
+    pos = Position.from_moves("44")
+    t0 = time.perf_counter()
+    col = solve(agent, pos, 1.0)
+    assert time.perf_counter() - t0 < 1.0 + 0.5 and pos.can_play(col)
+    assert agent.info()["compiled"] is True
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_slow_compile_never_makes_a_move_overrun(monkeypatch):
+    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
+    agent = NegamaxAgent()
+    release = threading.Event()
+
+    def slow_compile(shape, ready):  # a compile that outlasts the move
+        release.wait(30)
+        ready.set()
+
+    monkeypatch.setattr(agent, "_compile", slow_compile)
+    pos = Position.from_moves("44")
+    for budget in (0.2, 0.6):
+        t0 = time.perf_counter()
+        col = solve(agent, pos, budget)
+        assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
+        assert agent.info()["compiled"] is False and agent.info()["depth"] >= 1
+    release.set()
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")

@@ -272,7 +272,8 @@ def test_numba_and_python_agree_on_the_same_seed(leaf):
         pytest.skip("numba not installed")
     pos = Position.from_moves("4453")
     runs = []
-    for k in (mt, compiled(mt)):
+    # plain, the full compiled module, and the agent's kernels (compiled against its one leaf heuristic)
+    for k in (mt, compiled(mt), MCTSAgent(leaf=leaf, cache="").kernels(49)):
         agent = MCTSAgent(leaf=leaf, cache="")
         tree = Tree(5000, 7, False)
         k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.0, seed_state(11))
@@ -280,7 +281,9 @@ def test_numba_and_python_agree_on_the_same_seed(leaf):
                      agent.params_array(), agent._hparams, 1500)
         col = k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, 7)
         runs.append((done, col, tree))
-    (d1, c1, t1), (d2, c2, t2) = runs
+    assert runs[2][0] is not None and runs[2][1] == runs[0][1] and runs[2][2].used == runs[0][2].used
+    assert np.array_equal(runs[2][2].visits[: runs[0][2].used], runs[0][2].visits[: runs[0][2].used])
+    (d1, c1, t1), (d2, c2, t2) = runs[:2]
     assert d1 == d2 == 1500 and c1 == c2
     n = t1.used
     assert n == t2.used and int(t1.state[1]) == int(t2.state[1])

@@ -54,43 +54,50 @@ def numba_enabled(bits: int) -> bool:
     return bits <= 63 and numba_available()
 
 
-# Compiled namespaces, one per module. Each is built once and never changed afterwards, so
-# sharing it between agents shares no mutable state.
-_COMPILED: dict[str, types.SimpleNamespace] = {}
+# Compiled namespaces, one per module (and set of overrides). Each is built once and never
+# changed afterwards, so sharing it between agents shares no mutable state.
+_COMPILED: dict[tuple, types.SimpleNamespace] = {}
 
 
-def compiled(module: types.ModuleType | str) -> types.SimpleNamespace:
+def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = None) -> types.SimpleNamespace:
     """Namespace with a numba-compiled copy of each hot function of ``module``.
 
-    Non-hot globals are shared with the module. Compilation itself happens lazily, on each
-    function's first call (numba's usual behaviour). Raises ImportError without numba.
+    Non-hot globals are shared with the module. ``overrides`` replaces globals of the copies
+    (name -> compiled function): a search compiled against a one-heuristic stand-in of a
+    dispatcher compiles only that heuristic, since numba compiles everything a caller may
+    reach. Compilation itself happens lazily, on each function's first call (numba's usual
+    behaviour). Raises ImportError without numba.
     """
     if isinstance(module, str):
         module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
     name = module.__name__
-    if name in _COMPILED:
-        return _COMPILED[name]
+    extra = dict(overrides or {})
+    key = (name,) + tuple(sorted((k, f"{getattr(v, '__module__', '')}.{getattr(v, '__name__', id(v))}")
+                                 for k, v in extra.items()))
+    if key in _COMPILED:
+        return _COMPILED[key]
     import numba
 
     glob = dict(module.__dict__)
     ns = types.SimpleNamespace()
-    _COMPILED[name] = ns  # registered first: mutually importing modules terminate
+    _COMPILED[key] = ns  # registered first: mutually importing modules terminate
     # Hot functions imported from other modules: use their compiled copies.
-    for key, value in list(glob.items()):
+    for k, value in list(glob.items()):
         if is_hot(value) and getattr(value, "__module__", name) != name:
-            glob[key] = getattr(compiled(value.__module__), value.__name__)
-    for key, value in list(module.__dict__.items()):
+            glob[k] = getattr(compiled(value.__module__), value.__name__)
+    glob.update(extra)
+    for k, value in list(module.__dict__.items()):
         if is_hot(value) and getattr(value, "__module__", None) == name:
             copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)
             copy.__module__ = name
             copy.__qualname__ = value.__qualname__
             copy.__doc__ = value.__doc__
             dispatcher = numba.njit(nogil=True)(copy)
-            glob[key] = dispatcher
-            setattr(ns, key, dispatcher)
-    for key, value in glob.items():
-        if not hasattr(ns, key):
-            setattr(ns, key, value)
+            glob[k] = dispatcher
+            setattr(ns, k, dispatcher)
+    for k, value in glob.items():
+        if not hasattr(ns, k):
+            setattr(ns, k, value)
     return ns
 
 
