@@ -9,8 +9,11 @@ with :class:`agents.ant_colony.AntColonyAgent`, which changes only the selection
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import math
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +28,7 @@ from core.shape import Shape
 from util.jit import compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
+_ENTRIES = ("new_tree", "run", "best_column", "compact")  # kernels a move calls (warm_up compiles them)
 _LEAF_IDS = {"rollout": mt.LEAF_ROLLOUT, "heuristic": mt.LEAF_HEURISTIC, "mixed": mt.LEAF_MIXED}
 
 
@@ -53,6 +57,11 @@ class Tree:
         return {1: "win", -1: "loss", 0: "draw"}[lo] if lo == hi else None
 
 
+def is_compiled(k: Any) -> bool:
+    """Whether the compiled kernels ``k`` have been compiled in this process (all a move calls)."""
+    return all(len(getattr(k, f).signatures) > 0 for f in _ENTRIES)
+
+
 def seed_state(seed: int) -> int:
     """A nonzero xorshift32 state from any int seed (a Knuth multiplicative hash)."""
     return ((int(seed) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1
@@ -72,6 +81,8 @@ class TreeSearch:
     cache: str = "auto"  # opening cache ("auto": data/mcts_cache_<rollout or heuristic>_6x7x4.npz if present; "": none)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
+    background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)
+    compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
 
     _tree: Any = field(default=None, init=False, repr=False)
     _root: Any = field(default=None, init=False, repr=False)  # Position of node 0
@@ -79,8 +90,12 @@ class TreeSearch:
     _cache_tried: bool = field(default=False, init=False, repr=False)
     _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
     _info: dict = field(default_factory=dict, init=False, repr=False)
+    _ready: Any = field(default=None, init=False, repr=False)  # threading.Event: compiled kernels usable
+    _compile_failed: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.compile_share < 1.0:
+            raise ValueError(f"compile_share must be in [0, 1), got {self.compile_share}")
         if self.leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
         if self.heuristic not in heuristics.HEURISTIC_IDS:
@@ -136,7 +151,7 @@ class TreeSearch:
         legal = position.legal_columns()
         if not legal:
             raise ValueError("the game is over: no legal column")
-        k = self.kernels(shape.bits)
+        k = self._move_kernels(shape, deadline)
         reused = self._prepare(position, k)
         tree = self._tree
         info: dict[str, Any] = {"reused": reused, "cache_nodes": self._info_cache, "sims": 0}
@@ -179,7 +194,41 @@ class TreeSearch:
         self._info = info
         return col
 
-    def warmup(self, shape: Shape | None = None) -> float:
+    def _move_kernels(self, shape: Shape, deadline: float) -> Any:
+        """The kernels this move runs. Compiling takes seconds (6-15 s here by leaf and load):
+        a move with a minute or more compiles in place; a shorter one (Kaggle's) starts a thread
+        that compiles, waits for it during ``compile_share`` of its time (numba's compiler holds
+        the GIL: a plain search beside it would slow both) and searches the rest on the plain
+        path, in the same tree arrays."""
+        k = self.kernels(shape.bits)
+        if k is mt or self._compile_failed:
+            return mt
+        if self._ready is not None and self._ready.is_set():
+            return k
+        if self._ready is None and is_compiled(k):
+            return k  # compiled earlier in this process
+        if not self.background_compile or deadline - time.perf_counter() >= 60.0:
+            self.warm_up(shape)
+            return k
+        if self._ready is None:
+            self._ready = threading.Event()
+            thread = threading.Thread(target=self._compile, args=(shape, self._ready), name="mcts-compile", daemon=True)
+            thread.start()
+            atexit.register(thread.join, 60.0)  # LLVM cut off mid-compile can crash at exit
+        if self._ready.wait(max(0.0, (deadline - time.perf_counter()) * self.compile_share)) and not self._compile_failed:
+            return k
+        return mt
+
+    def _compile(self, shape: Shape, ready: threading.Event) -> None:
+        try:
+            self.warm_up(shape)
+        except Exception as exc:  # keep searching on the plain path
+            self._compile_failed = True
+            print(f"[connectx] ERROR mcts: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
+        finally:
+            ready.set()
+
+    def warm_up(self, shape: Shape | None = None) -> float:
         """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
         20-30 s on a busy 2-core machine); returns the seconds taken. Optional: ``choose``
         compiles on its first call otherwise, overrunning that move's deadline."""

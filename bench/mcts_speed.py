@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     pure = MCTSAgent(leaf="rollout", c=args.c, cache="")
     heur = MCTSAgent(leaf="heuristic", c=args.c, cache="")
     t = time.perf_counter()
-    pure.warmup()
-    heur.warmup()
+    pure.warm_up()
+    heur.warm_up()
     print(f"numba compile (both leaves): {time.perf_counter() - t:.1f} s")
     print(f"{'position':10} {'ours pure/s':>12} {'openspiel/s':>12} {'ratio':>6} {'ours heur/s':>12} {'ratio':>6}")
     ratios = []

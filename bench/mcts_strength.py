@@ -156,12 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     except (SpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    warm = getattr(agent, "warmup", None)
+    warm = getattr(agent, "warm_up", None)
     if callable(warm):
         print(f"compiled {args.agent} in {warm():.1f} s")
     for spec, other in opponents:
-        if callable(getattr(other, "warmup", None)):
-            other.warmup()
+        if callable(getattr(other, "warm_up", None)):
+            other.warm_up()
         elif spec not in ("openspiel", "negamax"):  # compile its kernels outside the timed games
             other.choose(Position.from_moves("44"), time.perf_counter() + 0.5)
         t = time.perf_counter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 
 import numpy as np
@@ -348,7 +349,7 @@ def test_tree_is_reused_two_plies_later_and_reset_for_a_new_game():
 
 def test_stops_at_the_deadline():
     agent = MCTSAgent(leaf="heuristic", cache="")
-    agent.warmup()
+    agent.warm_up()
     pos = Position.from_moves("4453")
     for budget in (0.05, 0.3):
         start = time.perf_counter()
@@ -384,3 +385,32 @@ def test_registry_builds_it_and_rejects_bad_parameters():
     for bad in ({"leaf": "magic"}, {"heuristic": "nope"}, {"width": "0"}, {"c": "-1"}, {"capacity": "3"}):
         with pytest.raises(ValueError):
             make("mcts", **bad)
+
+
+# --- compile policy: a move never waits past its deadline for numba -----------------------
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
+    agent = MCTSAgent(leaf="rollout", cache="")
+    release = threading.Event()
+
+    def held_compile(shape, ready):  # a compile that outlasts the first moves, then completes
+        release.wait(30)
+        try:
+            agent.warm_up(shape)
+        finally:
+            ready.set()
+
+    monkeypatch.setattr(agent, "_compile", held_compile)
+    # As in a fresh process: nothing compiled yet.
+    monkeypatch.setattr("agents.mcts.is_compiled", lambda kernels: False)
+    pos = Position.from_moves("44")
+    for budget in (0.2, 0.5):
+        t0 = time.perf_counter()
+        col = agent.choose(pos, time.perf_counter() + budget)
+        assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
+        assert agent.info()["sims"] > 0
+    release.set()
+    assert agent._ready.wait(120) and not agent._compile_failed
+    sims_plain = agent.info()["sims"]
+    agent.choose(pos, time.perf_counter() + 0.5)
+    assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move
