@@ -277,3 +277,22 @@ def test_openspiel_mcts_plays_legal_moves() -> None:
     for j in job:
         result = match.run_job(j)
         assert result["termination"] in ("win", "draw"), result
+
+
+def test_timed_openspiel_mcts_uses_the_move_time() -> None:
+    pytest.importorskip("pyspiel")
+    import time
+
+    from util.openspiel_player import OpenSpielMCTS
+
+    bot = OpenSpielMCTS(STANDARD, seed=1, sims=200, timed=True)
+    pos = Position.from_moves("4453")
+    sims = []
+    for budget in (0.2, 0.6):
+        t0 = time.perf_counter()
+        col = bot.choose(pos, t0 + budget)
+        elapsed = time.perf_counter() - t0
+        assert pos.can_play(col) and elapsed < budget + 0.3  # generous: a loaded machine
+        assert elapsed > budget * 0.3  # it used the time, not a fixed small count
+        sims.append(bot.info()["sims"])
+    assert sims[1] > 1.5 * sims[0]  # three times the time, clearly more simulations

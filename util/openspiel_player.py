@@ -5,13 +5,16 @@ player rebuilds a legal move order from the board (:func:`move_order`) at each m
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from agents.registry import SpecError
 from core.position import Position
 from core.shape import Shape
 
-PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True}  # MCTSBot settings and defaults
+# MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, as many simulations as
+# fit in the move's time (at the rate of its previous moves), for strength at equal time.
+PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True, "timed": False}
 
 
 def resolve_params(params: dict[str, str]) -> tuple:
@@ -71,28 +74,54 @@ def move_order(position: Position) -> list[int]:
 
 
 class OpenSpielMCTS:
-    """``pyspiel.MCTSBot`` with random rollouts on ``shape``; ignores the deadline (it plays a
-    fixed number of simulations, which is what makes it a reproducible reference)."""
+    """``pyspiel.MCTSBot`` with random rollouts on ``shape``. By default it ignores the deadline
+    and plays ``sims`` simulations a move (a reproducible reference); with ``timed`` it plays
+    as many as fit before the deadline, from the simulations per second of its earlier moves
+    (the first move calibrates on ``sims`` simulations), so that strength compares at equal time."""
 
-    def __init__(self, shape: Shape, seed: int = 0, sims: int = 1000, uct_c: float = 2.0, rollouts: int = 1, solve: bool = True) -> None:
+    TIME_SHARE = 0.9  # fraction of the time left a timed move plans to use (the rate drifts)
+
+    def __init__(self, shape: Shape, seed: int = 0, sims: int = 1000, uct_c: float = 2.0, rollouts: int = 1,
+                 solve: bool = True, timed: bool = False) -> None:
         import pyspiel
+        self._pyspiel = pyspiel
         self._game = pyspiel.load_game("connect_four", {"rows": shape.rows, "columns": shape.columns, "x_in_row": shape.inarow})
-        seed = seed % 2**31  # a C++ int
-        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
-        self._bot = pyspiel.MCTSBot(self._game, evaluator, uct_c, sims, 1000, solve, seed, False)
+        self._seed = seed % 2**31  # a C++ int
+        self._settings = (uct_c, sims, solve)
+        self._timed, self._rate, self._last_sims = timed, 0.0, 0
+        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, self._seed)
         self._evaluator = evaluator  # the bot keeps a reference in C++; keep the Python object alive
+        self._bot = self._make_bot(sims)
+
+    def _make_bot(self, sims: int) -> Any:
+        uct_c, _, solve = self._settings
+        return self._pyspiel.MCTSBot(self._game, self._evaluator, uct_c, sims, 1000, solve, self._seed, False)
 
     def choose(self, position: Position, deadline: float) -> int:
         state = self._game.new_initial_state()
         for col in move_order(position):
             state.apply_action(col)
-        return int(self._bot.step(state))
+        if not self._timed:
+            return int(self._bot.step(state))
+        action = None
+        if self._rate <= 0.0:  # calibrate on this move's state
+            t = time.perf_counter()
+            action = int(self._bot.step(state))
+            self._rate = self._settings[1] / max(time.perf_counter() - t, 1e-6)
+        sims = int(self._rate * max(0.0, deadline - time.perf_counter()) * self.TIME_SHARE)
+        if sims < 50:
+            return action if action is not None else int(self._make_bot(50).step(state))
+        t = time.perf_counter()
+        action = int(self._make_bot(sims).step(state))
+        self._rate = 0.5 * self._rate + 0.5 * sims / max(time.perf_counter() - t, 1e-6)
+        self._last_sims = sims
+        return action
+
+    def info(self) -> dict:
+        return {"sims": self._last_sims} if self._timed else {}
 
     def reset(self) -> None:
         pass
-
-    def info(self) -> dict:
-        return {}
 
     def close(self) -> None:
         pass

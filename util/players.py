@@ -270,8 +270,9 @@ class FilePlayer:
 
     def kaggle_agent(self, obs: Any, config: Any, deadline: float | None = None) -> int:
         start = time.perf_counter()
-        if deadline is None:
-            deadline = start + float(config["actTimeout"])
+        if deadline is None:  # kaggle-environments' call: the move may also spend the bank, as on Kaggle
+            bank = obs.get("remainingOverageTime") if hasattr(obs, "get") else None
+            deadline = start + float(config["actTimeout"]) + (float(bank) if isinstance(bank, (int, float)) else 0.0)
         assert self._proc.stdin is not None
         request = {"obs": dict(obs), "config": dict(config)}
         try:
