@@ -236,6 +236,21 @@ def test_ranking_follows_head_to_head_scores(tmp_path: Path) -> None:
     assert "7/10" in report and "strong" in report.splitlines()[1]
 
 
+def test_clock_report_attributes_moves_and_forfeits_to_their_players(tmp_path: Path) -> None:
+    from util.tournament import clock_report
+
+    with Store(tmp_path / "s.sqlite") as store:
+        a, b = store.player_id("a", "1", {}), store.player_id("b", "1", {})
+        # One ply of opening: the timed moves start with mark 2 (b), then a, b, a.
+        store.add_game("1", a, b, "6x7x4", {"moves": [3, 3, 2, 2, 1], "opening": [3], "winner": 2, "termination": "timeout",
+                                            "errors": {1: "timeout"}, "move_times": [0.5, 1.9, 0.25, 0.1]},
+                       time_per_move=2, engine="kaggle", seed=0, source="tournament")
+        lines = clock_report(store, STANDARD).splitlines()
+    row = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert row["a"] == ["2", "1.900", "1.900", "1"]  # moves, median, slowest, forfeits
+    assert row["b"] == ["2", "0.500", "0.500", "0"]
+
+
 def test_replay_writes_kaggle_html(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
     assert main(["--agents", "random,rules", "--games", "2", "--workers", "1", "--db", str(db), "--quiet"]) == 0

@@ -119,9 +119,3 @@ class OpenSpielMCTS:
 
     def info(self) -> dict:
         return {"sims": self._last_sims} if self._timed else {}
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass

@@ -122,7 +122,7 @@ def build(spec: PlayerSpec, shape: Shape, time_per_move: float, seed: int) -> An
         return FilePlayer(spec.name, shape, time_per_move, seed)
     if spec.kind == "openspiel":
         from util.openspiel_player import OpenSpielMCTS
-        return OpenSpielMCTS(shape, seed=seed, **dict(spec.params))
+        return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), shape, time_per_move)
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
 

@@ -79,6 +79,31 @@ def format_report(names: list[str], ratings: list[Rating], n: np.ndarray, s: np.
     return "\n".join(lines)
 
 
+def clock_report(store: Store, shape: Shape) -> str:
+    """Per agent: moves timed, median and slowest move, and games forfeited (error, timeout,
+    illegal move), so that "no timeout, every move inside actTimeout" can be read off."""
+    results = list(store.games(str(shape)))
+    ids = sorted({g.first for g in results} | {g.second for g in results})
+    names = labels(store, ids)
+    times: dict[int, list[float]] = {i: [] for i in ids}
+    forfeits: dict[int, int] = {i: 0 for i in ids}
+    for g in results:
+        movers = (g.first, g.second)
+        for k, t in enumerate(g.move_times):  # timed moves start after the opening
+            times[movers[(len(g.opening) + k) % 2]].append(t)
+        for mark in g.errors:
+            forfeits[movers[int(mark) - 1]] += 1
+    if not results:
+        return ""
+    width = max(len(names[i]) for i in ids)
+    lines = [f"{'agent':<{width}}  {'moves':>6}  {'median s':>8}  {'slowest s':>9}  forfeits (error, timeout, illegal)"]
+    for i in ids:
+        ts = sorted(times[i])
+        med = ts[len(ts) // 2] if ts else 0.0
+        lines.append(f"{names[i]:<{width}}  {len(ts):>6}  {med:>8.3f}  {max(ts or [0.0]):>9.3f}  {forfeits[i]}")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m util.tournament", description=__doc__.split("\n\n")[0],
                                 epilog="Agent specs: our names with parameters (alphabeta:depth=6), kaggle:negamax, "
@@ -168,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                 return code
             names, ratings, n, s = standings(store, shape)
             print(format_report(names, ratings, n, s))
+            clocks = clock_report(store, shape)
+            if clocks:
+                print("\n" + clocks)
             if args.plot and ratings:
                 from util.plots import crosstable_png, ratings_png
                 ratings_png(ratings, Path(args.plot) / "ratings.png")
