@@ -23,9 +23,6 @@ time (tests, benchmarks with a far deadline) compiles in place.
 """
 from __future__ import annotations
 
-import atexit
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -37,7 +34,7 @@ from agents.dfs_search import WIN_BASE
 from core.position import Position
 from core.shape import Shape
 from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
-from util.jit import numba_enabled
+from util.jit import BackgroundCompile, numba_enabled
 
 COMPILE_IN_MOVE = 60.0  # seconds: a move with this much time compiles in place (tests, benches)
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
@@ -87,8 +84,8 @@ class DepthFirstAgent:
     _tables: Any = field(default=None, init=False, repr=False)
     _speed: float = field(default=0.0, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _ready: Any = field(default=None, init=False, repr=False)  # threading.Event: compiled kernel usable
-    _compile_failed: bool = field(default=False, init=False, repr=False)
+    _compiled: bool = field(default=False, init=False, repr=False)  # the compiled kernel is ready for this agent
+    _compile_job: Any = field(default=None, init=False, repr=False)  # util.jit.BackgroundCompile, once started
 
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTIC_IDS:
@@ -119,47 +116,27 @@ class DepthFirstAgent:
         """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken.
         Thread-safe; afterwards this agent's moves use the compiled kernel at once."""
         t0 = time.perf_counter()
-        ready = threading.Event()
-        ready.set()
         if numba_enabled(shape.bits):
             tmp = type(self)(heuristic=self.heuristic, max_depth=2, tt_bits=8)
-            tmp._ready = ready  # the first call of the compiled kernel compiles it
+            tmp._compiled = True  # the first call of the compiled kernel compiles it
             tmp.choose(Position.empty(shape), time.perf_counter() + 1e9)
-        self._ready = ready
+        self._compiled = True
         return time.perf_counter() - t0
 
     def _compiled_ready(self, shape: Shape, deadline: float) -> bool:
         """Whether this move may use the compiled kernel (see ``background_compile``)."""
-        if self._compile_failed:
-            return False
-        if self._ready is not None and self._ready.is_set():
+        if self._compiled:
             return True
-        if self._ready is None and K.is_compiled(self.heuristic):  # compiled earlier in this process
-            self._ready = threading.Event()
-            self._ready.set()
-            return True
-        if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
-            self.warm_up(shape)
-            return True
-        if self._ready is None:
-            self._ready = threading.Event()
-            thread = threading.Thread(target=self._compile, args=(shape, self._ready), name="dfs-compile", daemon=True)
-            thread.start()
-            # Let a compile finish before the interpreter exits (LLVM cut off mid-compile can
-            # crash at exit), within a bound.
-            atexit.register(thread.join, 60.0)
+        if self._compile_job is None:
+            if K.is_compiled(self.heuristic):  # compiled earlier in this process
+                self._compiled = True
+                return True
+            if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
+                self.warm_up(shape)
+                return True
+            self._compile_job = BackgroundCompile(lambda: self.warm_up(shape), "dfs")
         # Give the compile this move's first share of time; the plain path plays the rest.
-        waited = self._ready.wait(max(0.0, (deadline - time.perf_counter()) * self.compile_share))
-        return waited and not self._compile_failed
-
-    def _compile(self, shape: Shape, ready: threading.Event) -> None:
-        try:
-            self.warm_up(shape)
-        except Exception as exc:  # keep playing on the plain path
-            self._compile_failed = True
-            print(f"[connectx] ERROR dfs: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
-        finally:
-            ready.set()
+        return self._compile_job.wait((deadline - time.perf_counter()) * self.compile_share)
 
     def choose(self, position: Position, deadline: float) -> int:
         shape = position.shape

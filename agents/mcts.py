@@ -9,11 +9,8 @@ with :class:`agents.ant_colony.AntColonyAgent`, which changes only the selection
 """
 from __future__ import annotations
 
-import atexit
 import itertools
 import math
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +22,7 @@ import heuristics
 from core import bitboard as bb
 from core.position import Position
 from core.shape import Shape
-from util.jit import compiled, numba_enabled
+from util.jit import BackgroundCompile, compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
 _ENTRIES = ("new_tree", "run", "best_column", "compact")  # kernels a move calls (warm_up compiles them)
@@ -90,8 +87,8 @@ class TreeSearch:
     _cache_tried: bool = field(default=False, init=False, repr=False)
     _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _ready: Any = field(default=None, init=False, repr=False)  # threading.Event: compiled kernels usable
-    _compile_failed: bool = field(default=False, init=False, repr=False)
+    _compiled: bool = field(default=False, init=False, repr=False)  # the compiled kernels are ready for this agent
+    _compile_job: Any = field(default=None, init=False, repr=False)  # util.jit.BackgroundCompile, once started
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.compile_share < 1.0:
@@ -201,32 +198,17 @@ class TreeSearch:
         the GIL: a plain search beside it would slow both) and searches the rest on the plain
         path, in the same tree arrays."""
         k = self.kernels(shape.bits)
-        if k is mt or self._compile_failed:
-            return mt
-        if self._ready is not None and self._ready.is_set():
+        if k is mt or self._compiled:
             return k
-        if self._ready is None and is_compiled(k):
-            return k  # compiled earlier in this process
-        if not self.background_compile or deadline - time.perf_counter() >= 60.0:
-            self.warm_up(shape)
-            return k
-        if self._ready is None:
-            self._ready = threading.Event()
-            thread = threading.Thread(target=self._compile, args=(shape, self._ready), name="mcts-compile", daemon=True)
-            thread.start()
-            atexit.register(thread.join, 60.0)  # LLVM cut off mid-compile can crash at exit
-        if self._ready.wait(max(0.0, (deadline - time.perf_counter()) * self.compile_share)) and not self._compile_failed:
-            return k
-        return mt
-
-    def _compile(self, shape: Shape, ready: threading.Event) -> None:
-        try:
-            self.warm_up(shape)
-        except Exception as exc:  # keep searching on the plain path
-            self._compile_failed = True
-            print(f"[connectx] ERROR mcts: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
-        finally:
-            ready.set()
+        if self._compile_job is None:
+            if is_compiled(k):  # compiled earlier in this process
+                self._compiled = True
+                return k
+            if not self.background_compile or deadline - time.perf_counter() >= 60.0:
+                self.warm_up(shape)
+                return k
+            self._compile_job = BackgroundCompile(lambda: self.warm_up(shape), "mcts")
+        return k if self._compile_job.wait((deadline - time.perf_counter()) * self.compile_share) else mt
 
     def warm_up(self, shape: Shape | None = None) -> float:
         """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
@@ -247,6 +229,7 @@ class TreeSearch:
             one = np.zeros(1, np.int64)
             k.load_subtree(*tree.arrays(), 0, *args[:2], shape.rows, shape.columns, 1.0, one, np.zeros(1),
                            np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy())
+        self._compiled = k is not mt
         return time.perf_counter() - t
 
     # --- the tree across moves -----------------------------------------------------------

@@ -259,22 +259,22 @@ def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
     # As in a fresh process (Kaggle's first move), where nothing is compiled yet.
     monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
     agent = NegamaxAgent()  # background_compile by default
-    release, real_compile = threading.Event(), agent._compile
+    release, real_warm_up = threading.Event(), agent.warm_up
 
-    def held_compile(shape, ready):  # the compile starts only once the first move is over
+    def held_warm_up(shape):  # the compile starts only once the first move is over
         release.wait(30)
-        real_compile(shape, ready)
+        return real_warm_up(shape)
 
-    monkeypatch.setattr(agent, "_compile", held_compile)
+    monkeypatch.setattr(agent, "warm_up", held_warm_up)
     pos = Position.from_moves("44")
     t0 = time.perf_counter()
     col = solve(agent, pos, 0.3)
     assert time.perf_counter() - t0 < 0.3 + 0.5 and pos.can_play(col)
     assert agent._shape[1] is False and agent.info()["compiled"] is False  # this move ran on the plain path
     release.set()
-    assert agent._ready.wait(120)  # the thread compiled (or found compiled) the kernel
+    assert agent._compile_job.wait(120)  # the thread compiled (or found compiled) the kernel
     solve(agent, pos, 0.3)
-    assert agent._shape[1] is True and agent.info()["compiled"] is True and not agent._compile_failed
+    assert agent._shape[1] is True and agent.info()["compiled"] is True
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
@@ -295,11 +295,10 @@ def test_slow_compile_never_makes_a_move_overrun(monkeypatch):
     agent = NegamaxAgent()
     release = threading.Event()
 
-    def slow_compile(shape, ready):  # a compile that outlasts the move
+    def slow_warm_up(shape):  # a compile that outlasts the moves
         release.wait(30)
-        ready.set()
 
-    monkeypatch.setattr(agent, "_compile", slow_compile)
+    monkeypatch.setattr(agent, "warm_up", slow_warm_up)
     pos = Position.from_moves("44")
     for budget in (0.2, 0.6):
         t0 = time.perf_counter()

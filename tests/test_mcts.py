@@ -393,14 +393,13 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
     agent = MCTSAgent(leaf="rollout", cache="")
     release = threading.Event()
 
-    def held_compile(shape, ready):  # a compile that outlasts the first moves, then completes
-        release.wait(30)
-        try:
-            agent.warm_up(shape)
-        finally:
-            ready.set()
+    real_warm_up = agent.warm_up
 
-    monkeypatch.setattr(agent, "_compile", held_compile)
+    def held_warm_up(shape):  # a compile that outlasts the first moves, then completes
+        release.wait(30)
+        return real_warm_up(shape)
+
+    monkeypatch.setattr(agent, "warm_up", held_warm_up)
     # As in a fresh process: nothing compiled yet.
     monkeypatch.setattr("agents.mcts.is_compiled", lambda kernels: False)
     pos = Position.from_moves("44")
@@ -410,7 +409,7 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
         assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
         assert agent.info()["sims"] > 0
     release.set()
-    assert agent._ready.wait(120) and not agent._compile_failed
+    assert agent._compile_job.wait(120)
     sims_plain = agent.info()["sims"]
     agent.choose(pos, time.perf_counter() + 0.5)
     assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move

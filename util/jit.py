@@ -18,8 +18,10 @@ writable source folder, which a Kaggle submission does not have.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 import types
 from typing import Any, Callable, TypeVar
 
@@ -106,3 +108,33 @@ def kernels(module: types.ModuleType | str, bits: int) -> Any:
     if isinstance(module, str):
         module = __import__(module, fromlist=["_"])
     return compiled(module) if numba_enabled(bits) else module
+
+
+class BackgroundCompile:
+    """``warm_up()`` run once in a daemon thread, for agents that must not spend a move on
+    numba's compile (Kaggle starts every game in a fresh process). A move calls :meth:`wait`
+    with the share of its time it can give; numba's compiler holds the GIL in long stretches,
+    so waiting lets it run at full speed where a plain search beside it would halve both."""
+
+    EXIT_WAIT = 60.0  # seconds the interpreter's exit waits for a compile in progress
+
+    def __init__(self, warm_up: Callable[[], Any], label: str) -> None:
+        self.failed = False  # the compile raised: the agent stays on the plain path
+        self._done = threading.Event()
+        thread = threading.Thread(target=self._run, args=(warm_up, label), name=f"{label}-compile", daemon=True)
+        thread.start()
+        # LLVM cut off mid-compile by the interpreter's exit can crash: let it finish, within a bound.
+        atexit.register(thread.join, self.EXIT_WAIT)
+
+    def _run(self, warm_up: Callable[[], Any], label: str) -> None:
+        try:
+            warm_up()
+        except Exception as exc:  # never leave the agent waiting: the plain path still works
+            self.failed = True
+            print(f"[connectx] ERROR {label}: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
+        finally:
+            self._done.set()
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the compile; True when it has finished without error."""
+        return self._done.wait(max(0.0, seconds)) and not self.failed
