@@ -30,7 +30,7 @@ from core.position import Position
 from core.shape import STANDARD, Shape
 from util.atomic import write_bytes
 from util.jit import kernels
-from util.cli import OneLineParser
+from util.cli import OneLineParser, shape_type
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
@@ -184,10 +184,8 @@ def _main(argv: list[str] | None = None) -> int:
     g.add_argument("--sims", type=int, default=0, help="simulations to run (instead of, or with, --seconds)")
     g.add_argument("--min-visits", type=float, default=50.0, help="keep nodes with at least this many visits")
     g.add_argument("--agent", default="mcts", help="agent spec whose search grows the tree, e.g. mcts:leaf=rollout,c=1")
-    g.add_argument("--rows", type=int, default=6)
-    g.add_argument("--columns", type=int, default=7)
-    g.add_argument("--inarow", type=int, default=4)
-    g.add_argument("--out", default="", help="output file (default data/mcts_cache_<leaf>_<shape>.npz)")
+    g.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    g.add_argument("--out", default="", help="output file (default: the agent's cache path, data/mcts_cache_<leaf>_<shape>.npz)")
     s = sub.add_parser("show", help="print a cache's size and root statistics")
     s.add_argument("file")
     args = parser.parse_args(argv)
@@ -207,7 +205,7 @@ def _grow(args: argparse.Namespace) -> int:
         raise ValueError("give --seconds or --sims (a positive amount of growing)")
     if args.min_visits < 1:
         raise ValueError(f"--min-visits must be at least 1, got {args.min_visits}")
-    shape = Shape(args.rows, args.columns, args.inarow)
+    shape = args.shape
     if not shape.fits_int64:
         raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
     agent = make_from_spec(args.agent)

@@ -122,7 +122,7 @@ def test_command_help_and_bad_input(capsys, tmp_path):
     assert mcts_cache._main(["grow"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--seconds or --sims" in err[0]
-    assert mcts_cache._main(["grow", "--sims", "100", "--rows", "8", "--columns", "8"]) == 2
+    assert mcts_cache._main(["grow", "--sims", "100", "--shape", "8x8x4"]) == 2
     assert "63 bits" in capsys.readouterr().err
     assert mcts_cache._main(["grow", "--sims", "100", "--agent", "mcts:leaf=bogus"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
