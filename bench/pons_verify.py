@@ -7,6 +7,8 @@ The hard set (L1_R3: 65.9 M nodes a position on average, about 10 s each here) t
 more than one sitting or CI allows. Each solved position is appended to ``--log`` (one line:
 ``<moves> <expected> <got> <nodes> <seconds>``) as soon as it is solved; rerunning the command
 skips the positions already logged, so an interrupted run loses at most the positions in flight.
+The default log lives in the repo (``bench/logs/``) and is committed: a session on a fresh
+machine resumes where the last one stopped.
 ``--time-limit`` stops starting new positions after that many seconds. The summary counts the
 positions checked, the mismatches (listed), mean nodes and positions per second of solver time.
 Exit code 1 if any score differs, else 0.
@@ -67,7 +69,7 @@ def summary(name: str, total: int, done: dict) -> tuple[str, int]:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = OneLineParser(prog="python -m bench.pons_verify", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--set", required=True, choices=SETS, help="which Pons set")
-    parser.add_argument("--log", type=Path, default=None, help="results log (default results/pons_<set>.log)")
+    parser.add_argument("--log", type=Path, default=None, help="results log (default bench/logs/pons_<set>.log)")
     parser.add_argument("--workers", type=positive_int, default=1, help="solver processes (default 1)")
     parser.add_argument("--time-limit", type=float, default=0.0, help="start no new position after this many seconds (0: none)")
     parser.add_argument("--tt-size", type=positive_int, default=1 << 24, help="solver table slots per worker (default 2^24)")
@@ -76,7 +78,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     source = PONS / f"Test_{args.set}"
     if not source.is_file():
         parser.error(f"no Pons file {source}; set CONNECTX_PONS_DIR to the folder holding Test_{args.set}")
-    log = args.log or Path("results") / f"pons_{args.set}.log"
+    log = args.log or Path(__file__).resolve().parent / "logs" / f"pons_{args.set}.log"
     positions = [line.split() for line in source.read_text().splitlines() if line.strip()]
     expected = {m: int(s) for m, s in positions}
     done = read_log(log)
