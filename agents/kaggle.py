@@ -208,8 +208,13 @@ class KaggleAdapter:
         now = time.perf_counter()
         started = now
         if self._calls == 0 and self._started_at is not None:
+            # Kaggle's timer may cover loading the file (design.md). kaggle-environments 1.33
+            # loads both files when the episode starts and times only the call, so a second
+            # player's first call comes a whole opponent move after loading. Count from loading
+            # only while a move's budget has not gone by since: a gap longer than that was not
+            # timed (or, if it was, counting from now costs at most one budget of the bank).
             act, bank = kaggle_times(observation, configuration)
-            if 0 <= now - self._started_at <= act + bank:  # else the timer cannot have covered loading
+            if 0 <= now - self._started_at < self.policy.budget(act, bank):
                 started = self._started_at
         self._calls += 1
         gc_was_enabled = gc.isenabled()

@@ -120,6 +120,13 @@ class PerfectAgent:
                 self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
             self._report("book", t0, score=hit[1])
             return hit[0]
+        if hit is not None and not self._solver_ready.is_set():
+            # A lost book position (every move loses against perfect play): the stubborn move
+            # needs the compiled solver or search; until then the book's move, in time.
+            self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
+            if not self._solver_ready.is_set():
+                self._report("book-lost", t0, score=hit[1])
+                return hit[0]
         if not self._solver_ready.is_set():
             # Wait for the compile; past the deadline only within what is left of compile_wait.
             soft = deadline - 0.05

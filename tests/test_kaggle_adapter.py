@@ -118,12 +118,16 @@ def test_first_deadline_counts_from_loading_when_the_timer_could_have_covered_it
     assert rec.deadlines[1] - t1 == pytest.approx(2.0 - adapter.policy.margin, abs=0.05)
 
 
-def test_started_at_older_than_the_whole_budget_is_ignored():
+@pytest.mark.parametrize("age", [1000.0, 2.5, 1.8])
+def test_started_at_older_than_a_move_budget_is_ignored(age):
+    # kaggle-environments loads both files when the episode starts: the second player's first
+    # call comes an opponent move (here 1.8-2.5 s) after loading, and only the call is timed.
     rec = Recorder()
-    adapter = KaggleAdapter(lambda: rec, started_at=time.perf_counter() - 1000, freeze_gc=False)
+    adapter = KaggleAdapter(lambda: rec, started_at=time.perf_counter() - age, freeze_gc=False)
     t0 = time.perf_counter()
-    adapter(obs_of(Position.empty()), CONFIG)
-    assert rec.deadlines[0] > t0
+    adapter(obs_of(Position.from_moves("4")), CONFIG)
+    assert rec.deadlines[0] - t0 == pytest.approx(2.0 - adapter.policy.margin, abs=0.05)
+    assert adapter.stats["late"] == 0
 
 
 def test_gc_is_disabled_during_the_move_and_restored_even_after_an_exception():

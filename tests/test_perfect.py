@@ -143,3 +143,27 @@ def test_converts_won_positions_against_random_replies(agent, judge, seed):
             else:
                 pos = pos.play(rng.choice(pos.legal_columns()))
         assert pos.winner == me, moves
+
+
+def test_book_moves_never_overrun_while_the_compile_runs(monkeypatch):
+    # A fresh process on Kaggle: nothing compiled. Book moves, won and lost ("4" is lost for
+    # the second player), wait for the compile within their time and never past it.
+    import threading
+
+    agent = PerfectAgent(tt_size=1 << 20)
+    release, real_warm_up = threading.Event(), agent._warm_up
+
+    def held_warm_up(shape):
+        release.wait(60)
+        real_warm_up(shape)
+
+    monkeypatch.setattr(agent, "_warm_up", held_warm_up)
+    try:
+        for moves, source in (("", "book"), ("4", "book-lost"), ("2", "book")):
+            t0 = time.perf_counter()
+            col = agent.choose(Position.from_moves(moves), t0 + 0.5)
+            assert time.perf_counter() - t0 < 0.5 + 0.3 and Position.from_moves(moves).can_play(col)
+            assert agent.info()["source"] == source
+        assert col == 2  # the book's winning reply to "2" (0-based column)
+    finally:
+        release.set()

@@ -246,7 +246,8 @@ class FilePlayer:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "util.players", "--serve", path, "--seed", str(seed)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(ROOT),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=str(ROOT),
+            stderr=None if os.environ.get("CONNECTX_AGENT_STDERR") else subprocess.DEVNULL,  # set it to see agents' logs
             start_new_session=True,  # Ctrl-C reaches the driver only; the worker closes this process
         )
         reply = self._read(time.perf_counter() + LOAD_TIMEOUT, "load")
