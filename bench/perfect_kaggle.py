@@ -41,6 +41,7 @@ from core.position import Position  # noqa: E402
 from core.shape import STANDARD  # noqa: E402
 from util.atomic import write_text  # noqa: E402
 from util.cli import OneLineParser  # noqa: E402
+from util.players import StatelessPlayer  # noqa: E402
 
 
 class SolverCache:
@@ -91,7 +92,7 @@ class SolverCache:
         return self.scores[key]
 
 
-class PerfectOpponent:
+class PerfectOpponent(StatelessPlayer):
     """Plays a move of the best exact score, ties broken by ``seed`` (see the module docstring).
     With ``cached_only`` a position not in the cache is noted in ``missed`` (and solved anyway)."""
 
@@ -114,15 +115,6 @@ class PerfectOpponent:
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
         return self.choose(Position.from_board(list(obs["board"]), STANDARD), 0.0)
-
-    def reset(self) -> None:
-        pass
-
-    def info(self) -> dict:
-        return {}
-
-    def close(self) -> None:
-        pass
 
 
 def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int) -> dict:

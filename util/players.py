@@ -213,17 +213,8 @@ class AgentPlayer:
         return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
 
 
-class FunctionPlayer:
-    """A Kaggle ``agent(obs, config)`` function played on our positions."""
-
-    def __init__(self, fn: Callable[[Any, Any], int], shape: Shape, time_per_move: float) -> None:
-        from kaggle_environments.utils import structify
-        self.fn, self.shape, self.kaggle_agent = fn, shape, fn
-        self._config = structify(configuration(shape, time_per_move))
-        self._structify = structify
-
-    def choose(self, position: Position, deadline: float) -> int:
-        return self.fn(self._structify(observation(position)), self._config)
+class StatelessPlayer:
+    """``reset``, ``info`` and ``close`` of a player with nothing to reset, report or release."""
 
     def reset(self) -> None:
         pass
@@ -235,7 +226,20 @@ class FunctionPlayer:
         pass
 
 
-class FilePlayer:
+class FunctionPlayer(StatelessPlayer):
+    """A Kaggle ``agent(obs, config)`` function played on our positions."""
+
+    def __init__(self, fn: Callable[[Any, Any], int], shape: Shape, time_per_move: float) -> None:
+        from kaggle_environments.utils import structify
+        self.fn, self.shape, self.kaggle_agent = fn, shape, fn
+        self._config = structify(configuration(shape, time_per_move))
+        self._structify = structify
+
+    def choose(self, position: Position, deadline: float) -> int:
+        return self.fn(self._structify(observation(position)), self._config)
+
+
+class FilePlayer(StatelessPlayer):
     """A Kaggle agent file in its own process (``python -m util.players --serve``), one JSON
     line per request and reply over pipes. A reply that does not come within the hard limit
     kills the process and loses the game."""
@@ -285,12 +289,6 @@ class FilePlayer:
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return reply["action"]
-
-    def reset(self) -> None:
-        pass
-
-    def info(self) -> dict:
-        return {}
 
     def close(self) -> None:
         if self._proc.poll() is None:
