@@ -43,13 +43,12 @@ always replaced.
 """
 from __future__ import annotations
 
-import ctypes
 import sys
-import time
 
 from core.bitboard import move_bit
 from heuristics.evaluate import evaluate
 from heuristics.lines import popcnt, threat_cells
+from util.hotclock import COMPILED_CLOCK, clock_ns  # noqa: F401  (COMPILED_CLOCK: for the driver)
 from util.jit import compiled, hot, is_hot
 
 WIN_BASE = 1.0e6
@@ -64,51 +63,6 @@ ORDER = 19  # first slot of the column order
 PARAMS = 16  # floats[0:PARAMS] hold the heuristic's parameters
 
 
-def clock_ns() -> int:
-    """``time.perf_counter_ns()``; compiled, the same clock read through ctypes (see below)."""
-    return time.perf_counter_ns()
-
-
-def _monotonic_clock():
-    """ctypes ``clock_gettime`` bound to CLOCK_MONOTONIC (taking the timespec address as an
-    int64, which numba can pass) if it agrees with ``perf_counter_ns`` here, else None."""
-    try:
-        libc = ctypes.CDLL(None)
-        fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int64)(
-            ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value)
-        buf = (ctypes.c_int64 * 2)()
-        before = time.perf_counter_ns()
-        if fn(1, ctypes.addressof(buf)) != 0:
-            return None
-        now = buf[0] * 1_000_000_000 + buf[1]
-        return fn if abs(now - before) < 1_000_000 else None
-    except Exception:  # no libc symbol (not Linux): the node limit alone bounds the search
-        return None
-
-
-def _register_clock() -> None:
-    try:
-        import numpy as np
-        from numba.extending import overload
-    except Exception:
-        return
-    fn = _monotonic_clock()
-
-    @overload(clock_ns)
-    def _clock_ns_impl():
-        if fn is None:
-            return lambda: 0
-
-        def impl():
-            buf = np.empty(2, np.int64)
-            fn(1, buf.ctypes.data)
-            return buf[0] * 1000000000 + buf[1]
-
-        return impl
-
-
-_register_clock()
-COMPILED_CLOCK = _monotonic_clock() is not None  # compiled code can read the clock here
 
 
 @hot

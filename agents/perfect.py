@@ -20,8 +20,9 @@ if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle
 Without numba (or on boards over 63 bits) the plain-Python solver runs at once: slower, but every
 move is still legal and in time.
 
-The time per move is set from the solver's measured speed (nodes per second of its last solves),
-as a node limit: numba code cannot read a clock cheaply.
+The time per move is set from the solver's measured speed (nodes per second of its last solves)
+as a node limit, and the solver also reads the clock every 1024 nodes (:mod:`util.hotclock`), so
+a slowdown of the machine after the limit was planned does not make a move overrun.
 """
 from __future__ import annotations
 
@@ -216,7 +217,7 @@ class PerfectAgent:
             limit = int(self._rate * _RATE_SAFETY * (end - t))
             if limit < 1000:
                 break
-            found = solver.best_move(position, limit, weak=weak)
+            found = solver.best_move(position, limit, weak=weak, deadline=end)
             elapsed = time.perf_counter() - t
             nodes += solver.nodes
             if elapsed > 0.02 and solver.nodes > 0:
@@ -246,7 +247,7 @@ class PerfectAgent:
         per_move = int(self._rate * _RATE_SAFETY * max(0.0, deadline - time.perf_counter() - 0.01) / max(1, columns))
         if not self._solver_ready.is_set() or per_move < 100:
             return self._solver.ordered_columns(position)[0]
-        screened = self._solver.screen(position, per_move)
+        screened = self._solver.screen(position, per_move, deadline=deadline - 0.01)
         return max(screened, key=lambda cv: cv[1])[0]  # max keeps the first of equal values
 
     def _report(self, how: str, t0: float, **extra: Any) -> None:

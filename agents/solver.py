@@ -57,7 +57,7 @@ class Solver:
             size = next_prime(max(size, (1 << max(0, shape.bits - 46)) + 1))
         self.table = np.zeros(size, dtype=dtype)
         self.buf = np.zeros((shape.cells + 2, shape.columns), dtype=dtype)
-        self.stats = np.zeros(3, dtype=dtype)
+        self.stats = np.zeros(sk.STATS, dtype=dtype)
         if not self.compiled:
             self.table[:] = 0  # object zeros are Python ints, set them explicitly
             self.buf[:] = 0
@@ -73,9 +73,12 @@ class Solver:
         """Empty the table (only needed to measure a solve from a cold start)."""
         self.table[:] = 0
 
-    def _start(self, node_limit: Optional[int]) -> None:
+    def _start(self, node_limit: Optional[int], deadline: Optional[float] = None) -> None:
+        """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
         self.stats[:] = 0
         self.stats[sk.LIMIT] = UNLIMITED if node_limit is None else max(1, int(node_limit))
+        self.stats[sk.DEADLINE] = sk.NO_DEADLINE if deadline is None else \
+            time.perf_counter_ns() + int(max(0.0, deadline - time.perf_counter()) * 1e9)
 
     def _args(self) -> tuple:
         return (*self._geom, self.order, self.table, self.buf, self.stats)
@@ -86,10 +89,12 @@ class Solver:
         if position.ply and position.last_player_won():
             raise ValueError("the game is over: the last move made a line")
 
-    def solve(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[int]:
-        """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out."""
+    def solve(self, position: Position, weak: bool = False, node_limit: Optional[int] = None,
+              deadline: Optional[float] = None) -> Optional[int]:
+        """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out
+        or the ``deadline`` (a ``time.perf_counter()`` time) passed."""
         self._check(position)
-        self._start(node_limit)
+        self._start(node_limit, deadline)
         s = self.k.solve(position.current, position.mask, position.ply, bool(weak), *self._args())
         self.nodes = int(self.stats[sk.NODES])
         return None if self.stats[sk.ABORTED] else int(s)
@@ -120,7 +125,8 @@ class Solver:
         self.nodes = nodes
         return out
 
-    def best_move(self, position: Position, node_limit: Optional[int] = None, weak: bool = False) -> Optional[tuple[int, int]]:
+    def best_move(self, position: Position, node_limit: Optional[int] = None, weak: bool = False,
+                  deadline: Optional[float] = None) -> Optional[tuple[int, int]]:
         """``(column, score)``: an optimal move and the root's score, or None on abort.
 
         Strong: the fastest win, the slowest loss, or a draw-keeping move, with the exact score.
@@ -138,7 +144,7 @@ class Solver:
             if position.can_play(col) and position.is_winning_move(col):
                 return col, 1 if weak else (shape.cells + 1 - position.ply) // 2
         budget = UNLIMITED if node_limit is None else int(node_limit)
-        score = self.solve(position, weak, budget)
+        score = self.solve(position, weak, budget, deadline)
         total = self.nodes
         if score is None:
             return None
@@ -147,7 +153,7 @@ class Solver:
             return ordered[0], score
         for col in ordered:
             child = position.play(col)
-            self._start(budget - total)
+            self._start(budget - total, deadline)
             # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
             r = self.k.probe(child.current, child.mask, child.ply, -score, -score + 1, *self._args())
             total += int(self.stats[sk.NODES])
@@ -159,7 +165,7 @@ class Solver:
                 return col, score
         raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
 
-    def screen(self, position: Position, node_limit: int) -> list[tuple[int, int]]:
+    def screen(self, position: Position, node_limit: int, deadline: Optional[float] = None) -> list[tuple[int, int]]:
         """Legal columns with what a small search proves about each: ``(column, value)`` where
         value is 1 (the move wins), -1 (it loses), 0 (a draw, or nothing proven within
         ``node_limit`` nodes per column), in :meth:`ordered_columns` order. Shallow traps (a
@@ -172,7 +178,7 @@ class Solver:
                 out.append((col, 1))
                 continue
             child = position.play(col)
-            self._start(node_limit)
+            self._start(node_limit, deadline)
             r = self.k.probe(child.current, child.mask, child.ply, -1, 1, *self._args())
             value = 0 if self.stats[sk.ABORTED] else (1 if r <= -1 else (-1 if r >= 1 else 0))
             out.append((col, value))

@@ -12,18 +12,24 @@ For 6x7 this is ``22 - stones the winner played``. Scores are for the side to mo
 Every function is plain Python marked ``@hot`` (:mod:`util.jit`): numba compiles it on int64
 when the board fits 63 bits; otherwise it runs on Python ints for any board size. State lives
 in arrays the caller owns (:class:`agents.solver.Solver`): the transposition ``table``, the
-per-ply move buffer ``buf`` and ``stats`` = [nodes, node limit, aborted]. Few arrays on purpose:
-each one is passed down every recursive call.
+per-ply move buffer ``buf`` and ``stats`` = [nodes, node limit, aborted, deadline]. Few arrays
+on purpose: each one is passed down every recursive call. The deadline (``time.perf_counter_ns``
+units) is read every 1024 nodes through :func:`util.hotclock.clock_ns`, so a solve stops in
+time even when the machine slows down after the node limit was planned.
 """
 from __future__ import annotations
 
 from core.bitboard import popcount, winning_cells
+from util.hotclock import clock_ns
 from util.jit import hot
 
 # ``stats`` slots.
 NODES = 0
 LIMIT = 1
 ABORTED = 2
+DEADLINE = 3
+STATS = 4  # slots
+NO_DEADLINE = 1 << 62
 
 # Table values: ``(score + VALUE_BIAS) * 2 + is_lower_bound`` (never 0), in the low VALUE_BITS
 # bits of a slot; the bits above hold the partial key. An empty slot is 0.
@@ -96,9 +102,10 @@ def tt_put(table, key: int, value: int) -> None:
 def negamax(current, mask, ply, alpha, beta, rows, columns, inarow, bottom, full, order, table, buf, stats):
     """Score of the position within ``(alpha, beta)``: a result ``<= alpha`` is an upper bound,
     ``>= beta`` a lower bound, in between exact. The side to move must not have a win at once.
-    Returns 0 with ``stats[ABORTED]`` set once the node limit is passed (result meaningless)."""
+    Returns 0 with ``stats[ABORTED]`` set once the node limit or the deadline is passed (result
+    meaningless)."""
     stats[NODES] += 1
-    if stats[NODES] > stats[LIMIT]:
+    if stats[NODES] > stats[LIMIT] or ((stats[NODES] & 1023) == 0 and clock_ns() > stats[DEADLINE]):
         stats[ABORTED] = 1
         return 0
     cells = rows * columns

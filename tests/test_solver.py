@@ -201,3 +201,21 @@ def test_nodes_reset_on_an_immediate_win(solver):
     assert solver.nodes > 0
     assert solver.best_move(Position.from_moves("112233")) == (3, (43 - 6) // 2)
     assert solver.nodes == 0
+
+
+@pytest.mark.parametrize("use_numba", [True, False])
+def test_a_solve_stops_at_its_deadline_without_a_node_limit(use_numba):
+    if use_numba and not numba_available():
+        pytest.skip("numba not installed")
+    import time
+
+    solver = Solver(tt_size=1 << 16, use_numba=use_numba)
+    solver.warm_up()
+    pos = Position.from_moves("44")  # minutes to solve
+    for budget in (0.05, 0.3):
+        t0 = time.perf_counter()
+        assert solver.solve(pos, deadline=t0 + budget) is None
+        assert solver.best_move(pos, deadline=time.perf_counter() + budget) is None
+        assert time.perf_counter() - t0 < 2 * budget + 0.5  # two calls; generous on a loaded machine
+    late = Position.from_moves("2252576253462244111563365343671351441")  # Pons L3_R1: -1
+    assert solver.solve(late, deadline=time.perf_counter() + 30) == -1  # a deadline that holds changes nothing
