@@ -34,9 +34,8 @@ from agents.dfs_search import WIN_BASE
 from core.position import Position
 from core.shape import Shape
 from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
-from util.jit import BackgroundCompile, numba_enabled
+from util.jit import COMPILE_IN_MOVE, BackgroundCompile, numba_enabled
 
-COMPILE_IN_MOVE = 60.0  # seconds: a move with this much time compiles in place (tests, benches)
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
 

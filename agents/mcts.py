@@ -22,7 +22,7 @@ import heuristics
 from core import bitboard as bb
 from core.position import Position
 from core.shape import Shape
-from util.jit import BackgroundCompile, compiled, numba_enabled
+from util.jit import COMPILE_IN_MOVE, BackgroundCompile, compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
 _ENTRIES = ("new_tree", "run", "best_column", "compact")  # kernels a move calls (warm_up compiles them)
@@ -75,7 +75,7 @@ class TreeSearch:
     capacity: int = 2_000_000  # tree nodes (about 45 bytes each); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
-    cache: str = "auto"  # opening cache ("auto": data/mcts_cache_<rollout or heuristic>_6x7x4.npz if present; "": none)
+    cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
     background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)
@@ -204,7 +204,7 @@ class TreeSearch:
             if is_compiled(k):  # compiled earlier in this process
                 self._compiled = True
                 return k
-            if not self.background_compile or deadline - time.perf_counter() >= 60.0:
+            if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
                 self.warm_up(shape)
                 return k
             self._compile_job = BackgroundCompile(lambda: self.warm_up(shape), "mcts")
@@ -212,8 +212,8 @@ class TreeSearch:
 
     def warm_up(self, shape: Shape | None = None) -> float:
         """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
-        20-30 s on a busy 2-core machine); returns the seconds taken. Optional: ``choose``
-        compiles on its first call otherwise, overrunning that move's deadline."""
+        6-15 s here by leaf and load); returns the seconds taken. Optional: ``choose`` compiles
+        by itself (see ``background_compile``)."""
         t = time.perf_counter()
         shape = shape or Shape()
         k = self.kernels(shape.bits)

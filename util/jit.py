@@ -110,6 +110,9 @@ def kernels(module: types.ModuleType | str, bits: int) -> Any:
     return compiled(module) if numba_enabled(bits) else module
 
 
+COMPILE_IN_MOVE = 60.0  # seconds: a move with this much time compiles in place (tests, benches); less: in the background
+
+
 class BackgroundCompile:
     """``warm_up()`` run once in a daemon thread, for agents that must not spend a move on
     numba's compile (Kaggle starts every game in a fresh process). A move calls :meth:`wait`
