@@ -34,7 +34,7 @@ from agents.dfs_search import WIN_BASE
 from core.position import Position
 from core.shape import Shape
 from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
-from util.jit import COMPILE_IN_MOVE, BackgroundCompile, numba_enabled
+from util.jit import CompileGate, numba_enabled
 
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
@@ -83,8 +83,7 @@ class DepthFirstAgent:
     _tables: Any = field(default=None, init=False, repr=False)
     _speed: float = field(default=0.0, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _compiled: bool = field(default=False, init=False, repr=False)  # the compiled kernel is ready for this agent
-    _compile_job: Any = field(default=None, init=False, repr=False)  # util.jit.BackgroundCompile, once started
+    _gate: CompileGate = field(default_factory=lambda: CompileGate("dfs"), init=False, repr=False)  # may moves run the compiled kernel?
 
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTIC_IDS:
@@ -117,25 +116,15 @@ class DepthFirstAgent:
         t0 = time.perf_counter()
         if numba_enabled(shape.bits):
             tmp = type(self)(heuristic=self.heuristic, max_depth=2, tt_bits=8)
-            tmp._compiled = True  # the first call of the compiled kernel compiles it
+            tmp._gate.ready = True  # the first call of the compiled kernel compiles it
             tmp.choose(Position.empty(shape), time.perf_counter() + 1e9)
-        self._compiled = True
+        self._gate.ready = True
         return time.perf_counter() - t0
 
     def _compiled_ready(self, shape: Shape, deadline: float) -> bool:
         """Whether this move may use the compiled kernel (see ``background_compile``)."""
-        if self._compiled:
-            return True
-        if self._compile_job is None:
-            if K.is_compiled(self.heuristic):  # compiled earlier in this process
-                self._compiled = True
-                return True
-            if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
-                self.warm_up(shape)
-                return True
-            self._compile_job = BackgroundCompile(lambda: self.warm_up(shape), "dfs")
-        # Give the compile this move's first share of time; the plain path plays the rest.
-        return self._compile_job.wait((deadline - time.perf_counter()) * self.compile_share)
+        return self._gate.admit(deadline, lambda: self.warm_up(shape), lambda: K.is_compiled(self.heuristic),
+                                self.background_compile, self.compile_share)
 
     def choose(self, position: Position, deadline: float) -> int:
         shape = position.shape

@@ -22,7 +22,7 @@ import heuristics
 from core import bitboard as bb
 from core.position import Position
 from core.shape import Shape
-from util.jit import COMPILE_IN_MOVE, BackgroundCompile, compiled, numba_enabled
+from util.jit import CompileGate, compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
 _ENTRIES = ("new_tree", "run", "best_column", "compact")  # kernels a move calls (warm_up compiles them)
@@ -87,8 +87,7 @@ class TreeSearch:
     _cache_tried: bool = field(default=False, init=False, repr=False)
     _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _compiled: bool = field(default=False, init=False, repr=False)  # the compiled kernels are ready for this agent
-    _compile_job: Any = field(default=None, init=False, repr=False)  # util.jit.BackgroundCompile, once started
+    _gate: CompileGate = field(default_factory=lambda: CompileGate("mcts"), init=False, repr=False)  # may moves run the compiled kernels?
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.compile_share < 1.0:
@@ -198,17 +197,11 @@ class TreeSearch:
         the GIL: a plain search beside it would slow both) and searches the rest on the plain
         path, in the same tree arrays."""
         k = self.kernels(shape.bits)
-        if k is mt or self._compiled:
+        if k is mt:
             return k
-        if self._compile_job is None:
-            if is_compiled(k):  # compiled earlier in this process
-                self._compiled = True
-                return k
-            if not self.background_compile or deadline - time.perf_counter() >= COMPILE_IN_MOVE:
-                self.warm_up(shape)
-                return k
-            self._compile_job = BackgroundCompile(lambda: self.warm_up(shape), "mcts")
-        return k if self._compile_job.wait((deadline - time.perf_counter()) * self.compile_share) else mt
+        ready = self._gate.admit(deadline, lambda: self.warm_up(shape), lambda: is_compiled(k),
+                                 self.background_compile, self.compile_share)
+        return k if ready else mt
 
     def warm_up(self, shape: Shape | None = None) -> float:
         """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
@@ -229,7 +222,7 @@ class TreeSearch:
             one = np.zeros(1, np.int64)
             k.load_subtree(*tree.arrays(), 0, *args[:2], shape.rows, shape.columns, 1.0, one, np.zeros(1),
                            np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy())
-        self._compiled = k is not mt
+        self._gate.ready = self._gate.ready or k is not mt
         return time.perf_counter() - t
 
     # --- the tree across moves -----------------------------------------------------------

@@ -272,7 +272,7 @@ def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
     assert time.perf_counter() - t0 < 0.3 + 0.5 and pos.can_play(col)
     assert agent._shape[1] is False and agent.info()["compiled"] is False  # this move ran on the plain path
     release.set()
-    assert agent._compile_job.wait(120)  # the thread compiled (or found compiled) the kernel
+    assert agent._gate.job.wait(120)  # the thread compiled (or found compiled) the kernel
     solve(agent, pos, 0.3)
     assert agent._shape[1] is True and agent.info()["compiled"] is True
 

@@ -409,7 +409,7 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
         assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
         assert agent.info()["sims"] > 0
     release.set()
-    assert agent._compile_job.wait(120)
+    assert agent._gate.job.wait(120)
     sims_plain = agent.info()["sims"]
     agent.choose(pos, time.perf_counter() + 0.5)
     assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move

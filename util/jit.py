@@ -22,6 +22,7 @@ import atexit
 import os
 import sys
 import threading
+import time
 import types
 from typing import Any, Callable, TypeVar
 
@@ -141,3 +142,43 @@ class BackgroundCompile:
     def wait(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the compile; True when it has finished without error."""
         return self._done.wait(max(0.0, seconds)) and not self.failed
+
+
+class CompileGate:
+    """One agent's per-move answer to "may this move run compiled kernels?".
+
+    Kaggle starts every game in a fresh process, so an agent meets numba's compile (seconds) in
+    its first searched move. The decision, shared by the depth-first and tree-search agents:
+    already compiled in this process, yes; a move with :data:`COMPILE_IN_MOVE` seconds or more
+    (tests, benches) or ``background=False``, compile in place, yes; otherwise start a
+    :class:`BackgroundCompile` once and wait for it during ``share`` of each move's time, and
+    answer whether it is done (the move runs the plain path if not).
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.ready = False  # compiled kernels may run; set by admit() or by the agent's warm-up
+        self.job: BackgroundCompile | None = None  # the compile thread, once started
+
+    def admit(self, deadline: float, warm_up: Callable[[], Any], compiled_before: Callable[[], bool],
+              background: bool = True, share: float = 0.7) -> bool:
+        """Whether the move ending at ``deadline`` (``time.perf_counter()`` seconds) may run
+        compiled code; ``warm_up`` compiles, ``compiled_before`` says whether this process
+        already did."""
+        if self.ready:
+            return True
+        if self.job is None:
+            if not compiled_before():
+                if background and deadline - time.perf_counter() < COMPILE_IN_MOVE:
+                    self.job = BackgroundCompile(warm_up, self.label)
+                    return self._wait(deadline, share)
+                warm_up()
+            self.ready = True
+            return True
+        return self._wait(deadline, share)
+
+    def _wait(self, deadline: float, share: float) -> bool:
+        # Give the compile this move's first share of time; the plain path plays the rest.
+        assert self.job is not None
+        self.ready = self.job.wait((deadline - time.perf_counter()) * share)
+        return self.ready
