@@ -15,87 +15,24 @@ from __future__ import annotations
 import random
 import sys
 import time
-from types import SimpleNamespace
 from typing import Any
 
 from util.cli import OneLineParser
 from agents.registry import SpecError, make_from_spec, names
 from core.position import Position
+from core.shape import Shape
+from util import players
 from util.game import play_game
 
 
-class OpenSpielMCTS:
-    """pyspiel.MCTSBot (random rollouts, solver on) behind our agent interface, searching until
-    the deadline. It follows the game by replaying the new stones onto its own state."""
-
-    def __init__(self, c: float = 2.0, seed: int = 0) -> None:
-        import pyspiel
-
-        self.pyspiel = pyspiel
-        self.game = pyspiel.load_game("connect_four")
-        self.c, self.seed, self.calls = c, seed, 0
-        self.reset()
-
-    def reset(self) -> None:
-        self.state = self.game.new_initial_state()
-        self.pos = Position.empty()
-
-    def _follow(self, pos: Position) -> None:
-        if pos.ply < self.pos.ply:
-            self.reset()
-        path = _moves_between(self.pos, pos)
-        if path is None:
-            self.reset()
-            path = _moves_between(self.pos, pos)
-        if path is None:
-            raise ValueError("position does not follow from the previous one")
-        for col in path:
-            self.pos = self.pos.play(col)
-            self.state.apply_action(col)
-
-    def choose(self, position: Position, deadline: float) -> int:
-        self._follow(position)
-        self.calls += 1
-        budget = max(0.01, deadline - time.perf_counter() - 0.01)
-        bot = self.pyspiel.MCTSBot(self.game, self.pyspiel.RandomRolloutEvaluator(1, self.seed + self.calls), self.c,
-                                   10**9, 2000, True, self.seed + self.calls, False,
-                                   self.pyspiel.ChildSelectionPolicy.UCT, budget)
-        return int(bot.step(self.state))
+# Short names of the independent opponents, as tournament specs (util.players).
+OPPONENT_SPECS = {"openspiel": "openspiel_mcts:timed=1", "negamax": "kaggle:negamax"}
 
 
-def _moves_between(old: Position, new: Position) -> list[int] | None:
-    """A legal move order from ``old`` to ``new`` (depth-first; the gaps here are a few plies)."""
-    if old.ply == new.ply:
-        return [] if old == new else None
-    mover = new.current if (new.ply - old.ply) % 2 == 0 else new.opponent
-    for col in old.legal_columns():
-        if old.height(col) < new.height(col) and mover >> (col * new.shape.height + old.height(col)) & 1:
-            rest = _moves_between(old.play(col), new)
-            if rest is not None:
-                return [col, *rest]
-    return None
-
-
-class KaggleNegamax:
-    """kaggle-environments' built-in negamax agent (depth 4, random ties) on our interface."""
-
-    def __init__(self) -> None:
-        from kaggle_environments.envs.connectx.connectx import negamax_agent
-
-        self.fn = negamax_agent
-
-    def choose(self, position: Position, deadline: float) -> int:
-        s = position.shape
-        obs = SimpleNamespace(board=position.to_board(), mark=position.side_to_move)
-        config = SimpleNamespace(rows=s.rows, columns=s.columns, inarow=s.inarow, actTimeout=2, timeout=2)
-        return int(self.fn(obs, config))
-
-
-def opponent(name: str, seed: int) -> Any:
-    if name == "openspiel":
-        return OpenSpielMCTS(seed=seed)
-    if name == "negamax":
-        return KaggleNegamax()
+def opponent(name: str, seed: int, time_per_move: float) -> Any:
+    """OpenSpiel's MCTS at equal time, kaggle's negamax, or one of our agents by spec."""
+    if name in OPPONENT_SPECS:
+        return players.build(players.resolve(OPPONENT_SPECS[name]), Shape(), time_per_move, seed)
     return make_from_spec(name)
 
 
@@ -150,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skipping {spec}: not available here")
                 continue
             try:
-                opponents.append((spec, opponent(spec, args.seed)))
-            except ImportError as exc:
-                print(f"skipping {spec}: {exc} (pip install open_spiel)")
+                opponents.append((spec, opponent(spec, args.seed, args.time)))
+            except (ImportError, SpecError) as exc:
+                print(f"skipping {spec}: {exc}")
     except (SpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -302,13 +302,11 @@ def test_timed_openspiel_mcts_uses_the_move_time() -> None:
 
     bot = OpenSpielMCTS(STANDARD, seed=1, sims=200, timed=True)
     pos = Position.from_moves("4453")
-    t0 = time.perf_counter()
-    col = bot.choose(pos, t0 + 0.3)  # calibrates on 200 simulations, then fills the time
-    assert pos.can_play(col) and time.perf_counter() - t0 < 0.3 + 1.0  # generous: a loaded machine
-    assert bot.info()["sims"] > 0
-    # The simulations a move plans follow the time it has, at the measured rate.
+    # It searches until the deadline, not for a fixed number of simulations.
     for budget in (0.1, 0.4):
-        bot._rate = 20_000.0
-        deadline = time.perf_counter() + budget
-        bot.choose(pos, deadline)
-        assert bot.info()["sims"] == pytest.approx(20_000 * budget * OpenSpielMCTS.TIME_SHARE, rel=0.1)
+        t0 = time.perf_counter()
+        col = bot.choose(pos, t0 + budget)
+        took = time.perf_counter() - t0
+        assert pos.can_play(col)
+        assert budget * 0.7 < took < budget + 0.3  # generous: a loaded machine
+        assert bot.info()["seconds"] == pytest.approx(took, abs=0.05)

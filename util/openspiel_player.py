@@ -12,8 +12,8 @@ from agents.registry import SpecError
 from core.position import Position
 from core.shape import Shape
 
-# MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, as many simulations as
-# fit in the move's time (at the rate of its previous moves), for strength at equal time.
+# MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, simulations until the
+# move's deadline (MCTSBot's own ``max_wall_clock_time``), for strength at equal time.
 PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True, "timed": False}
 
 
@@ -75,11 +75,12 @@ def move_order(position: Position) -> list[int]:
 
 class OpenSpielMCTS:
     """``pyspiel.MCTSBot`` with random rollouts on ``shape``. By default it ignores the deadline
-    and plays ``sims`` simulations a move (a reproducible reference); with ``timed`` it plays
-    as many as fit before the deadline, from the simulations per second of its earlier moves
-    (the first move calibrates on ``sims`` simulations), so that strength compares at equal time."""
+    and plays ``sims`` simulations a move (a reproducible reference); with ``timed`` it searches
+    until the deadline (less :attr:`MARGIN`) with MCTSBot's own wall-clock limit, so that strength
+    compares at equal time."""
 
-    TIME_SHARE = 0.9  # fraction of the time left a timed move plans to use (the rate drifts)
+    MARGIN = 0.01  # seconds a timed move keeps before the deadline (building the state, returning)
+    MEMORY_MB = 1000  # MCTSBot's tree memory limit
 
     def __init__(self, shape: Shape, seed: int = 0, sims: int = 1000, uct_c: float = 2.0, rollouts: int = 1,
                  solve: bool = True, timed: bool = False) -> None:
@@ -87,15 +88,16 @@ class OpenSpielMCTS:
         self._pyspiel = pyspiel
         self._game = pyspiel.load_game("connect_four", {"rows": shape.rows, "columns": shape.columns, "x_in_row": shape.inarow})
         self._seed = seed % 2**31  # a C++ int
-        self._settings = (uct_c, sims, solve)
-        self._timed, self._rate, self._last_sims = timed, 0.0, 0
+        self._uct_c, self._solve, self._timed = uct_c, solve, timed
         evaluator = pyspiel.RandomRolloutEvaluator(rollouts, self._seed)
         self._evaluator = evaluator  # the bot keeps a reference in C++; keep the Python object alive
-        self._bot = self._make_bot(sims)
+        self._bot = None if timed else self._make_bot(sims, -1.0)
+        self._last_seconds = 0.0
 
-    def _make_bot(self, sims: int) -> Any:
-        uct_c, _, solve = self._settings
-        return self._pyspiel.MCTSBot(self._game, self._evaluator, uct_c, sims, 1000, solve, self._seed, False)
+    def _make_bot(self, sims: int, seconds: float) -> Any:
+        ps = self._pyspiel
+        return ps.MCTSBot(self._game, self._evaluator, self._uct_c, sims, self.MEMORY_MB, self._solve, self._seed,
+                          False, ps.ChildSelectionPolicy.UCT, seconds)
 
     def choose(self, position: Position, deadline: float) -> int:
         state = self._game.new_initial_state()
@@ -103,19 +105,12 @@ class OpenSpielMCTS:
             state.apply_action(col)
         if not self._timed:
             return int(self._bot.step(state))
-        action = None
-        if self._rate <= 0.0:  # calibrate on this move's state
-            t = time.perf_counter()
-            action = int(self._bot.step(state))
-            self._rate = self._settings[1] / max(time.perf_counter() - t, 1e-6)
-        sims = int(self._rate * max(0.0, deadline - time.perf_counter()) * self.TIME_SHARE)
-        if sims < 50:
-            return action if action is not None else int(self._make_bot(50).step(state))
+        # A wall-clock limit is read after each simulation: at least one runs, so a move always has an action.
+        seconds = max(1e-3, deadline - time.perf_counter() - self.MARGIN)
         t = time.perf_counter()
-        action = int(self._make_bot(sims).step(state))
-        self._rate = 0.5 * self._rate + 0.5 * sims / max(time.perf_counter() - t, 1e-6)
-        self._last_sims = sims
+        action = int(self._make_bot(10**9, seconds).step(state))
+        self._last_seconds = time.perf_counter() - t
         return action
 
     def info(self) -> dict:
-        return {"sims": self._last_sims} if self._timed else {}
+        return {"seconds": self._last_seconds} if self._timed else {}
