@@ -13,7 +13,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -81,11 +81,14 @@ class TreeSearch:
     background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)
     compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
 
+    PLAIN_GRAFT_NODES: ClassVar[int] = 4000  # cache nodes grafted on the plain path (about 0.15 s of pure Python)
+
     _tree: Any = field(default=None, init=False, repr=False)
     _root: Any = field(default=None, init=False, repr=False)  # Position of node 0
     _cache_data: Any = field(default=None, init=False, repr=False)
     _cache_tried: bool = field(default=False, init=False, repr=False)
     _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
+    _graft_partial: bool = field(default=False, init=False, repr=False)  # the tree holds only the cache's top (plain path)
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("mcts"), init=False, repr=False)  # may moves run the compiled kernels?
 
@@ -221,7 +224,7 @@ class TreeSearch:
         if shape.fits_int64:
             one = np.zeros(1, np.int64)
             k.load_subtree(*tree.arrays(), 0, *args[:2], shape.rows, shape.columns, 1.0, one, np.zeros(1),
-                           np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy())
+                           np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy(), 1)
         self._gate.ready = self._gate.ready or k is not mt
         return time.perf_counter() - t
 
@@ -235,7 +238,10 @@ class TreeSearch:
             tree = self._tree = Tree(self.capacity, shape.columns, self._pheromone())
             self._root = None
         old = self._root
-        if self.reuse and old is not None and old.shape == shape and 0 <= position.ply - old.ply <= 2:
+        # A tree grafted with part of the cache (plain path) gives way to the whole cache once
+        # the kernels are compiled, while the cache still holds the position.
+        regraft = self._graft_partial and k is not mt and self._cache_holds(position)
+        if self.reuse and not regraft and old is not None and old.shape == shape and 0 <= position.ply - old.ply <= 2:
             node = _find_node(tree, old, position)
             if node == 0:
                 return tree.used
@@ -257,10 +263,25 @@ class TreeSearch:
             return 0
         tree = self._tree
         n = min(len(data["keys"]), self.capacity)
-        return int(k.load_subtree(*tree.arrays(), 0, position.current, position.mask, shape.rows, shape.columns,
-                                  self.params_array()[mt.P_TAU0], data["keys"], data["visits"], data["values"],
-                                  data["lo"], data["hi"], np.empty(n, np.int64), np.empty(n, np.int64),
-                                  np.empty(n, np.int64)))
+        # Pure Python grafts ~30 K nodes a second: the whole cache (160 K nodes) would take the
+        # move's time and more, so the plain path takes its top (breadth first) only.
+        limit = self.PLAIN_GRAFT_NODES if k is mt else n
+        added = int(k.load_subtree(*tree.arrays(), 0, position.current, position.mask, shape.rows, shape.columns,
+                                   self.params_array()[mt.P_TAU0], data["keys"], data["visits"], data["values"],
+                                   data["lo"], data["hi"], np.empty(n, np.int64), np.empty(n, np.int64),
+                                   np.empty(n, np.int64), limit))
+        self._graft_partial = added >= limit and limit < n
+        return added
+
+    def _cache_holds(self, position: Position) -> bool:
+        data = self._load_cache()
+        if data is None or not position.shape.fits_int64:
+            return False
+        s = position.shape
+        keys = data["keys"]
+        key = mt.position_key(position.current, position.mask, s.rows, s.columns)
+        i = int(np.searchsorted(keys, key))
+        return i < len(keys) and int(keys[i]) == key
 
     # --- the opening cache ---------------------------------------------------------------
     def cache_path(self) -> str:

@@ -389,6 +389,34 @@ def test_registry_builds_it_and_rejects_bad_parameters():
 
 # --- compile policy: a move never waits past its deadline for numba -----------------------
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_plain_path_grafts_the_cache_top_then_the_whole_cache_once_compiled(monkeypatch):
+    agent = MCTSAgent(leaf="rollout")  # with its opening cache from data/
+    if agent._load_cache() is None:
+        pytest.skip("no rollout cache in data/")
+    release, real_warm_up = threading.Event(), agent.warm_up
+
+    def held_warm_up(shape):  # the compile ends only after the first move
+        release.wait(30)
+        return real_warm_up(shape)
+
+    monkeypatch.setattr(agent, "warm_up", held_warm_up)
+    monkeypatch.setattr("agents.mcts.is_compiled", lambda kernels: False)
+    t0 = time.perf_counter()
+    col = agent.choose(Position.empty(), t0 + 0.5)
+    # Grafting the whole cache in pure Python took 5 s: the first move stays in its time.
+    assert time.perf_counter() - t0 < 0.5 + 0.3
+    assert agent.info()["cache_nodes"] == MCTSAgent.PLAIN_GRAFT_NODES
+    release.set()
+    assert agent._gate.job.wait(120)
+    pos = Position.empty().play(col).play(3)
+    agent.choose(pos, time.perf_counter() + 0.3)  # compiled now: the whole cache below this position
+    assert agent.info()["reused"] == 0 and agent.info()["cache_nodes"] > 10 * MCTSAgent.PLAIN_GRAFT_NODES
+    pos = pos.play(agent.choose(pos, time.perf_counter() + 0.1)).play(3)
+    agent.choose(pos, time.perf_counter() + 0.1)
+    assert agent.info()["reused"] > 0  # and from then on the tree is kept
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
     agent = MCTSAgent(leaf="rollout", cache="")
     release = threading.Event()
