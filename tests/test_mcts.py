@@ -238,12 +238,15 @@ def test_forced_block_is_played():
 
 
 # --- MCTS-solver on Pons' end set ----------------------------------------------------------
-def prove(k, tree: Tree, pos: Position, params, limit: int) -> tuple[int, int]:
+def prove(k, tree: Tree, pos: Position, agent: MCTSAgent, limit: int) -> tuple[int, int]:
+    # The agent's own parameter arrays: compiled code does not check bounds, so a heuristic
+    # parameter array shorter than its heuristic reads would evaluate garbage.
+    params, hparams = agent.params_array(), heuristics.params_array(agent.heuristic)
     k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 1.0, seed_state(1))
     n = 0
     while tree.lo[0] != tree.hi[0] and n < limit:
         n += k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params,
-                   np.zeros(1), 20_000)
+                   hparams, 20_000)
     return (int(tree.lo[0]) if tree.lo[0] == tree.hi[0] else 9), n
 
 
@@ -253,16 +256,16 @@ def test_solver_proves_every_end_easy_position(leaf):
     if K is mt:
         pytest.skip("numba not installed: the plain path would take minutes")
     agent = MCTSAgent(leaf=leaf, cache="")
-    params, tree = agent.params_array(), Tree(1_000_000, 7, False)
+    tree = Tree(1_000_000, 7, False)
     for moves, score in pons("Test_L3_R1"):
-        value, n = prove(K, tree, Position.from_moves(moves), params, 2_000_000)
+        value, n = prove(K, tree, Position.from_moves(moves), agent, 2_000_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 
 def test_solver_proves_end_positions_on_the_plain_path():
-    params, tree = MCTSAgent(leaf="rollout", cache="").params_array(), Tree(200_000, 7, False)
+    agent, tree = MCTSAgent(leaf="rollout", cache=""), Tree(200_000, 7, False)
     for moves, score in random.Random(4).sample(pons("Test_L3_R1"), 15):
-        value, n = prove(mt, tree, Position.from_moves(moves), params, 100_000)
+        value, n = prove(mt, tree, Position.from_moves(moves), agent, 100_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 
