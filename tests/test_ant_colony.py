@@ -107,9 +107,9 @@ def test_forced_win_found(plies, distance):
 def test_solver_proves_end_positions():
     if K is mt:
         pytest.skip("numba not installed")
-    params, tree = AntColonyAgent(leaf="rollout").params_array(), Tree(1_000_000, 7, True)
+    agent, tree = AntColonyAgent(leaf="rollout"), Tree(1_000_000, 7, True)
     for moves, score in random.Random(8).sample(pons("Test_L3_R1"), 200):
-        value, n = prove(K, tree, Position.from_moves(moves), params, 2_000_000)
+        value, n = prove(K, tree, Position.from_moves(moves), agent, 2_000_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 

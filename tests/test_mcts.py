@@ -17,7 +17,7 @@ import pytest
 
 import agents.mcts_tree as mt
 import heuristics
-from agents.mcts import MCTSAgent, Tree, seed_state
+from agents.mcts import MCTSAgent, Tree, TreeSearch, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
 from core import Position, Shape
@@ -238,7 +238,7 @@ def test_forced_block_is_played():
 
 
 # --- MCTS-solver on Pons' end set ----------------------------------------------------------
-def prove(k, tree: Tree, pos: Position, agent: MCTSAgent, limit: int) -> tuple[int, int]:
+def prove(k, tree: Tree, pos: Position, agent: TreeSearch, limit: int) -> tuple[int, int]:
     # The agent's own parameter arrays: compiled code does not check bounds, so a heuristic
     # parameter array shorter than its heuristic reads would evaluate garbage.
     params, hparams = agent.params_array(), heuristics.params_array(agent.heuristic)
