@@ -278,10 +278,7 @@ class TreeSearch:
         if data is None or not position.shape.fits_int64:
             return False
         s = position.shape
-        keys = data["keys"]
-        key = mt.position_key(position.current, position.mask, s.rows, s.columns)
-        i = int(np.searchsorted(keys, key))
-        return i < len(keys) and int(keys[i]) == key
+        return mt.find_key(data["keys"], mt.position_key(position.current, position.mask, s.rows, s.columns)) >= 0
 
     # --- the opening cache ---------------------------------------------------------------
     def cache_path(self) -> str:
