@@ -28,7 +28,7 @@ from heuristics import HEURISTIC_IDS
 from util.jit import numba_enabled
 from util.cli import OneLineParser
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from util.pons import PONS  # noqa: E402
 
 
 def midgame_positions(count: int, pons_dir: Path = PONS) -> list[Position]:

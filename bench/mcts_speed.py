@@ -27,7 +27,7 @@ from util.cli import OneLineParser
 from core.position import Position
 from util.jit import kernels
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from util.pons import PONS  # noqa: E402
 
 
 def positions(n: int, seed: int) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.pons import PONS  # noqa: E402
+from util.pons import PONS  # noqa: E402
 from util.cli import OneLineParser, positive_int  # noqa: E402
 
 SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")

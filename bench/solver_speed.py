@@ -23,7 +23,7 @@ from agents.solver import Solver  # noqa: E402
 from core.position import Position  # noqa: E402
 from util.cli import OneLineParser
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pons"
+from util.pons import PONS  # noqa: E402
 # Published mean time (s) and mean nodes of the reference C++ solver (design.md section 4).
 PUBLISHED = {
     "L3_R1": (4.6e-6, 51),

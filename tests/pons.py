@@ -1,8 +1,3 @@
-"""Where Pascal Pons' benchmark positions are: ``../shared/data/pons`` beside the repo, or the
-folder named by ``CONNECTX_PONS_DIR``. Format: ``<moves> <score>`` a line (see PROVENANCE.md there)."""
-from __future__ import annotations
-
-import os
-from pathlib import Path
-
-PONS = Path(os.environ.get("CONNECTX_PONS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "data" / "pons")
+"""Pascal Pons' benchmark positions for the tests: see :mod:`util.pons` (shipped in ``data/pons/``;
+``CONNECTX_PONS_DIR`` overrides)."""
+from util.pons import PONS, pons_lines  # noqa: F401
