@@ -75,8 +75,7 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
         module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
     name = module.__name__
     extra = dict(overrides or {})
-    key = (name,) + tuple(sorted((k, f"{getattr(v, '__module__', '')}.{getattr(v, '__name__', id(v))}")
-                                 for k, v in extra.items()))
+    key = _override_key(name, extra)
     if key in _COMPILED:
         return _COMPILED[key]
     import numba
@@ -102,6 +101,47 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
         if not hasattr(ns, k):
             setattr(ns, k, value)
     return ns
+
+
+_PLAIN: dict[tuple, types.SimpleNamespace] = {}
+
+
+def _override_key(name: str, extra: dict[str, Any]) -> tuple:
+    return (name,) + tuple(sorted((k, f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', getattr(v, '__name__', id(v)))}")
+                                 for k, v in extra.items()))
+
+
+def plain(module: types.ModuleType | str, overrides: dict[str, Any] | None = None) -> types.SimpleNamespace:
+    """The plain-Python twin of :func:`compiled`: copies of ``module``'s hot functions whose
+    globals have ``overrides`` (name -> plain function) swapped in, so a game-generic search
+    runs a game's plain kernels. Without overrides, the module's own functions."""
+    if isinstance(module, str):
+        module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
+    extra = dict(overrides or {})
+    key = _override_key(module.__name__, extra)
+    if key in _PLAIN:
+        return _PLAIN[key]
+    glob = dict(module.__dict__)
+    glob.update(extra)
+    ns = types.SimpleNamespace()
+    for k, value in list(module.__dict__.items()):
+        if is_hot(value) and getattr(value, "__module__", None) == module.__name__ and extra:
+            copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)
+            copy.__module__ = module.__name__
+            copy.__qualname__ = value.__qualname__
+            copy.__doc__ = value.__doc__
+            setattr(copy, _HOT_MARK, True)
+            glob[k] = copy
+    for k, value in glob.items():
+        setattr(ns, k, value)
+    _PLAIN[key] = ns
+    return ns
+
+
+def bind(module: types.ModuleType | str, overrides: dict[str, Any] | None = None, jit: bool = True) -> types.SimpleNamespace:
+    """``module``'s hot functions with ``overrides`` bound in: :func:`compiled` when ``jit``
+    (overrides must then be compiled functions), else :func:`plain`."""
+    return compiled(module, overrides) if jit else plain(module, overrides)
 
 
 def kernels(module: types.ModuleType | str, bits: int) -> Any:

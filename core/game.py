@@ -1,0 +1,270 @@
+"""The game interface every search, the arena, tuning, play and the web app use.
+
+Two layers, one source of rules:
+
+1. **Kernels** (hot code, :mod:`util.jit`): a game's rules as functions on a *state*, a tuple
+   of ``Game.words`` ints (int64 when compiled: each word must stay below ``2 ** 63``).
+   Searches in ``agents/`` call them by the names of the contract below and know nothing
+   else of the game; :func:`util.jit.bind` binds a game's kernels into a search at compile
+   time, or as plain Python (any int size) when numba is absent or the state does not fit.
+2. **Python** (:class:`State`): an immutable value over those words for people and tools
+   (legal actions, ``apply``, returns, text), in the spirit of OpenSpiel's ``State`` and
+   python-chess's ``Board``. It calls the plain kernels, so the two layers cannot disagree.
+
+Kernel contract (module ``core/<game>/kernels.py``; every function ``@hot``; ``g`` is the
+game's constants, an int64 array on the compiled path and a list on the plain path, built once
+by :meth:`Game.constants`; ``s`` a state tuple; ``out``/``base`` an int array and an offset to
+write into, so that no kernel allocates):
+
+=============================================  ==================================================
+``to_move(g, s) -> int``                        0 or 1, or :data:`CHANCE` at a chance node; at a
+                                               terminal state, the player who would move next
+``legal(g, s, out, base) -> int``              write the legal actions (ints in
+                                               ``[0, num_actions)``; at a chance node the
+                                               outcomes) to ``out[base:]``, return their count;
+                                               0 only at terminal states
+``play(g, s, a) -> state``                     the state after action (or chance outcome) ``a``
+``terminal(g, s) -> bool``                     the game is over
+``outcome(g, s) -> float``                     player 0's return at a terminal state (player 1
+                                               gets minus it: two-player zero-sum); may be a
+                                               score difference, not only +-1
+``chance_prob(g, s, a) -> float``              probability of outcome ``a`` at a chance node
+                                               (games without chance: return 0.0)
+``key(g, s) -> state``                         exact key, side to move included; a game with
+                                               symmetries may return a canonical image. Same
+                                               length as a state
+=============================================  ==================================================
+
+Values for searches: a negamax search scores a terminal state as ``outcome`` seen from the side
+to move, scaled by :attr:`Game.win_value` (a search adds its own preference for quicker wins);
+heuristics (``heuristics/<game>/``) score the side to move well inside that scale.
+
+Optional hooks a search uses when a game module has them (with a default otherwise):
+``evaluate(g, s, params) -> float`` (heuristic; default 0), ``order(g, s, out, base, n, params)``
+(reorder the move list in place; default: as generated), ``bounds(g, s) -> (lo, hi)`` (proven
+value bounds for the side to move, for the exact-solver shell).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
+Words = tuple  # a state: a tuple of ints
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """One symmetry of a game: a map of states and the matching map of actions."""
+
+    name: str
+    state: Callable[[Words], Words]
+    action: Callable[[int], int]
+
+
+class Game:
+    """A game with its parameters: the rules' constants and the Python face of its kernels.
+
+    Subclasses set ``name``, ``words``, ``num_actions``, ``kernels`` (the module path of the
+    kernel contract), and implement :meth:`initial_words`, :meth:`action_to_string`,
+    :meth:`string_to_action`. Parameters are dataclass-like attributes described by
+    :attr:`PARAMS` (name -> (type, default, help)), so tools can list and parse them.
+    """
+
+    name: str = ""
+    words: int = 1  # length of a state tuple
+    num_actions: int = 0  # actions are ints in [0, num_actions)
+    kernels: str = ""  # module path of the kernel contract, e.g. "core.tictactoe.kernels"
+    heuristics: str = ""  # module path of the game's heuristics (``heuristics/<game>/``), if any
+    win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
+    has_chance: bool = False
+    PARAMS: dict[str, tuple[type, Any, str]] = {}
+
+    def __init__(self, **params: Any) -> None:
+        unknown = set(params) - set(self.PARAMS)
+        if unknown:
+            raise ValueError(f"game {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
+                             f"valid: {', '.join(self.PARAMS) or '(none)'}")
+        self.params = {k: params.get(k, d) for k, (_t, d, _h) in self.PARAMS.items()}
+        for k, (typ, _d, _h) in self.PARAMS.items():
+            try:
+                self.params[k] = typ(self.params[k])
+            except (TypeError, ValueError):
+                raise ValueError(f"game {self.name!r}: parameter {k}={params[k]!r} must be a {typ.__name__}") from None
+        self.validate()
+        self._k = importlib.import_module(self.kernels)
+        self._g = self.constants()
+
+    # --- to implement ------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise ValueError for parameters the rules do not allow."""
+
+    def constants(self) -> list[int]:
+        """The ``g`` every kernel receives (plain path: this list; compiled: as int64 array)."""
+        return [0]
+
+    def initial_words(self) -> Words:
+        raise NotImplementedError
+
+    def action_to_string(self, state: "State", action: int) -> str:
+        return str(action)
+
+    def string_to_action(self, state: "State", text: str) -> int:
+        """Parse a person's action; raise ValueError naming what is wrong."""
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not an action of {self.name}") from None
+
+    def symmetries(self) -> Sequence[Symmetry]:
+        """The game's symmetries (identity included), for canonical keys and books."""
+        return ()
+
+    def fits_int64(self) -> bool:
+        """Whether every word of every state fits int64 (else only the plain path runs)."""
+        return True
+
+    def render(self, state: "State") -> str:
+        """A text picture of the state for terminals."""
+        return repr(state.words)
+
+    # --- provided ----------------------------------------------------------------------------
+    @property
+    def kernel_module(self) -> Any:
+        return self._k
+
+    @property
+    def g(self) -> list[int]:
+        return self._g
+
+    def initial(self) -> "State":
+        return State(self, tuple(self.initial_words()))
+
+    def new_state(self, words: Iterable[int]) -> "State":
+        return State(self, tuple(int(w) for w in words))
+
+    def spec(self) -> str:
+        """``name:key=value,...`` with every parameter: what stores record."""
+        return self.name + "".join(f"{',' if i else ':'}{k}={v}" for i, (k, v) in enumerate(self.params.items()))
+
+    def __repr__(self) -> str:
+        return f"<{self.spec()}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and other.spec() == self.spec()
+
+    def __hash__(self) -> int:
+        return hash(self.spec())
+
+
+@dataclass(frozen=True)
+class State:
+    """An immutable game state: the game and its words. Every rule comes from the plain kernels."""
+
+    game: Game
+    words: Words
+    history: tuple[int, ...] = field(default=(), compare=False)  # actions from the initial state, when known
+
+    # OpenSpiel-like queries
+    def current_player(self) -> int:
+        return int(self.game.kernel_module.to_move(self.game.g, self.words))
+
+    def is_chance_node(self) -> bool:
+        return not self.is_terminal() and self.current_player() == CHANCE
+
+    def is_terminal(self) -> bool:
+        return bool(self.game.kernel_module.terminal(self.game.g, self.words))
+
+    def legal_actions(self) -> list[int]:
+        if self.is_terminal():
+            return []
+        buf = [0] * max(1, self.game.num_actions)
+        n = self.game.kernel_module.legal(self.game.g, self.words, buf, 0)
+        return [int(a) for a in buf[:n]]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome, probability) pairs at a chance node; empty elsewhere."""
+        if not self.is_chance_node():
+            return []
+        k = self.game.kernel_module
+        return [(a, float(k.chance_prob(self.game.g, self.words, a))) for a in self.legal_actions()]
+
+    def apply(self, action: int) -> "State":
+        """The state after ``action``; raises ValueError for an action that is not legal."""
+        if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
+            raise ValueError(f"{action!r} is not a legal action here; legal: {self.legal_actions()}")
+        words = self.game.kernel_module.play(self.game.g, self.words, action)
+        return State(self.game, tuple(int(w) for w in words), self.history + (action,))
+
+    def returns(self) -> tuple[float, float]:
+        """Each player's return: (r, -r) at a terminal state, (0, 0) before."""
+        if not self.is_terminal():
+            return (0.0, 0.0)
+        r = float(self.game.kernel_module.outcome(self.game.g, self.words))
+        return (r, -r if r else 0.0)
+
+    def key(self) -> Words:
+        return tuple(int(w) for w in self.game.kernel_module.key(self.game.g, self.words))
+
+    def action_to_string(self, action: int) -> str:
+        return self.game.action_to_string(self, action)
+
+    def string_to_action(self, text: str) -> int:
+        return self.game.string_to_action(self, text)
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+
+def play_line(game: Game, actions: Iterable[int]) -> State:
+    """The state after ``actions`` from the initial state (each checked for legality)."""
+    state = game.initial()
+    for a in actions:
+        state = state.apply(int(a))
+    return state
+
+
+def parse_line(game: Game, text: str) -> State:
+    """A state from a line of the game's own notation: actions separated by spaces or commas
+    (a game may accept a compact form, e.g. ConnectX's digits, through ``parse_moves``)."""
+    parse = getattr(game, "parse_moves", None)
+    if callable(parse):
+        return play_line(game, parse(text))
+    state = game.initial()
+    for tok in text.replace(",", " ").split():
+        state = state.apply(state.string_to_action(tok))
+    return state
+
+
+def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None) -> Any:
+    """A game-generic ``search`` module with ``game``'s kernels (and ``heuristic`` as its
+    ``evaluate``) bound in: compiled when numba is available and the state fits int64 (or as
+    ``jit`` says), else plain Python. Returns a namespace holding the search's functions."""
+    from core import kernel_defaults
+    from util import jit as J
+
+    use_jit = (J.numba_available() and game.fits_int64()) if jit is None else jit
+    kmod = game.kernel_module
+    source = J.compiled(kmod) if use_jit else kmod
+    overrides = {}
+    for name in kernel_defaults.REQUIRED + kernel_defaults.OPTIONAL:
+        fn = getattr(kmod, name, None)
+        if fn is not None and J.is_hot(fn):
+            overrides[name] = getattr(source, name)
+        elif name in kernel_defaults.REQUIRED:
+            raise TypeError(f"{kmod.__name__} lacks the required kernel {name!r}")
+    if heuristic is not None:
+        overrides["evaluate"] = getattr(J.compiled(heuristic.__module__), heuristic.__name__) if use_jit else heuristic
+    ns = J.bind(search, overrides, use_jit)
+    ns.jit = use_jit  # the same on every call with these arguments: the namespace is cached per binding
+    return ns
+
+
+def constants_array(game: Game, jit: bool) -> Any:
+    """``game.g`` as the compiled path wants it (int64 array) or the plain one (list)."""
+    if not jit:
+        return list(game.g)
+    import numpy as np
+
+    return np.asarray(game.g, dtype=np.int64)

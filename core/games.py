@@ -1,0 +1,63 @@
+"""The games the toolkit knows, by name, with their parameters: one registry for every tool.
+
+``make_game("connect4_count", rows=4, columns=5)``; ``python -m core --list`` prints them all.
+A name whose module is not importable is left out with the reason kept for error messages.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from core.game import Game
+
+GAME_CLASSES: dict[str, str] = {
+    "tictactoe": "core.tictactoe:TicTacToe",
+}
+
+
+def game_class(name: str) -> type[Game]:
+    if name not in GAME_CLASSES:
+        raise ValueError(f"unknown game {name!r}; games: {', '.join(names())}")
+    module, cls = GAME_CLASSES[name].split(":")
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"game {name!r} is not available ({exc}); games: {', '.join(names())}") from None
+
+
+def names() -> list[str]:
+    out = []
+    for name in GAME_CLASSES:
+        try:
+            game_class(name)
+        except ValueError:
+            continue
+        out.append(name)
+    return out
+
+
+def make_game(name: str, **params: Any) -> Game:
+    """Game ``name`` with ``params`` (strings converted to each parameter's type)."""
+    return game_class(name)(**params)
+
+
+def parse_game(spec: str) -> Game:
+    """``"connect4_count:rows=4,columns=5"`` -> that game."""
+    name, _, rest = spec.strip().partition(":")
+    params = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        k, eq, v = item.partition("=")
+        if not eq:
+            raise ValueError(f"bad game parameter {item!r} in {spec!r}; write key=value, comma-separated")
+        params[k.strip()] = v.strip()
+    return make_game(name, **params)
+
+
+def describe() -> str:
+    lines = []
+    for name in names():
+        cls = game_class(name)
+        params = ", ".join(f"{k}={d} ({h})" for k, (_t, d, h) in cls.PARAMS.items()) or "no parameters"
+        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        lines.append(f"{name}: {params}" + (f"\n    {doc}" if doc else ""))
+    return "\n".join(lines)

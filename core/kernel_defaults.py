@@ -1,0 +1,64 @@
+"""Defaults of the kernel contract's optional hooks, and placeholders of its required kernels.
+
+A game-generic search imports every kernel it calls from here by name; :meth:`core.game.Game.bind`
+swaps in the game's own functions (compiled or plain) at bind time, and a hook the game does not
+define keeps the default below. The required placeholders raise: an unbound search is a bug.
+Rule for search modules: a hot function that calls game kernels must live in the module that is
+bound (functions imported from other modules are compiled without the game's kernels).
+"""
+from __future__ import annotations
+
+from util.jit import hot
+
+REQUIRED = ("to_move", "legal", "play", "terminal", "outcome")
+OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds")
+
+
+@hot
+def to_move(g, s) -> int:
+    raise RuntimeError("search not bound to a game")
+
+
+@hot
+def legal(g, s, out, base) -> int:
+    raise RuntimeError("search not bound to a game")
+
+
+@hot
+def play(g, s, a):
+    raise RuntimeError("search not bound to a game")
+
+
+@hot
+def terminal(g, s) -> bool:
+    raise RuntimeError("search not bound to a game")
+
+
+@hot
+def outcome(g, s) -> float:
+    raise RuntimeError("search not bound to a game")
+
+
+@hot
+def chance_prob(g, s, a) -> float:
+    return 0.0
+
+
+@hot
+def key(g, s):
+    return s
+
+
+@hot
+def evaluate(g, s, params) -> float:
+    return 0.0
+
+
+@hot
+def order(g, s, out, base, n, params) -> None:
+    return None
+
+
+@hot
+def bounds(g, s):
+    return -1.0e300, 1.0e300
