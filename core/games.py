@@ -11,6 +11,7 @@ from typing import Any
 from core.game import Game
 
 GAME_CLASSES: dict[str, str] = {
+    "connectx": "core.connectx:ConnectX",
     "tictactoe": "core.tictactoe:TicTacToe",
 }
 

@@ -46,3 +46,36 @@ def test_registry_parses_specs_and_lists_games():
     with pytest.raises(ValueError, match="no parameter"):
         make_game("tictactoe", rows=3)
     assert "tictactoe" in describe()
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 4), (4, 5, 3), (5, 4, 4), (9, 9, 5)])
+def test_connectx_game_agrees_with_position_over_random_games(shape):
+    """The engine's ConnectX (kernel contract) against core.position.Position, itself checked
+    against kaggle-environments and a 2-D reference in tests/test_core.py."""
+    import random
+
+    from core.position import Position
+
+    rows, columns, inarow = shape
+    g = make_game("connectx", rows=rows, columns=columns, inarow=inarow)
+    rng = random.Random(sum(shape))
+    for _ in range(30):
+        s, pos = g.initial(), Position.empty(g.shape)
+        while True:
+            assert s.is_terminal() == pos.is_terminal()
+            if pos.is_terminal():
+                winner = (2 - (pos.ply & 1)) if pos.last_player_won() else 0
+                assert s.returns()[0] == {0: 0.0, 1: 1.0, 2: -1.0}[winner]
+                break
+            assert s.legal_actions() == [c for c in range(columns) if pos.can_play(c)]
+            assert s.current_player() == pos.ply % 2
+            col = rng.choice(s.legal_actions())
+            s, pos = s.apply(col), pos.play(col)
+            assert g.position(s).mask == pos.mask and g.position(s).current == pos.current
+
+
+def test_connectx_perft_matches_published_counts_both_paths():
+    g = make_game("connectx")
+    published = [7, 49, 343, 2401, 16807, 117649, 823536]  # Connect Four perft, 6x7 (as core.perft)
+    assert [perft.count(g, d, jit=False) for d in range(1, 6)] == published[:5]
+    assert [perft.count(g, d, jit=True) for d in range(1, 8)] == published

@@ -1,0 +1,75 @@
+"""ConnectX on the kernel contract (:mod:`core.game`), over the Tromp/Pons bitboards of
+:mod:`core.bitboard` (layout documented there).
+
+State: ``(current, mask)``: the side to move's stones and every stone. Player 0 moves first, so
+the side to move is the parity of the stone count. Action = column (0-based). ``g`` =
+``[rows, columns, inarow]``. The game ends when the last mover made a line or the board is full.
+"""
+from __future__ import annotations
+
+from core.bitboard import board_mask, can_play, has_won, move_bit, popcount, winning_cells
+from util.jit import hot
+
+
+@hot
+def to_move(g, s) -> int:
+    return popcount(s[1]) & 1
+
+
+@hot
+def last_won(g, s) -> bool:
+    return has_won(s[0] ^ s[1], g[0], g[2])
+
+
+@hot
+def terminal(g, s) -> bool:
+    return last_won(g, s) or s[1] == board_mask(g[0], g[1])
+
+
+@hot
+def outcome(g, s) -> float:
+    if last_won(g, s):
+        return -1.0 if to_move(g, s) == 0 else 1.0  # the player who just moved won
+    return 0.0
+
+
+@hot
+def legal(g, s, out, base) -> int:
+    if terminal(g, s):
+        return 0
+    n = 0
+    for col in range(g[1]):
+        if can_play(s[1], g[0], col):
+            out[base + n] = col
+            n += 1
+    return n
+
+
+@hot
+def play(g, s, a):
+    mask = s[1] | move_bit(s[1], g[0], a)
+    return (s[0] ^ s[1], mask)
+
+
+@hot
+def order(g, s, out, base, n, params) -> None:
+    """Winning columns first, then centre first (stable insertion sort on a small score)."""
+    rows = g[0]
+    columns = g[1]
+    wins = winning_cells(s[0], s[1], rows, columns, g[2])
+    for i in range(1, n):
+        a = out[base + i]
+        sa = _score(a, wins, s[1], rows, columns)
+        j = i
+        while j > 0 and _score(out[base + j - 1], wins, s[1], rows, columns) < sa:
+            out[base + j] = out[base + j - 1]
+            j -= 1
+        out[base + j] = a
+
+
+@hot
+def _score(col: int, wins: int, mask: int, rows: int, columns: int) -> int:
+    centre = columns - abs(2 * col - (columns - 1))
+    if wins & move_bit(mask, rows, col):
+        return 1000 + centre
+    return centre
