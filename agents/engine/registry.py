@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from agents import registry as connectx_registry
 from agents.registry import SpecError, convert_params, parse_spec
 
 ENGINE_AGENTS: dict[str, str] = {
@@ -33,13 +34,13 @@ def supports(cls: type, game_name: str) -> bool:
 
 def names(game_name: str | None = None) -> list[str]:
     """Agents that load here (and support ``game_name``, when given)."""
-    out = []
+    out = connectx_registry.names() if game_name == "connectx" else []
     for name in ENGINE_AGENTS:
         try:
             cls = agent_class(name)
         except SpecError:
             continue
-        if game_name is None or supports(cls, game_name):
+        if (game_name is None or supports(cls, game_name)) and name not in out:
             out.append(name)
     return out
 
@@ -48,6 +49,11 @@ def make(spec: str, game: Any) -> Any:
     """The agent of ``spec`` for ``game`` (a :class:`core.game.Game`); a clear error names the
     games the agent supports when ``game`` is not one of them."""
     name, params = parse_spec(spec)
+    if game.name == "connectx" and name in connectx_registry.AGENT_CLASSES:
+        # ConnectX's own agents (book, Pons-style solver, threat pruning) outrank the generic ones.
+        from agents.engine.connectx_bridge import ConnectXAgent
+
+        return ConnectXAgent(game, connectx_registry.make(name, **params), spec)
     cls = agent_class(name)
     if not supports(cls, game.name):
         raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}")
