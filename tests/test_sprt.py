@@ -202,3 +202,10 @@ def test_normalized_model_accepts_stronger_and_rejects_equal() -> None:
     strong, _ = simulate(test, at_elo(40.0), seeds=40, max_pairs=1000, seed=4)
     equal, _ = simulate(test, at_elo(0.0), seeds=40, max_pairs=3000, seed=5)
     assert np.mean(strong == 1) >= 0.9 and np.mean(equal == -1) >= 0.85, (np.bincount(strong + 1), np.bincount(equal + 1))
+
+
+def test_pair_up_joins_the_two_seats_of_an_opening() -> None:
+    games = [("44", True, 1.0), ("35", True, 0.5), ("44", False, 0.0), ("44", True, 1.0), ("35", True, 1.0),
+             ("35", False, 1.0), ("44", False, 1.0)]
+    # 44: (1 + 0), then (1 + 1); 35: the first seat-A-first game waits for the seat-B-first one.
+    assert sorted(sprt.pair_up(games)) == [1.0, 1.5, 2.0]

@@ -1,7 +1,8 @@
 """Where jobs run: in this process, a local process pool, or Ray tasks on a cluster.
 
 All backends take picklable jobs and a module-level function, and yield ``(job, result)`` as
-results arrive, in any order; the caller (the driver) alone writes them to the store. A job
+results arrive, in any order (this process and the pool draw jobs lazily, at most two per
+worker ahead; Ray takes them all at once); the caller (the driver) alone writes them to the store. A job
 that raises inside a worker is yielded with the exception as its result, so one bad job never
 stops the others.
 """
@@ -56,7 +57,7 @@ class Runner:
             for job in jobs:
                 yield job, _call(fn, job)
         else:
-            yield from self._process(list(jobs), fn)
+            yield from self._process(jobs, fn)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -67,7 +68,9 @@ class Runner:
             ray.shutdown()
             self._ray_started = False
 
-    def _process(self, jobs: list[J], fn: Callable[[J], Any]) -> Iterator[tuple[J, Any]]:
+    def _process(self, jobs: Iterable[J], fn: Callable[[J], Any]) -> Iterator[tuple[J, Any]]:
+        """Jobs are drawn from ``jobs`` only as workers free up, so a lazy iterable can decide
+        late (claim a game in a shared store, stop when a test has decided)."""
         if self._pool is None:
             # spawn: workers start clean (no inherited SQLite handle, no threads forked mid-flight).
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),

@@ -251,3 +251,19 @@ def llr_normal(penta: np.ndarray, elo0: float, elo1: float) -> np.ndarray | floa
     s0, s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
     out = n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def pair_up(games: Iterable[tuple[object, bool, float]]) -> list[float]:
+    """Points of agent A in each game pair, from games ``(opening, a_moved_first, a_points)``
+    in the order played: a game is paired with the next unpaired game of the same opening with
+    the seats the other way round (the two games util.match schedules as 2k and 2k+1); games
+    still waiting for their partner are left out."""
+    waiting: dict[tuple[object, bool], list[float]] = {}
+    pairs: list[float] = []
+    for opening, a_first, points in games:
+        partner = waiting.get((opening, not a_first))
+        if partner:
+            pairs.append(partner.pop(0) + points)
+        else:
+            waiting.setdefault((opening, a_first), []).append(points)
+    return pairs

@@ -5,17 +5,25 @@ its own transaction, WAL journal), and rerunning the same command skips them by 
 (a hash of everything that defines the game). Only the driver process writes; workers return
 results to it. Players are (spec, code version) pairs: changed code is a new player, so old
 results never pass for new code.
+
+Runs: each tournament command belongs to a *run* (its ``--tag``, or a hash of what it
+schedules, so that rerunning the command continues the same run); the run lists the keys of
+its games, and reports show one run, not every game ever stored. Claims: a runner takes a game
+by writing a claim row (its id, an expiry) before playing it, so that several runners pointed
+at one store split the work; a claim left by a runner that died expires and the game is
+played by whoever comes next.
 """
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: runs, run_games, claims
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players(
@@ -44,7 +52,25 @@ CREATE TABLE IF NOT EXISTS games(
     finished REAL NOT NULL       -- unix time
 );
 CREATE INDEX IF NOT EXISTS games_shape ON games(shape);
+CREATE TABLE IF NOT EXISTS runs(
+    id INTEGER PRIMARY KEY,
+    tag TEXT NOT NULL UNIQUE,    -- --tag, or a hash of the schedule (same command, same run)
+    command TEXT NOT NULL,       -- JSON: what the latest command of this run scheduled
+    started REAL NOT NULL,       -- unix time
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_games(
+    run INTEGER NOT NULL REFERENCES runs(id),
+    key TEXT NOT NULL,           -- a scheduled game's key (its row in games once played)
+    PRIMARY KEY(run, key)
+);
+CREATE TABLE IF NOT EXISTS claims(
+    key TEXT PRIMARY KEY,        -- a game being played
+    runner TEXT NOT NULL,        -- who plays it (host, process, random part)
+    expires REAL NOT NULL        -- unix time after which another runner may take it
+);
 """
+FOREIGN_HINT = "give --db another file (a new path is created)"
 
 
 class StoreError(RuntimeError):
@@ -65,16 +91,35 @@ class Game:
     move_times: tuple[float, ...]
     time_per_move: float
     engine: str
+    key: str = ""  # the scheduled game's identity (see util.match.GameJob.key)
 
 
 class Store:
-    """An open store. Use as a context manager; every write commits at once."""
+    """An open store. Use as a context manager; every write commits at once.
 
-    def __init__(self, path: str | Path) -> None:
+    ``create``: make the file if it is missing (False for read-only uses such as reports:
+    a missing file is then an error, and nothing is created); ``timeout``: seconds to wait
+    for another process's write lock before giving up."""
+
+    def __init__(self, path: str | Path, create: bool = True, timeout: float = 30.0) -> None:
         self.path = Path(path)
+        self.timeout = timeout
+        if not create and not self.path.is_file():
+            raise StoreError(f"no database at {self.path}; give --db the file a tournament wrote")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=30)
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(self.path), timeout=timeout)
+            else:
+                self._db = sqlite3.connect(self.path.absolute().as_uri() + "?mode=rw", timeout=timeout, uri=True)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot use database {self.path}: {exc}; {FOREIGN_HINT}") from None
+        try:
+            tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "games" not in tables:
+                what = "Optuna studies (util.tune's --storage)" if {"studies", "trials"} & tables else \
+                    f"other tables ({', '.join(sorted(tables)[:4])})"
+                raise StoreError(f"database {self.path} holds {what}, not tournament games; {FOREIGN_HINT}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"database {self.path} has schema version {version}; this code reads up to {SCHEMA_VERSION}")
@@ -82,8 +127,29 @@ class Store:
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db.commit()
+        except StoreError:
+            self._db.close()
+            raise
         except (sqlite3.Error, OSError) as exc:
+            self._db.close()
             raise StoreError(f"cannot use database {self.path}: {exc}; give --db a new path or an SQLite file written by this tool") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction; a failing write (disk full, lock held too long) becomes a
+        one-line StoreError that says what is kept."""
+        try:
+            with self._db:
+                yield self._db
+        except sqlite3.Error as exc:
+            why = str(exc)
+            if "locked" in why or "busy" in why:
+                why += f" (another process held its lock for over {self.timeout:g} s)"
+            try:
+                kept = f"the {self.count()} games finished before are kept"
+            except sqlite3.Error:
+                kept = "the games finished before are kept"
+            raise StoreError(f"cannot write to database {self.path}: {why}; {kept}: fix that and rerun the same command to resume") from None
 
     def close(self) -> None:
         self._db.close()
@@ -99,8 +165,8 @@ class Store:
         row = self._db.execute("SELECT id FROM players WHERE spec=? AND version=?", (spec, version)).fetchone()
         if row:
             return int(row[0])
-        with self._db:
-            cur = self._db.execute(
+        with self._write() as db:
+            cur = db.execute(
                 "INSERT INTO players(spec, version, params) VALUES (?,?,?)", (spec, version, json.dumps(params, sort_keys=True, default=str))
             )
         return int(cur.lastrowid)
@@ -121,39 +187,107 @@ class Store:
             int(result["winner"]), result["termination"], json.dumps({str(k): v for k, v in result["errors"].items()}),
             json.dumps([round(t, 6) for t in result["move_times"]]), float(time_per_move), engine, int(seed), source, time.time(),
         )
-        with self._db:
-            cur = self._db.execute(
+        with self._write() as db:
+            cur = db.execute(
                 "INSERT OR IGNORE INTO games(key, first, second, shape, opening, moves, winner, termination, errors,"
                 " move_times, time_per_move, engine, seed, source, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 row,
             )
+            db.execute("DELETE FROM claims WHERE key=?", (key,))
         return int(cur.lastrowid or 0)
 
-    def games(self, shape: str | None = None) -> Iterator[Game]:
-        query = "SELECT id, first, second, shape, opening, moves, winner, termination, errors, move_times, time_per_move, engine FROM games"
-        args: tuple = ()
+    def games(self, shape: str | None = None, runs: Iterable[int] | None = None, since: int = 0) -> Iterator[Game]:
+        """Stored games, oldest first: of one board ``shape``, of the ``runs`` given (ids), with
+        an id above ``since`` (those stored after a game seen before), or all."""
+        query = f"SELECT {_COLUMNS} FROM games"
+        where, args = ["id>?"], [since]
         if shape is not None:
-            query += " WHERE shape=?"
-            args = (shape,)
+            where.append("shape=?")
+            args.append(shape)
+        if runs is not None:
+            ids = [int(r) for r in runs]
+            where.append(f"key IN (SELECT key FROM run_games WHERE run IN ({','.join('?' * len(ids))}))")
+            args.extend(ids)
+        if where:
+            query += " WHERE " + " AND ".join(where)
         for row in self._db.execute(query + " ORDER BY id", args):
             yield _game(row)
 
     def game(self, game_id: int) -> Game | None:
-        row = self._db.execute(
-            "SELECT id, first, second, shape, opening, moves, winner, termination, errors, move_times, time_per_move, engine"
-            " FROM games WHERE id=?", (game_id,)
-        ).fetchone()
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM games WHERE id=?", (game_id,)).fetchone()
         return _game(row) if row else None
+
+    def by_keys(self, keys: Iterable[str]) -> dict[str, Game]:
+        """The stored games among ``keys``, by key."""
+        wanted = set(keys)
+        return {g.key: g for g in map(_game, self._db.execute(f"SELECT {_COLUMNS} FROM games")) if g.key in wanted}
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    # --- runs ----------------------------------------------------------------------------------
+    def start_run(self, tag: str, command: dict[str, Any], keys: Iterable[str]) -> int:
+        """Id of the run ``tag`` (added if new, its command replaced by ``command``), with
+        ``keys`` added to its games."""
+        now = time.time()
+        with self._write() as db:
+            db.execute("INSERT INTO runs(tag, command, started, updated) VALUES (?,?,?,?) ON CONFLICT(tag) DO UPDATE"
+                       " SET command=excluded.command, updated=excluded.updated", (tag, json.dumps(command, sort_keys=True), now, now))
+            run = int(db.execute("SELECT id FROM runs WHERE tag=?", (tag,)).fetchone()[0])
+            db.executemany("INSERT OR IGNORE INTO run_games(run, key) VALUES (?,?)", ((run, k) for k in keys))
+        return run
+
+    def runs(self) -> list[tuple[int, str, dict[str, Any], float, int]]:
+        """(id, tag, command, last updated, games played) of every run, latest first."""
+        rows = self._db.execute(
+            "SELECT r.id, r.tag, r.command, r.updated, (SELECT COUNT(*) FROM run_games k JOIN games g ON g.key=k.key"
+            " WHERE k.run=r.id) FROM runs r ORDER BY r.updated DESC, r.id DESC")
+        return [(int(i), t, json.loads(c), float(u), int(n)) for i, t, c, u, n in rows]
+
+    def run_id(self, tag: str) -> int | None:
+        row = self._db.execute("SELECT id FROM runs WHERE tag=?", (tag,)).fetchone()
+        return int(row[0]) if row else None
+
+    # --- claims --------------------------------------------------------------------------------
+    def claim(self, key: str, runner: str, lease: float) -> bool:
+        """Take game ``key`` for ``runner`` for ``lease`` seconds: False if it is already played
+        or another runner holds an unexpired claim on it."""
+        now = time.time()
+        with self._write() as db:
+            db.execute("BEGIN IMMEDIATE")  # the check and the claim in one locked step: no two runners both win
+            if db.execute("SELECT 1 FROM games WHERE key=?", (key,)).fetchone():
+                return False
+            row = db.execute("SELECT runner, expires FROM claims WHERE key=?", (key,)).fetchone()
+            if row and row[0] != runner and row[1] > now:
+                return False
+            db.execute("INSERT OR REPLACE INTO claims(key, runner, expires) VALUES (?,?,?)", (key, runner, now + lease))
+        return True
+
+    def renew(self, runner: str, lease: float) -> None:
+        """Push back the expiry of every claim ``runner`` holds (it is alive)."""
+        with self._write() as db:
+            db.execute("UPDATE claims SET expires=? WHERE runner=?", (time.time() + lease, runner))
+
+    def release(self, runner: str) -> None:
+        """Drop ``runner``'s claims (it stops; its unfinished games are free to take)."""
+        with self._write() as db:
+            db.execute("DELETE FROM claims WHERE runner=?", (runner,))
+
+    def claimed_elsewhere(self, runner: str, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` that another runner holds an unexpired claim on."""
+        wanted = set(keys)
+        rows = self._db.execute("SELECT key FROM claims WHERE runner<>? AND expires>?", (runner, time.time()))
+        return {k for (k,) in rows if k in wanted}
 
 
 def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(",") if x != "")
 
 
+_COLUMNS = "id, first, second, shape, opening, moves, winner, termination, errors, move_times, time_per_move, engine, key"
+
+
 def _game(row: tuple) -> Game:
-    gid, first, second, shape, opening, moves, winner, term, errors, times, tpm, engine = row
+    gid, first, second, shape, opening, moves, winner, term, errors, times, tpm, engine, key = row
     return Game(int(gid), int(first), int(second), shape, _ints(opening), _ints(moves), int(winner), term,
-                json.loads(errors), tuple(json.loads(times)), float(tpm), engine)
+                json.loads(errors), tuple(json.loads(times)), float(tpm), engine, key)

@@ -3,17 +3,27 @@
 Why this shape: games start from a fixed suite of balanced openings with seats swapped
 (:mod:`util.openings`); each finished game is committed to SQLite at once by this driver
 process alone (:mod:`util.store`), so an interrupted run loses only games in progress, and
-rerunning the same command plays only what is missing. Ratings are a Bradley-Terry fit over
-every game of the board shape in the store (:mod:`util.ratings`).
+rerunning the same command plays only what is missing. Each game is claimed in the store
+before it is played, so several runners pointed at one ``--db`` split the games. Ratings are
+a Bradley-Terry fit (:mod:`util.ratings`) over the games of one run (``--tag``, or the same
+command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.sprt`).
+``--sprt`` plays a two-agent match pair by pair until the sequential test decides.
 
 Exit codes: 0 done, 1 some games failed inside their worker (not recorded: rerun to retry them),
-2 bad input (one line on stderr), 130 interrupted (rerun to resume).
+2 bad input or a store that cannot be written (one line on stderr), 130 interrupted (rerun to
+resume).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import math
 import os
+import socket
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -21,11 +31,14 @@ import numpy as np
 
 from agents.registry import SpecError
 from core.shape import Shape
-from util import backends, match, players
+from util import backends, match, players, sprt
+from util.cli import OneLineParser
 from util.ratings import Rating, rate, tables
 from util.store import Store, StoreError
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
+# Specs shown in --help (tests build each one): keep them valid.
+EXAMPLE_SPECS = ("alphabeta:max_depth=6", "mcts:leaf=rollout", "kaggle:negamax", "kaggle:random", "openspiel_mcts:sims=1000")
 
 
 class UsageError(ValueError):
@@ -46,10 +59,10 @@ def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
     return {i: known[i][0] + (f"@{known[i][1][:6]}" if specs.count(known[i][0]) > 1 else "") for i in ids}
 
 
-def standings(store: Store, shape: Shape) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
+def standings(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
     """(labels, ratings strongest first, games table, scores table) over the store's games on
-    ``shape``; table rows and columns follow ``labels``."""
-    results = list(store.games(str(shape)))
+    ``shape`` (of ``runs`` only, if given); table rows and columns follow ``labels``."""
+    results = list(store.games(str(shape), runs))
     ids = sorted({g.first for g in results} | {g.second for g in results})
     index = {pid: k for k, pid in enumerate(ids)}
     names = labels(store, ids)
@@ -79,10 +92,33 @@ def format_report(names: list[str], ratings: list[Rating], n: np.ndarray, s: np.
     return "\n".join(lines)
 
 
-def clock_report(store: Store, shape: Shape) -> str:
+def pair_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> str:
+    """Per pairing: the first-listed agent's Elo against the other with its 95% interval, LOS,
+    draw ratio and pentanomial counts, over game pairs (same opening, seats swapped)."""
+    results = list(store.games(str(shape), runs))
+    names = labels(store, sorted({g.first for g in results} | {g.second for g in results}))
+    by_pair: dict[tuple[int, int], list[tuple[object, bool, float]]] = {}
+    draws: dict[tuple[int, int], int] = {}
+    for g in results:
+        a, b = sorted((g.first, g.second))
+        points = 0.5 if g.winner == 0 else float((g.winner == 1) == (g.first == a))
+        by_pair.setdefault((a, b), []).append((g.opening, g.first == a, points))
+        draws[(a, b)] = draws.get((a, b), 0) + (g.winner == 0)
+    lines = []
+    for (a, b), games in sorted(by_pair.items()):
+        pairs = sprt.pair_up(games)
+        if pairs:
+            # draws of paired games only are not known apart from the unpaired; count all games' draws
+            summary = sprt.summarize(sprt.pentanomial(pairs), None)
+            ratio = draws[(a, b)] / len(games)
+            lines.append(f"{names[a]} vs {names[b]}: {summary.text()}, draw ratio {100 * ratio:.1f}% of {len(games)} games")
+    return "\n".join(lines)
+
+
+def clock_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> str:
     """Per agent: moves timed, median and slowest move, and games forfeited (error, timeout,
     illegal move), so that "no timeout, every move inside actTimeout" can be read off."""
-    results = list(store.games(str(shape)))
+    results = list(store.games(str(shape), runs))
     ids = sorted({g.first for g in results} | {g.second for g in results})
     names = labels(store, ids)
     times: dict[int, list[float]] = {i: [] for i in ids}
@@ -105,16 +141,23 @@ def clock_report(store: Store, shape: Shape) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m util.tournament", description=__doc__.split("\n\n")[0],
-                                epilog="Agent specs: our names with parameters (alphabeta:depth=6), kaggle:negamax, "
-                                       "kaggle:random, a Kaggle agent file path, openspiel_mcts:sims=1000.")
+    p = OneLineParser(prog="python -m util.tournament", description=__doc__.split("\n\n")[0],
+                      epilog=f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
+                             f"{EXAMPLE_SPECS[2]}, {EXAMPLE_SPECS[3]}, a Kaggle agent file path, {EXAMPLE_SPECS[4]}. "
+                             "SPRT match: --agents NEW,OLD --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05 --games 2000 "
+                             "(stops when the test decides; --games is the most it plays).")
     p.add_argument("--agents", help="comma-separated agent specs (see below)")
-    p.add_argument("--games", type=int, default=10, help="games per pairing (even numbers keep seats balanced; default 10)")
+    p.add_argument("--games", type=int, default=10, help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
     p.add_argument("--time", type=float, default=1.0, help="seconds per move (default 1.0; Kaggle gives 2)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (default: CPU count; 1 = in this process)")
-    p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB})")
+    p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB}); several runners may share one")
     p.add_argument("--seed", type=int, default=0, help="seeds every game's randomness (default 0)")
+    p.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+                   help="two agents only: play game pairs until the sequential probability ratio test accepts H0 "
+                        "(the first agent is not elo1 stronger) or H1 (it is), or --games run out; add model=normalized for normalized Elo")
+    p.add_argument("--tag", help="name of this run (default: a hash of what it schedules, so the same command continues "
+                                 "the same run); with --report: the run to show")
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="local process pool (default) or Ray tasks")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray; default: a fresh local instance)")
     p.add_argument("--engine", choices=match.ENGINES, default="direct", help="direct loop (fast, default) or kaggle-environments (full fidelity)")
@@ -122,42 +165,195 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", help="write ratings.png and crosstable.png into DIR")
     p.add_argument("--replay", metavar="GAME_ID", type=int, nargs="+", help="write an HTML replay of these stored games (with --out) and exit")
     p.add_argument("--out", default="results/replays", help="folder for --replay files (default results/replays)")
-    p.add_argument("--report", action="store_true", help="print the ratings of the games in the store and exit")
+    p.add_argument("--report", action="store_true", help="print the ratings of the latest run in the store (or --tag's) and exit")
+    p.add_argument("--all", action="store_true", help="with --report: pool every game in the store, all runs together")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-def play(args: argparse.Namespace, store: Store, shape: Shape) -> int:
+def run_tag(specs: Sequence[players.PlayerSpec], args: argparse.Namespace) -> str:
+    """The default name of a run: a hash of what it schedules, so that the same command (to
+    resume, or from a second runner) joins the same run."""
+    ident = [[s.text, s.version] for s in specs] + [args.games, args.format, args.time, args.engine, args.seed, args.shape, args.sprt]
+    return "run-" + hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:8]
+
+
+def lease_seconds(shape: Shape, time_per_move: float) -> float:
+    """How long a claim on a game lasts without news from its runner: twice the longest game
+    (every cell a move at the full time) plus a minute for starting processes."""
+    return 60.0 + 2.0 * shape.cells * time_per_move
+
+
+class SprtMatch:
+    """The SPRT's view of a two-agent match: pair k is the games 2k and 2k+1 of the schedule;
+    its counts come from the store, so games played by other runners count too."""
+
+    def __init__(self, test: sprt.Sprt, jobs: list[match.GameJob], candidate: int) -> None:
+        self.test = test
+        self.candidate = candidate  # store id of the agent under test (the first listed)
+        self.index = {j.key: j.index for j in jobs}
+        self.points: dict[int, float] = {}  # game index -> candidate's points
+        self.last_id = 0
+
+    def update(self, store: Store) -> None:
+        for g in store.games(since=self.last_id):
+            self.last_id = max(self.last_id, g.id)
+            k = self.index.get(g.key)
+            if k is None or k in self.points:
+                continue
+            mark = 1 if g.first == self.candidate else 2
+            self.points[k] = 0.5 if g.winner == 0 else float(g.winner == mark)
+
+    def pentanomial(self) -> tuple[np.ndarray, int]:
+        """Counts over the complete pairs, and the drawn games among them."""
+        complete = [k for k in self.points if k % 2 == 0 and k + 1 in self.points]
+        draws = sum((self.points[k] == 0.5) + (self.points[k + 1] == 0.5) for k in complete)
+        return sprt.pentanomial(self.points[k] + self.points[k + 1] for k in complete), draws
+
+    def llr(self) -> float:
+        counts, _ = self.pentanomial()
+        return self.test.llr(counts) if counts.sum() else 0.0
+
+    def decision(self) -> str | None:
+        counts, _ = self.pentanomial()
+        return self.test.decide(self.llr()) if counts.sum() else None
+
+    def status(self) -> str:
+        counts, _ = self.pentanomial()
+        return f"LLR {self.llr():+.2f} ({self.test.lower:.2f}, {self.test.upper:.2f}) pairs {int(counts.sum())}"
+
+    def verdict(self) -> str:
+        counts, draws = self.pentanomial()
+        value, d = self.llr(), self.decision()
+        what = {"H1": f"H1 accepted (the first agent is at least {self.test.elo1:g} Elo stronger)",
+                "H0": f"H0 accepted (the first agent is not {self.test.elo1:g} Elo stronger)"}.get(d, "no decision yet")
+        return (f"SPRT {self.test.text()}: {what}; LLR {value:+.2f}, bounds ({self.test.lower:.2f}, {self.test.upper:.2f})\n"
+                f"  {sprt.summarize(counts, draws).text()}")
+
+
+def play(args: argparse.Namespace, store: Store, shape: Shape) -> tuple[int, int, str]:
+    """Play what the run still misses: (exit code, run id, run tag)."""
     specs = [players.resolve(s) for s in players.split_specs(args.agents or "")]
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agent specs, comma-separated")
     if len({s.text for s in specs}) < len(specs):
         raise UsageError("--agents lists the same agent twice; give each entry different parameters")
+    test = None
+    if args.sprt:
+        if len(specs) != 2:
+            raise UsageError("--sprt tests one agent against another: give exactly two --agents (the new one first)")
+        try:
+            test = sprt.parse(args.sprt)
+        except ValueError as exc:
+            raise UsageError(f"--sprt: {exc}") from None
     for spec in specs:
         players.check_loads(spec, shape, args.time)
-    jobs = match.schedule(specs, args.games, args.format, shape, args.time, args.engine, args.seed)
+    games = args.games + args.games % 2 if test else args.games
+    jobs = match.schedule(specs, games, args.format, shape, args.time, args.engine, args.seed)
+    tag = args.tag or run_tag(specs, args)
+    command = {"agents": [s.text for s in specs], "games": games, "format": args.format, "time": args.time,
+               "engine": args.engine, "seed": args.seed, "shape": str(shape), "sprt": args.sprt}
+    run = store.start_run(tag, command, [j.key for j in jobs])
+    ids = {s.text: store.player_id(s.text, s.version, dict(s.params)) for s in specs}
+    me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    lease = lease_seconds(shape, args.time)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
-    ids = {s.text: store.player_id(s.text, s.version, dict(s.params)) for s in specs}
-    print(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already in {store.path}, {len(todo)} to play", file=sys.stderr)
+    elsewhere = store.claimed_elsewhere(me, (j.key for j in todo))
+    print(f"run {tag}: {len(jobs)} games scheduled, {len(jobs) - len(todo)} already in {store.path}"
+          + (f", {len(elsewhere)} being played by another runner" if elsewhere else "") + f", {len(todo) - len(elsewhere)} to play",
+          file=sys.stderr)
+    state = SprtMatch(test, jobs, ids[specs[0].text]) if test else None
+    if state:
+        state.update(store)
     from tqdm import tqdm
     failed = 0
-    bar = tqdm(total=len(todo), disable=args.quiet, unit="game", file=sys.stderr)
+    bar = tqdm(total=len(todo) - len(elsewhere), disable=args.quiet, unit="game", file=sys.stderr)
+
+    def claimed():  # lazily, as workers free up: another runner may take the next one first
+        for job in todo:
+            if state and state.decision():
+                return
+            if store.claim(job.key, me, lease):
+                yield job
+            elif job.key not in elsewhere:
+                bar.total -= 1
+                bar.refresh()
+
     try:
-        for job, result in backends.run(todo, match.run_job, args.workers, args.backend, args.address):
+        if state:
+            bar.set_postfix_str(state.status())
+        for job, result in backends.run(claimed(), match.run_job, args.workers, args.backend, args.address):
             bar.update(1)
+            store.renew(me, lease)
             if isinstance(result, BaseException):  # not the agents' fault: not recorded, retried next run
                 failed += 1
                 bar.write(f"game {job.key} failed in its worker ({type(result).__name__}: {result}); rerun to retry it")
                 continue
             store.add_game(job.key, ids[job.first.text], ids[job.second.text], str(shape), result,
                            time_per_move=args.time, engine=args.engine, seed=job.seed, source="tournament")
+            if state:
+                state.update(store)
+                bar.set_postfix_str(state.status())
+                if state.decision():
+                    break  # leaving the loop stops the games in progress
     except KeyboardInterrupt:
         bar.close()
+        _release(store, me)
         print(f"interrupted: {store.count()} games are saved in {store.path}; rerun the same command to resume", file=sys.stderr)
-        return 130
+        return 130, run, tag
+    except BaseException:
+        bar.close()
+        _release(store, me)
+        raise
     bar.close()
-    return 1 if failed else 0
+    _release(store, me)
+    if state:
+        state.update(store)
+        print(state.verdict())
+    return (1 if failed else 0), run, tag
+
+
+def _release(store: Store, me: str) -> None:
+    try:
+        store.release(me)
+    except StoreError:  # the store is failing already: the claims expire by themselves
+        pass
+
+
+def chosen_runs(args: argparse.Namespace, store: Store) -> tuple[list[int] | None, str]:
+    """The runs ``--report`` shows (None: all games) and a line saying which."""
+    runs = store.runs()
+    if args.all or not runs:
+        note = "all games in the store" if args.all else "all games in the store (stored before runs were recorded)"
+        return None, note
+    if args.tag:
+        run = store.run_id(args.tag)
+        if run is None:
+            raise UsageError(f"no run tagged {args.tag!r} in {store.path}; tags: {', '.join(t for _, t, *_ in runs[:8])}")
+        return [run], f"run {args.tag}"
+    rid, tag, command, _, n = runs[0]
+    others = "" if len(runs) == 1 else f"; {len(runs) - 1} other runs (--tag NAME shows one, --all pools all): " + \
+        ", ".join(f"{t} ({' vs '.join(c.get('agents', [])[:3])}, {k} games)" for _, t, c, _, k in runs[1:4])
+    return [rid], f"latest run {tag} ({', '.join(command.get('agents', []))}; {n} games){others}"
+
+
+def report(args: argparse.Namespace, store: Store, shape: Shape, runs: list[int] | None, note: str) -> None:
+    names, ratings, n, s = standings(store, shape, runs)
+    print(note)
+    print(format_report(names, ratings, n, s))
+    pairs = pair_report(store, shape, runs)
+    if pairs:
+        print("\ngame pairs (same opening, seats swapped): the first agent's Elo against the second\n" + pairs)
+    clocks = clock_report(store, shape, runs)
+    if clocks:
+        print("\n" + clocks)
+    if args.plot and ratings:
+        from util.plots import crosstable_png, ratings_png
+        ratings_png(ratings, Path(args.plot) / "ratings.png")
+        order = [names.index(r.name) for r in ratings]  # strongest first, as printed
+        crosstable_png([names[i] for i in order], n[order][:, order], s[order][:, order], Path(args.plot) / "crosstable.png")
+        print(f"plots written to {args.plot}", file=sys.stderr)
 
 
 def replay(args: argparse.Namespace, store: Store) -> int:
@@ -183,25 +379,22 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("games", "workers"):
             if getattr(args, name) < 1:
                 raise UsageError(f"--{name} must be at least 1")
-        if args.time <= 0:
+        if not args.time > 0 or not math.isfinite(args.time):
             raise UsageError("--time must be positive (seconds per move)")
-        with Store(args.db) as store:
+        if args.all and not args.report:
+            raise UsageError("--all goes with --report")
+        reading = bool(args.report or args.replay)
+        with Store(args.db, create=not reading) as store:
             if args.replay:
                 return replay(args, store)
-            code = 0 if args.report else play(args, store, shape)
+            if args.report:
+                runs, note = chosen_runs(args, store)
+                report(args, store, shape, runs, note)
+                return 0
+            code, run, tag = play(args, store, shape)
             if code == 130:
                 return code
-            names, ratings, n, s = standings(store, shape)
-            print(format_report(names, ratings, n, s))
-            clocks = clock_report(store, shape)
-            if clocks:
-                print("\n" + clocks)
-            if args.plot and ratings:
-                from util.plots import crosstable_png, ratings_png
-                ratings_png(ratings, Path(args.plot) / "ratings.png")
-                order = [names.index(r.name) for r in ratings]  # strongest first, as printed
-                crosstable_png([names[i] for i in order], n[order][:, order], s[order][:, order], Path(args.plot) / "crosstable.png")
-                print(f"plots written to {args.plot}", file=sys.stderr)
+            report(args, store, shape, [run], f"run {tag}")
             return code
     except (UsageError, SpecError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
