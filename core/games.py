@@ -13,6 +13,7 @@ from core.game import Game
 GAME_CLASSES: dict[str, str] = {
     "connectx": "core.connectx:ConnectX",
     "tictactoe": "core.tictactoe:TicTacToe",
+    "quantik": "core.quantik:Quantik",
     "quixo": "core.quixo:Quixo",
 }
 

@@ -1,0 +1,205 @@
+"""Quantik on the kernel contract (:mod:`core.game`): bitboards, rules and canonical keys.
+
+Board: 16 cells, ``cell = 4 * row + col`` (row 0 is the top row, printed first); four 2x2 zones.
+A *plane* is a 16-bit set of cells. State: five words ``(w0, w1, w2, w3, t)``:
+``w[k] = P0[k] | P1[k] << 16`` where ``Pc[k]`` is the plane of colour ``c``'s pieces of shape ``k``
+(so every word is below ``2 ** 32``), and ``t`` the side to move (0 or 1). Inventories follow from
+the planes (two pieces per shape per player). Either colour may start: the side to move is state.
+
+Action ``a = 16 * shape + cell`` (shape-major, so a shape's moves are one plane), 64 actions.
+
+Rules: a player places one of their remaining pieces on an empty cell whose row, column and zone
+hold no *opponent* piece of that shape. Whoever completes a row, column or zone holding four
+different shapes (any colours) wins; a player with no legal placement loses. Both ends leave the
+loser to move, so at a terminal state the side to move has lost: no draws, ``outcome`` is
+``+1`` when player 1 is to move there, else ``-1``.
+
+``g`` (built by :meth:`core.quantik.Quantik.constants`): ``g[0]`` = 1 when :func:`key` is the
+canonical key (0: the exact state), ``g[1]`` = the first player, then ``128 * 4 * 16`` nibble
+tables of the board symmetries (:data:`TABLES`): ``g[TABLES + 64 * b + 16 * i + v]`` is the image
+under board symmetry ``b`` of the cells of row ``i`` given by the 4-bit value ``v``.
+"""
+from __future__ import annotations
+
+from util.jit import hot
+
+PLANE = 0xFFFF
+TABLES = 2  # offset of the symmetry tables in g
+NUM_BOARD_SYMS = 128
+
+
+@hot
+def popcount16(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@hot
+def spread(o: int) -> int:
+    """Cells sharing a row, a column or a zone with a cell of plane ``o`` (bit-parallel)."""
+    r = ((o | (o >> 1) | (o >> 2) | (o >> 3)) & 0x1111) * 0xF
+    c = ((o | (o >> 4) | (o >> 8) | (o >> 12)) & 0xF) * 0x1111
+    z = (o | (o >> 1)) & 0x5555  # any of the column pair, at its even column
+    z = ((z | (z >> 4)) & 0x0505) * 0x33  # any of the row pair, then the whole 2x2 zone
+    return r | c | z
+
+
+@hot
+def complete(s) -> bool:
+    """A row, column or zone holds four different shapes (each shape present, four cells)."""
+    rows = 0x1111
+    cols = 0xF
+    zones = 0x0505
+    for k in range(4):
+        p = (s[k] | (s[k] >> 16)) & PLANE
+        rows &= p | (p >> 1) | (p >> 2) | (p >> 3)
+        cols &= p | (p >> 4) | (p >> 8) | (p >> 12)
+        z = (p | (p >> 1)) & 0x5555
+        zones &= z | (z >> 4)
+    return (rows | cols | zones) != 0
+
+
+@hot
+def occupied(s) -> int:
+    o = s[0] | s[1] | s[2] | s[3]
+    return (o | (o >> 16)) & PLANE
+
+
+@hot
+def shape_moves(s, k: int, empty: int) -> int:
+    """Cells where the side to move may place shape ``k`` (0 when none is left)."""
+    sh = 16 * s[4]
+    own = (s[k] >> sh) & PLANE
+    if popcount16(own) >= 2:
+        return 0
+    opp = (s[k] >> (16 - sh)) & PLANE
+    return empty & ~spread(opp) & PLANE
+
+
+@hot
+def has_move(s) -> bool:
+    empty = ~occupied(s) & PLANE
+    for k in range(4):
+        if shape_moves(s, k, empty):
+            return True
+    return False
+
+
+@hot
+def to_move(g, s) -> int:
+    return s[4]
+
+
+@hot
+def terminal(g, s) -> bool:
+    return complete(s) or not has_move(s)
+
+
+@hot
+def outcome(g, s) -> float:
+    """Player 0's return at a terminal state: the side to move there has lost."""
+    return 1.0 if s[4] == 1 else -1.0
+
+
+@hot
+def legal(g, s, out, base) -> int:
+    if complete(s):
+        return 0
+    empty = ~occupied(s) & PLANE
+    n = 0
+    for k in range(4):
+        m = shape_moves(s, k, empty)
+        c = 0
+        while m:
+            if m & 1:
+                out[base + n] = 16 * k + c
+                n += 1
+            m >>= 1
+            c += 1
+    return n
+
+
+@hot
+def play(g, s, a):
+    k = a >> 4
+    b = 1 << ((a & 15) + 16 * s[4])
+    return (s[0] | b if k == 0 else s[0], s[1] | b if k == 1 else s[1],
+            s[2] | b if k == 2 else s[2], s[3] | b if k == 3 else s[3], 1 - s[4])
+
+
+@hot
+def wins_now(g, s, a) -> bool:
+    """Action ``a`` (legal) completes a line: the mover wins at once."""
+    return complete(play(g, s, a))
+
+
+@hot
+def exact_key(g, s):
+    return s
+
+
+@hot
+def map_plane(g, b: int, p: int) -> int:
+    """Plane ``p`` under board symmetry ``b``."""
+    t = TABLES + 64 * b
+    return g[t + (p & 15)] | g[t + 16 + ((p >> 4) & 15)] | g[t + 32 + ((p >> 8) & 15)] | g[t + 48 + ((p >> 12) & 15)]
+
+
+@hot
+def map_word(g, b: int, w: int) -> int:
+    return map_plane(g, b, w & PLANE) | (map_plane(g, b, w >> 16) << 16)
+
+
+@hot
+def swap_colours(w: int) -> int:
+    return ((w & PLANE) << 16) | (w >> 16)
+
+
+@hot
+def canonical(g, s):
+    """The least image of ``s`` under the game's 6,144 symmetries (board x shapes x colours).
+
+    Colours are normalised so that the side to move owns the low halves (the key's side to move
+    is always 0: a key keeps the value *for the side to move*, not player 0's). Images are
+    ordered by their occupied plane first (one table pass over 128 board maps), then by the
+    four shape words sorted (the least relabelling), computed only for the board maps that
+    tie on the occupied plane."""
+    w0, w1, w2, w3 = s[0], s[1], s[2], s[3]
+    if s[4] == 1:
+        w0, w1, w2, w3 = swap_colours(w0), swap_colours(w1), swap_colours(w2), swap_colours(w3)
+    occ = occupied(s)
+    best_occ = 1 << 20
+    for b in range(NUM_BOARD_SYMS):
+        o = map_plane(g, b, occ)
+        if o < best_occ:
+            best_occ = o
+    k0 = k1 = k2 = k3 = 1 << 40
+    for b in range(NUM_BOARD_SYMS):
+        if map_plane(g, b, occ) != best_occ:
+            continue
+        a0, a1, a2, a3 = map_word(g, b, w0), map_word(g, b, w1), map_word(g, b, w2), map_word(g, b, w3)
+        # sorting network on four values: the least shape relabelling
+        if a0 > a1:
+            a0, a1 = a1, a0
+        if a2 > a3:
+            a2, a3 = a3, a2
+        if a0 > a2:
+            a0, a2 = a2, a0
+        if a1 > a3:
+            a1, a3 = a3, a1
+        if a1 > a2:
+            a1, a2 = a2, a1
+        if a0 < k0 or (a0 == k0 and (a1 < k1 or (a1 == k1 and (a2 < k2 or (a2 == k2 and a3 < k3))))):
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return (k0, k1, k2, k3, 0)
+
+
+@hot
+def key(g, s):
+    """Transposition key: :func:`canonical` when ``g[0]`` (default), else the exact state."""
+    if g[0]:
+        return canonical(g, s)
+    return s

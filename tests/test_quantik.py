@@ -1,0 +1,211 @@
+"""Quantik's kernels against a plain 2-D oracle (tests/reference_quantik.py), perft counts, both
+kernel paths, the symmetry group and canonical keys, and the game's text."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.engine import perft
+from core.game import parse_line, play_line
+from core.games import make_game
+from core.quantik import BOARD_MAPS, SHAPE_PERMS, image
+from core.quantik import kernels as K
+from tests.reference_quantik import RefQuantik
+from util.jit import compiled
+
+PERFT = [64, 3_392, 167_552, 6_776_960]  # published move-sequence counts from the empty board
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("quantik")
+
+
+@pytest.fixture(scope="module")
+def ck():
+    return compiled(K)
+
+
+@pytest.fixture(scope="module")
+def garr(game):
+    return np.asarray(game.g, dtype=np.int64)
+
+
+def to_action(move: tuple[int, int, int]) -> int:
+    r, c, k = move
+    return 16 * k + 4 * r + c
+
+
+def random_state(game, rng: random.Random, plies: int):
+    """A non-terminal state after up to ``plies`` random moves (stops before the end)."""
+    s = game.initial()
+    for _ in range(plies):
+        nxt = s.apply(rng.choice(s.legal_actions()))
+        if nxt.is_terminal():
+            break
+        s = nxt
+    return s
+
+
+def compiled_legal(ck, garr, words) -> list[int]:
+    out = np.zeros(64, dtype=np.int64)
+    n = ck.legal(garr, words, out, 0)
+    return sorted(int(a) for a in out[:n])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 1))
+def test_random_games_agree_with_the_reference_on_both_paths(seed, first):
+    game = make_game("quantik", first=first)
+    ck, garr = compiled(K), np.asarray(game.g, dtype=np.int64)
+    rng = random.Random(seed)
+    s, ref = game.initial(), RefQuantik(to_move=first)
+    while True:
+        moves = ref.moves()
+        assert s.current_player() == ref.to_move == ck.to_move(garr, s.words)
+        assert s.legal_actions() == sorted(to_action(m) for m in moves)
+        assert compiled_legal(ck, garr, s.words) == s.legal_actions()
+        assert s.is_terminal() == ref.is_over() == bool(ck.terminal(garr, s.words))
+        if ref.is_over():
+            winner = ref.winner()
+            assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
+            assert ck.outcome(garr, s.words) == s.returns()[0]
+            break
+        move = rng.choice(moves)
+        a = to_action(move)
+        nxt = s.apply(a)
+        assert tuple(int(w) for w in ck.play(garr, s.words, a)) == nxt.words
+        assert bool(K.wins_now(game.g, s.words, a)) == ref.play(*move).someone_completed()
+        s, ref = nxt, ref.play(*move)
+
+
+def test_perft_plain_path(game):
+    assert [perft.count(game, d, jit=False) for d in range(1, 4)] == PERFT[:3]
+
+
+def test_perft_compiled_path(game):
+    assert [perft.count(game, d, jit=True) for d in range(1, 5)] == PERFT
+
+
+def test_reference_perft_depth_two():
+    """The oracle counts the same sequences on its own (the published counts check both)."""
+    root = RefQuantik()
+    assert len(root.moves()) == PERFT[0]
+    assert sum(len(root.play(*m).moves()) for m in root.moves()) == PERFT[1]
+
+
+def test_no_legal_placement_loses_for_the_side_to_move(game):
+    """Games that end without a completed line: the player left without a move loses (the
+    seed's MCTS credited that win to the wrong player)."""
+    rng = random.Random(7)
+    seen = 0
+    for _ in range(400):
+        s = game.initial()
+        while not s.is_terminal():
+            s = s.apply(rng.choice(s.legal_actions()))
+        if K.complete(s.words):
+            continue
+        ref = RefQuantik()
+        for a in s.history:
+            ref = ref.play((a & 15) >> 2, a & 3, a >> 4)
+        assert not ref.someone_completed() and ref.moves() == []
+        seen += 1
+        loser = s.current_player()
+        assert loser == ref.to_move and s.returns()[loser] == -1.0
+    assert seen >= 20  # the case is reached often enough to be tested
+
+
+def test_symmetries_form_the_group_and_map_actions_consistently(game):
+    syms = game.symmetries()
+    assert len(syms) == 128 * 24 * 2 and len({tuple(m) for m in BOARD_MAPS}) == 128
+    rng = random.Random(3)
+    for _ in range(4):
+        s = random_state(game, rng, rng.randrange(3, 9))
+        for sym in rng.sample(syms, 40):
+            img = game.new_state(sym.state(s.words))
+            assert sorted(sym.action(a) for a in s.legal_actions()) == img.legal_actions()
+            a = rng.choice(s.legal_actions())
+            assert game.new_state(sym.state(s.apply(a).words)).words == img.apply(sym.action(a)).words
+            assert img.is_terminal() == s.is_terminal()
+
+
+def test_canonical_key_is_equal_on_every_image_and_is_an_image(game, ck, garr):
+    rng = random.Random(11)
+    syms = game.symmetries()
+    for plies in (1, 4, 7, 10):
+        s = random_state(game, rng, plies)
+        images = {sym.state(s.words) for sym in syms}
+        keys = {tuple(int(w) for w in ck.key(garr, img)) for img in images}
+        assert len(keys) == 1
+        (k,) = keys
+        assert k in images  # the key is one of the images
+        assert tuple(K.key(game.g, s.words)) == k  # plain path agrees
+
+
+def test_canonical_keys_separate_positions_of_different_orbits(game, ck, garr):
+    """Keys equal exactly when positions are images of each other (2-ply positions, whose
+    orbits are computed here by brute force over the group)."""
+    syms = [sym for sym in game.symmetries() if "colours" not in sym.name]  # keep the side to move
+    states = sorted({play_line(game, [a, b]).words for a in range(64) for b in game.initial().apply(a).legal_actions()})
+    sample = random.Random(5).sample(states, 30)
+    orbits = [{sym.state(w) for sym in syms} for w in sample]
+    keys = [tuple(int(x) for x in ck.key(garr, w)) for w in sample]
+    pairs_same = 0
+    for i in range(len(sample)):
+        for j in range(len(sample)):
+            assert (keys[i] == keys[j]) == (sample[j] in orbits[i])
+            pairs_same += i != j and keys[i] == keys[j]
+    assert pairs_same > 0  # some pairs are equivalent: both sides of the claim are exercised
+
+
+def test_first_moves_collapse_to_one_class_under_the_group_and_three_under_the_square(game, ck, garr):
+    """Band-preserving row and column swaps make every cell equivalent: one class of first
+    moves under the 128 board maps. The "3 canonical first moves" of design.md section 8
+    count classes under the square's 8 rotations and reflections only (corner, edge, centre)."""
+    children = [play_line(game, [a]).words for a in range(64)]
+    assert len({tuple(ck.key(garr, w)) for w in children}) == 1
+    rot = [4 * (3 - (c & 3)) + (c >> 2) for c in range(16)]  # a quarter turn
+    flip = [4 * (c >> 2) + 3 - (c & 3) for c in range(16)]
+    square = [list(range(16))]
+    while len(square) < 8:
+        square = list({tuple(m) for m in square + [[r[m[c]] for c in range(16)] for m in square for r in (rot, flip)]})
+    assert all(list(m) in BOARD_MAPS for m in square)
+    classes = {min(image(w, list(m), p, False) for m in square for p in SHAPE_PERMS) for w in children}
+    assert len(classes) == 3
+
+
+def test_exact_key_and_canonical_parameter(game):
+    s = play_line(game, [3, 16 + 12])
+    assert K.exact_key(game.g, s.words) == s.words
+    exact = make_game("quantik", canonical=0)
+    assert tuple(K.key(exact.g, s.words)) == s.words
+    assert K.key(game.g, s.words)[4] == 0
+
+
+def test_first_parameter_sets_the_side_to_move(game):
+    assert make_game("quantik", first=1).initial().current_player() == 1
+    with pytest.raises(ValueError, match="must be 0 or 1"):
+        make_game("quantik", first=2)
+
+
+def test_text_round_trip_and_errors(game):
+    s = game.initial()
+    assert all(s.string_to_action(s.action_to_string(a)) == a for a in range(64))
+    a = s.string_to_action("Ab2")
+    assert s.action_to_string(a) == "Ab2" and s.string_to_action("b2:a") == a and s.string_to_action("cube@b2") == a
+    assert parse_line(game, "Ab2 Bc3").words == play_line(game, [a, s.apply(a).string_to_action("Bc3")]).words
+    s2 = parse_line(game, "Aa4")
+    for text, msg in [("Ee2", "not a shape"), ("Ae5", "not a cell"), ("A", "not a Quantik move"),
+                      ("Ba4", "occupied"), ("Ab3", "opponent's A"), ("Ad1", "")]:
+        if msg:
+            with pytest.raises(ValueError, match=msg):
+                s2.string_to_action(text)
+        else:
+            s2.string_to_action(text)
+    s3 = parse_line(game, "Aa4 Bd1 Ab1")
+    with pytest.raises(ValueError, match="no A left"):
+        s3.apply(s3.string_to_action("Bc2")).string_to_action("Ac3")
