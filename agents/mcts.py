@@ -190,6 +190,10 @@ class TreeSearch:
             proven=tree.proof(0),
             value=float(tree.values[ch] / tree.visits[ch]) if ch >= 0 and tree.visits[ch] > 0 else None,
         )
+        # Each root move's visits and mean value for the side to move (the analysis a person reads).
+        kids = {c: int(tree.children[0, c]) for c in legal if tree.children[0, c] >= 0}
+        info["visits"] = {c: int(tree.visits[n]) for c, n in kids.items()}
+        info["action_values"] = {c: float(tree.values[n] / tree.visits[n]) for c, n in kids.items() if tree.visits[n] > 0}
         self._info = info
         return col
 

@@ -79,6 +79,7 @@ class Game:
     heuristics: str = ""  # module path of the game's heuristics (``heuristics/<game>/``), if any
     win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
     has_chance: bool = False
+    click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple[type, Any, str]] = {}
 
     def __init__(self, **params: Any) -> None:
@@ -91,7 +92,8 @@ class Game:
             try:
                 self.params[k] = typ(self.params[k])
             except (TypeError, ValueError):
-                raise ValueError(f"game {self.name!r}: parameter {k}={params[k]!r} must be a {typ.__name__}") from None
+                kind = {int: "an integer", float: "a number"}.get(typ, typ.__name__)
+                raise ValueError(f"game {self.name!r}: parameter {k}={params[k]!r} must be {kind}") from None
         self.validate()
         self._k = importlib.import_module(self.kernels)
         self._g = self.constants()
@@ -128,6 +130,21 @@ class Game:
     def render(self, state: "State") -> str:
         """A text picture of the state for terminals."""
         return repr(state.words)
+
+    # --- for pictures (web app): optional ----------------------------------------------------
+    def grid(self, state: "State") -> list[list[str]] | None:
+        """The board as rows of cell labels, top row first (``""`` empty; a label's first
+        character ``0``/``1`` may name the owner, e.g. ``"0"`` or ``"1C"``); None: no grid."""
+        return None
+
+    def action_cell(self, state: "State", action: int) -> tuple[int, int] | None:
+        """The grid cell (row, column) a person clicks for ``action``; None: a button instead.
+        Several actions may share a cell (the page then asks which)."""
+        return None
+
+    def extra(self, state: "State") -> dict:
+        """Other things a person must see (a die roll, pieces in hand, ...): label -> text."""
+        return {}
 
     # --- provided ----------------------------------------------------------------------------
     @property

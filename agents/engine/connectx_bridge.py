@@ -17,13 +17,35 @@ class ConnectXAgent:
 
     games = ("connectx",)
 
+    EXACT_NODES_PER_SECOND = 3_000_000  # node budget of the exact move values, per second of the move
+
     def __init__(self, game: Any, inner: Any, spec: str) -> None:
         self.game = game
         self.inner = inner
         self.spec = spec
+        self._exact: dict | None = None
+        self._solver: Any = None
 
     def choose(self, state: State, deadline: float) -> int:
-        return int(self.inner.choose(self.game.position(state), deadline))
+        import time
+
+        position = self.game.position(state)
+        start = time.perf_counter()
+        action = int(self.inner.choose(position, deadline))
+        self._exact = None
+        if self.spec.split(":")[0] == "perfect":  # the solver's exact value of every move, when it finds them in time
+            self._exact = self._exact_values(position, max(0.05, deadline - start))
+        return action
+
+    def _exact_values(self, position: Any, seconds: float) -> dict | None:
+        from agents.solver import Solver
+
+        if self._solver is None or self._solver.shape != position.shape:
+            self._solver = Solver(position.shape)
+        scores = self._solver.child_scores(position, node_limit=int(seconds * self.EXACT_NODES_PER_SECOND))
+        if scores is None:
+            return None
+        return {c: float(v) for c, v in enumerate(scores) if v is not None}
 
     def reset(self) -> None:
         fn = getattr(self.inner, "reset", None)
@@ -37,4 +59,8 @@ class ConnectXAgent:
             info["value"] = info["score"]
         if "sims" in info and "simulations" not in info:
             info["simulations"] = info["sims"]
+        if self._exact is not None:  # Pons' scores: positive wins (sooner is larger), 0 draws
+            info["action_values"] = self._exact
+            info["exact"] = True
+            info["value"] = max(self._exact.values()) if self._exact else info.get("value")
         return info

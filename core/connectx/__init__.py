@@ -19,6 +19,7 @@ class ConnectX(Game):
     words = 2
     kernels = "core.connectx.kernels"
     heuristics = "heuristics.connectx"
+    click_whole_column = True
     PARAMS = {
         "rows": (int, 6, "board rows"),
         "columns": (int, 7, "board columns"),
@@ -67,6 +68,23 @@ class ConnectX(Game):
 
     def state_of(self, position: Position) -> State:
         return State(self, (position.current, position.mask))
+
+    def grid(self, state: State) -> list[list[str]]:
+        rows, columns = self.shape.rows, self.shape.columns
+        first = state.words[0] if bb.popcount(state.words[1]) % 2 == 0 else state.words[0] ^ state.words[1]
+        out = []
+        for r in range(rows - 1, -1, -1):
+            line = []
+            for c in range(columns):
+                bit = 1 << (c * (rows + 1) + r)
+                line.append("" if not state.words[1] & bit else "0" if first & bit else "1")
+            out.append(line)
+        return out
+
+    def action_cell(self, state: State, action: int) -> tuple[int, int]:
+        """The cell the stone lands on (grid rows count from the top)."""
+        height = bb.popcount(state.words[1] & bb.column_mask(self.shape.rows, action))
+        return (self.shape.rows - 1 - height, action)
 
     def render(self, state: State) -> str:
         return str(self.position(state))

@@ -46,6 +46,13 @@ class TicTacToe(Game):
                 p = _compose(p, _ROT)
         return out
 
+    def grid(self, state: State) -> list[list[str]]:
+        x, o = state.words
+        return [["0" if (x >> (3 * r + c)) & 1 else "1" if (o >> (3 * r + c)) & 1 else "" for c in range(3)] for r in range(3)]
+
+    def action_cell(self, state: State, action: int) -> tuple[int, int]:
+        return divmod(action, 3)
+
     def render(self, state: State) -> str:
         x, o = state.words
         rows = []

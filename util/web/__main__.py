@@ -1,0 +1,40 @@
+"""``python -m util.web``: the browser app (play, analysis, tournament dashboard) on a real
+server (waitress), on localhost by default."""
+from __future__ import annotations
+
+import sys
+
+from util.cli import OneLineParser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog="python -m util.web",
+                           description="Play every game against every agent in the browser, see the agent's analysis "
+                                       "and search tree, and browse tournaments.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default=None, help="tournament store the dashboard reads (default results/tournament.sqlite)")
+    parser.add_argument("--threads", type=int, default=8, help="requests served at once (default 8)")
+    args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be from 1 to 65535, got {args.port}")
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
+    import waitress
+
+    from util.web.app import create_app
+
+    app = create_app(db=args.db)
+    print(f"serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", file=sys.stderr)
+    try:
+        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="agents-web")
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); choose another --port", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

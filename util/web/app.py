@@ -1,0 +1,227 @@
+"""The Flask application: JSON API under ``/api`` and the static pages (no build step).
+
+Errors: a request the API or the rules do not allow gets a 4xx and ``{"error": message}``;
+an agent that fails gets a 502 with the reason. Nothing a client sends can make a 500.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request, send_from_directory
+
+from agents.engine import registry
+from core import games as game_registry
+from core.game import Game
+from util.web.sessions import RequestError, Session, SessionStore, _time, analysis_of
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
+
+
+def create_app(db: str | None = None, capacity: int = 200) -> Flask:
+    """The app; ``db`` is the tournament store the dashboard reads (None: the default path)."""
+    app = Flask(__name__, static_folder=None)
+    app.config["DB"] = db
+    app.json.sort_keys = False  # keep the order of grids and tables
+    store = SessionStore(capacity)
+
+    @app.errorhandler(RequestError)
+    def _request_error(exc: RequestError):
+        return jsonify(error=str(exc)), exc.status
+
+    @app.errorhandler(404)
+    def _not_found(exc: Any):
+        return jsonify(error=f"no such page or API route: {request.path}"), 404
+
+    @app.errorhandler(405)
+    def _bad_method(exc: Any):
+        return jsonify(error=f"{request.method} is not allowed on {request.path}"), 405
+
+    def body() -> dict:
+        data = request.get_json(silent=True)
+        if data is None:
+            if request.data:
+                raise RequestError("the request body is not valid JSON")
+            return {}
+        if not isinstance(data, dict):
+            raise RequestError("the request body must be a JSON object")
+        return data
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/dashboard")
+    def dashboard_page():
+        return send_from_directory(STATIC, "dashboard.html")
+
+    @app.get("/static/<path:name>")
+    def static_file(name: str):
+        return send_from_directory(STATIC, name)
+
+    @app.get("/api/games")
+    def list_games():
+        out = []
+        for name in game_registry.names():
+            cls = game_registry.game_class(name)
+            out.append({
+                "name": name,
+                "doc": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "",
+                "params": [{"name": k, "type": t.__name__, "default": d, "help": h} for k, (t, d, h) in cls.PARAMS.items()],
+                "agents": registry.names(name),
+            })
+        return jsonify(games=out)
+
+    @app.post("/api/sessions")
+    def new_session():
+        data = body()
+        game = make_game(data.get("game"), data.get("params", {}))
+        session = store.create(game, str(data.get("agent") or "random"), data.get("time", 1.0), data.get("human", 0))
+        return jsonify(view(session)), 201
+
+    @app.get("/api/sessions/<sid>")
+    def get_session(sid: str):
+        return jsonify(view(store.get(sid)))
+
+    @app.post("/api/sessions/<sid>/move")
+    def move(sid: str):
+        data = body()
+        if "action" not in data:
+            raise RequestError('send {"action": <integer or the game\'s text for it>}')
+        session = store.get(sid)
+        with session.lock:
+            session.human_move(data["action"])
+            return jsonify(view(session))
+
+    @app.post("/api/sessions/<sid>/agent")
+    def agent_move(sid: str):
+        session = store.get(sid)
+        with session.lock:
+            session.agent_move()
+            return jsonify(view(session))
+
+    @app.post("/api/sessions/<sid>/undo")
+    def undo(sid: str):
+        session = store.get(sid)
+        with session.lock:
+            session.undo()
+            return jsonify(view(session))
+
+    @app.post("/api/sessions/<sid>/analyze")
+    def analyze(sid: str):
+        """What an agent (the opponent's spec unless ``agent`` is given) thinks of the position
+        on the board, without changing the game: a fresh agent instance searches it."""
+        data = body()
+        session = store.get(sid)
+        spec = str(data.get("agent") or session.agent_spec)
+        t = _time(data.get("time", session.time_per_move))
+        state = session.state
+        if state.is_terminal():
+            raise RequestError("the game is over: nothing to analyse", 409)
+        if state.is_chance_node():
+            raise RequestError("a chance event comes next: nothing to choose", 409)
+        try:
+            agent = registry.make(spec, session.game)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        start = time.perf_counter()
+        try:
+            action = agent.choose(state, start + t)
+        except Exception as exc:
+            raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
+        info = analysis_of(agent, state, time.perf_counter() - start)
+        info["agent"] = spec
+        info["action"] = int(action)
+        info["action_text"] = state.action_to_string(int(action))
+        return jsonify(info)
+
+    @app.get("/api/sessions/<sid>/tree")
+    def tree(sid: str):
+        """The tree a depth-limited minimax or alpha-beta explores from the position on the board."""
+        from agents.engine import tree as tree_mod
+
+        session = store.get(sid)
+        depth = _int_arg("depth", 2, 1, 6)
+        algorithm = request.args.get("algorithm", "alphabeta")
+        if algorithm not in ("alphabeta", "minimax"):
+            raise RequestError(f"algorithm must be alphabeta or minimax, got {algorithm!r}")
+        if session.state.is_terminal():
+            raise RequestError("the game is over: no tree to draw", 409)
+        try:
+            result = tree_mod.explore(session.game, session.state, depth=depth, algorithm=algorithm,
+                                      max_nodes=MAX_TREE_NODES)
+        except tree_mod.TreeTooLarge as exc:
+            raise RequestError(f"{exc}; choose a smaller depth", 413) from None
+        return jsonify(tree=result.to_dict(), dot=result.to_dot())
+
+    from util.web.dashboard import register as register_dashboard
+
+    register_dashboard(app)
+    return app
+
+
+def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.args.get(name, str(default))
+    try:
+        v = int(raw)
+    except ValueError:
+        raise RequestError(f"{name} must be an integer from {lo} to {hi}, got {raw!r}") from None
+    if not lo <= v <= hi:
+        raise RequestError(f"{name} must be from {lo} to {hi}, got {v}")
+    return v
+
+
+def make_game(name: Any, params: Any) -> Game:
+    if not isinstance(name, str) or not name:
+        raise RequestError(f"game must be one of: {', '.join(game_registry.names())}")
+    if not isinstance(params, dict):
+        raise RequestError("params must be a JSON object of the game's parameters")
+    try:
+        return game_registry.make_game(name, **params)
+    except (ValueError, TypeError) as exc:
+        raise RequestError(str(exc)) from None
+
+
+def view(session: Session) -> dict:
+    """What the page needs to draw the game and offer moves."""
+    s = session.state
+    game = session.game
+    terminal = s.is_terminal()
+    legal = [] if terminal or s.current_player() != session.human else s.legal_actions()
+    history = []
+    for prev, nxt in zip(session.states, session.states[1:]):
+        a = nxt.history[-1]
+        history.append(prev.action_to_string(a))
+    returns = s.returns() if terminal else None
+    result = None
+    if terminal:
+        r = returns[session.human]
+        result = "you won" if r > 0 else "you lost" if r < 0 else "draw"
+        result += f" (returns {returns[0]:g} : {returns[1]:g})"
+    last_info = next((i for i in reversed(session.infos) if i), None)
+    return {
+        "id": session.id,
+        "game": game.spec(),
+        "name": game.name,
+        "agent": session.agent_spec,
+        "time": session.time_per_move,
+        "human": session.human,
+        "to_move": None if terminal else s.current_player(),
+        "terminal": terminal,
+        "result": result,
+        "grid": game.grid(s),
+        "click_whole_column": game.click_whole_column,
+        "extra": game.extra(s),
+        "text": str(s),
+        "legal": [{"action": a, "text": s.action_to_string(a), "cell": _cell(game, s, a)} for a in legal],
+        "history": history,
+        "agent_to_move": session.agent_to_move(),
+        "last_analysis": last_info,
+    }
+
+
+def _cell(game: Game, state: Any, action: int) -> list[int] | None:
+    cell = game.action_cell(state, action)
+    return None if cell is None else [int(cell[0]), int(cell[1])]

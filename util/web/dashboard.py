@@ -1,0 +1,205 @@
+"""The tournament dashboard's API: runs, ratings with intervals, cross-table, pair statistics,
+clock report, plots, games with a replay, and small matches started from the page.
+
+It reads the store that ``util.tournament`` writes (never creating one) through the same
+functions as the command line's ``--report``, so the page and the terminal cannot disagree.
+A match started here is ``python -m util.tournament`` in a subprocess with its own ``--tag``;
+its progress is the number of its games in the store.
+"""
+from __future__ import annotations
+
+import io
+import secrets
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, current_app, jsonify, request
+
+from util.web.sessions import RequestError
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_MATCH_GAMES = 40  # games a match started from the page may have
+
+
+def _db_path() -> Path:
+    from util.tournament import DEFAULT_DB
+
+    return Path(current_app.config.get("DB") or DEFAULT_DB)
+
+
+def _open():
+    from util.store import Store, StoreError
+
+    path = _db_path()
+    try:
+        return Store(path, create=False)
+    except StoreError as exc:
+        raise RequestError(str(exc), 404) from None
+
+
+def _shape(text: str | None):
+    from core.shape import Shape
+
+    try:
+        return Shape.parse(text or "6x7x4")
+    except ValueError as exc:
+        raise RequestError(f"bad shape {text!r}: {exc}") from None
+
+
+def _run_arg(store: Any) -> list[int] | None:
+    raw = request.args.get("run")
+    if raw in (None, "", "all"):
+        runs = store.runs()
+        return [runs[0][0]] if runs and raw != "all" else None
+    try:
+        return [int(raw)]
+    except ValueError:
+        raise RequestError(f"run must be a run id or 'all', got {raw!r}") from None
+
+
+def register(app: Flask) -> None:
+    # Matches started by this app: tag -> {"proc", "total", "db"} (per app, never shared).
+    matches: dict[str, dict[str, Any]] = {}
+    matches_lock = threading.Lock()
+
+    @app.get("/api/db/runs")
+    def runs():
+        with _open() as store:
+            return jsonify(runs=[{"id": i, "tag": t, "command": c, "updated": u, "games": n} for i, t, c, u, n in store.runs()])
+
+    @app.get("/api/db/standings")
+    def standings():
+        from util import tournament
+
+        shape = _shape(request.args.get("shape"))
+        with _open() as store:
+            runs = _run_arg(store)
+            names, ratings, n, s = tournament.standings(store, shape, runs)
+            pairs = tournament.pair_report(store, shape, runs)
+            clock = tournament.clock_report(store, shape, runs)
+        return jsonify(
+            runs=runs, names=names,
+            ratings=[{"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games, "score": r.score} for r in ratings],
+            games=n.tolist(), scores=s.tolist(), pairs=pairs, clock=clock)
+
+    @app.get("/api/db/plot/<kind>.png")
+    def plot(kind: str):
+        from util import plots, tournament
+
+        if kind not in ("ratings", "crosstable"):
+            raise RequestError("plot must be ratings or crosstable", 404)
+        shape = _shape(request.args.get("shape"))
+        with _open() as store:
+            names, ratings, n, s = tournament.standings(store, shape, _run_arg(store))
+        if not names:
+            raise RequestError("no games in this run yet", 404)
+        buf = io.BytesIO()
+        if kind == "ratings":
+            plots.ratings_png(ratings, buf)
+        else:
+            plots.crosstable_png(names, n, s, buf)
+        return Response(buf.getvalue(), mimetype="image/png")
+
+    @app.get("/api/db/games")
+    def games():
+        from util import tournament
+
+        with _open() as store:
+            runs = _run_arg(store)
+            rows = list(store.games(runs=runs))
+            names = tournament.labels(store, sorted({g.first for g in rows} | {g.second for g in rows}))
+        return jsonify(games=[{"id": g.id, "first": names[g.first], "second": names[g.second], "shape": g.shape,
+                               "plies": len(g.moves), "winner": g.winner, "termination": g.termination}
+                              for g in rows[-500:]])
+
+    @app.get("/api/db/games/<int:game_id>")
+    def game(game_id: int):
+        from core.games import make_game
+        from util import tournament
+
+        with _open() as store:
+            g = store.game(game_id)
+            if g is None:
+                raise RequestError(f"no game {game_id} in the store", 404)
+            names = tournament.labels(store, [g.first, g.second])
+        rows, columns, inarow = (int(x) for x in g.shape.split("x"))
+        cx = make_game("connectx", rows=rows, columns=columns, inarow=inarow)
+        state = cx.initial()
+        frames = [{"grid": cx.grid(state), "move": None}]
+        for col in g.moves:
+            if state.is_terminal() or col not in state.legal_actions():
+                break
+            frames.append({"grid": cx.grid(state.apply(col)), "move": state.action_to_string(col)})
+            state = state.apply(col)
+        return jsonify(id=g.id, first=names[g.first], second=names[g.second], winner=g.winner,
+                       termination=g.termination, errors=g.errors, opening=len(g.opening),
+                       move_times=list(g.move_times), frames=frames)
+
+    @app.post("/api/db/matches")
+    def start_match():
+        from agents.registry import SpecError
+        from util import players
+
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise RequestError('send a JSON object: {"agents": ["a", "b"], "games": 10, "time": 0.1}')
+        agents = data.get("agents")
+        if not isinstance(agents, list) or len(agents) != 2 or not all(isinstance(a, str) and a for a in agents):
+            raise RequestError("agents must be a list of two agent specs")
+        for spec in agents:
+            if spec.endswith(".py") or "/" in spec:
+                raise RequestError("agent files cannot be started from the page: use the command line")
+            try:
+                players.resolve(spec)
+            except SpecError as exc:
+                raise RequestError(str(exc)) from None
+        games = data.get("games", 10)
+        t = data.get("time", 0.1)
+        if not isinstance(games, int) or isinstance(games, bool) or not 2 <= games <= MAX_MATCH_GAMES:
+            raise RequestError(f"games must be an integer from 2 to {MAX_MATCH_GAMES}")
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0.01 <= t <= 2:
+            raise RequestError("time must be from 0.01 to 2 seconds a move")
+        tag = "web-" + secrets.token_hex(6)
+        cmd = [sys.executable, "-m", "util.tournament", "--agents", ",".join(agents), "--games", str(games),
+               "--time", str(t), "--workers", "1", "--db", str(_db_path()), "--tag", tag, "--quiet"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with matches_lock:
+            matches[tag] = {"proc": proc, "total": games, "db": str(_db_path())}
+        return jsonify(id=tag, total=games), 202
+
+    @app.get("/api/db/matches/<tag>")
+    def match_status(tag: str):
+        from util.store import Store, StoreError
+
+        with matches_lock:
+            m = matches.get(tag)
+        if m is None:
+            raise RequestError(f"no match {tag!r} started by this server", 404)
+        done = 0
+        try:
+            with Store(m["db"], create=False) as store:
+                run = store.run_id(tag)
+                if run is not None:
+                    done = sum(1 for _ in store.games(runs=[run]))
+        except StoreError:
+            pass  # the subprocess has not created the store yet
+        code = m["proc"].poll()
+        error = None
+        if code not in (None, 0):
+            error = (m["proc"].stderr.read() or "").strip().splitlines()[-1:] or [f"exit code {code}"]
+            error = error[0]
+        return jsonify(id=tag, done=done, total=m["total"], finished=code is not None, error=error,
+                       run=_run_of(m["db"], tag))
+
+
+def _run_of(db: str, tag: str) -> int | None:
+    from util.store import Store, StoreError
+
+    try:
+        with Store(db, create=False) as store:
+            return store.run_id(tag)
+    except StoreError:
+        return None

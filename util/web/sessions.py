@@ -1,0 +1,168 @@
+"""Server-side game sessions: one game between a person and an agent, owned by the server.
+
+A session is reached only through its id (a random token from :mod:`secrets`), holds its own
+agent instance (agents keep per-game state, so sessions never share one) and a lock, so two
+requests on one session run one after the other. The store keeps at most ``capacity`` sessions
+and drops the least recently used one beyond that.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.engine import registry
+from core.game import Game, State
+
+
+class RequestError(ValueError):
+    """A request the rules or the API do not allow: ``status`` is the HTTP code to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+MAX_TIME = 30.0  # seconds an agent may think for one move, at most
+
+
+def _time(value: Any, name: str = "time") -> float:
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise RequestError(f"{name} must be a number of seconds, got {value!r}") from None
+    if not 0.01 <= t <= MAX_TIME:
+        raise RequestError(f"{name} must be between 0.01 and {MAX_TIME:g} seconds, got {t:g}")
+    return t
+
+
+@dataclass
+class Session:
+    id: str
+    game: Game
+    agent_spec: str
+    agent: Any
+    time_per_move: float
+    human: int  # the person's player (0 moves first); the agent plays 1 - human
+    states: list[State] = field(default_factory=list)  # from the initial state, one per action
+    infos: list[dict] = field(default_factory=list)  # the agent's info for each of its moves (None for the person's)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    touched: float = field(default_factory=time.monotonic)
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+    def agent_to_move(self) -> bool:
+        return not self.state.is_terminal() and self.state.current_player() == 1 - self.human
+
+    def human_move(self, action: Any) -> None:
+        s = self.state
+        if s.is_terminal():
+            raise RequestError("the game is over: start a new game or undo", 409)
+        if s.current_player() != self.human:
+            raise RequestError("it is the agent's turn, not yours: ask the agent to move", 409)
+        if isinstance(action, str):
+            try:
+                action = s.string_to_action(action)
+            except ValueError as exc:
+                raise RequestError(str(exc)) from None
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise RequestError(f"action must be an integer or the game's text for one, got {action!r}")
+        if action not in s.legal_actions():
+            raise RequestError(f"action {action} is not legal here; legal: {s.legal_actions()}", 422)
+        self.states.append(s.apply(action))
+        self.infos.append({})
+
+    def agent_move(self) -> dict:
+        if not self.agent_to_move():
+            raise RequestError("it is not the agent's turn", 409)
+        s = self.state
+        start = time.perf_counter()
+        try:
+            action = self.agent.choose(s, start + self.time_per_move)
+        except Exception as exc:  # an agent's failure must not become a 500: report it
+            raise RequestError(f"agent {self.agent_spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
+        seconds = time.perf_counter() - start
+        if action not in s.legal_actions():
+            raise RequestError(f"agent {self.agent_spec!r} returned an illegal action {action!r}", 502)
+        info = analysis_of(self.agent, s, seconds)
+        info["action"] = int(action)
+        self.states.append(s.apply(int(action)))
+        self.infos.append(info)
+        return info
+
+    def undo(self) -> None:
+        """Take back the last move and the agent's reply to it: the person is to move again."""
+        if len(self.states) == 1:
+            raise RequestError("nothing to undo", 409)
+        self.states.pop()
+        self.infos.pop()
+        while len(self.states) > 1 and self.state.current_player() != self.human:
+            self.states.pop()
+            self.infos.pop()
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset()
+
+
+def analysis_of(agent: Any, state: State, seconds: float) -> dict:
+    """The agent's ``info()`` for its last choice, in the keys the page shows (ENGINE.md):
+    action values and visits keyed by the action's text too, the principal variation as text."""
+    fn = getattr(agent, "info", None)
+    info = dict(fn()) if callable(fn) else {}
+    out: dict[str, Any] = {"seconds": round(seconds, 4)}
+    for k in ("value", "exact", "depth", "nodes", "simulations"):
+        if k in info and info[k] is not None:
+            v = info[k]
+            out[k] = bool(v) if k == "exact" else (float(v) if isinstance(v, float) else v)
+    legal = state.legal_actions()
+    for k in ("action_values", "visits"):
+        table = info.get(k)
+        if isinstance(table, dict):
+            out[k] = [{"action": int(a), "text": state.action_to_string(int(a)), "value": float(v)}
+                      for a, v in table.items() if int(a) in legal]
+    pv = info.get("pv")
+    if isinstance(pv, (list, tuple)):
+        texts, s = [], state
+        for a in pv:
+            if s.is_terminal() or int(a) not in s.legal_actions():
+                break
+            texts.append(s.action_to_string(int(a)))
+            s = s.apply(int(a))
+        out["pv"] = texts
+    return out
+
+
+class SessionStore:
+    def __init__(self, capacity: int = 200) -> None:
+        self.capacity = capacity
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, game: Game, agent_spec: str, time_per_move: Any, human: Any) -> Session:
+        t = _time(time_per_move)
+        if human not in (0, 1, "0", "1"):
+            raise RequestError(f"human must be 0 (you move first) or 1 (the agent moves first), got {human!r}")
+        try:
+            agent = registry.make(agent_spec, game)
+        except ValueError as exc:  # SpecError is a ValueError
+            raise RequestError(str(exc)) from None
+        session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, int(human), [game.initial()], [{}])
+        with self._lock:
+            self._sessions[session.id] = session
+            while len(self._sessions) > self.capacity:
+                self._sessions.popitem(last=False)
+        return session
+
+    def get(self, sid: str) -> Session:
+        with self._lock:
+            session = self._sessions.get(sid)
+            if session is None:
+                raise RequestError(f"no game session {sid!r} (expired or never made): start a new game", 404)
+            self._sessions.move_to_end(sid)
+            session.touched = time.monotonic()
+            return session

@@ -1,0 +1,53 @@
+// Shared by the pages: JSON requests with the server's error messages, and drawing a board grid.
+"use strict";
+
+async function api(method, url, body) {
+  const opts = {method, headers: {}};
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(url, opts);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  if (!res.ok) {
+    throw new Error((data && data.error) || `${res.status} ${res.statusText}`);
+  }
+  return data;
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+// A grid of cell labels (rows top first). A label starting with 0 or 1 names its owner
+// (coloured); the rest of the label is written in the cell.
+function drawGrid(grid, onCell, highlight) {
+  const table = el("table", {class: "grid"});
+  grid.forEach((row, r) => {
+    const tr = el("tr");
+    row.forEach((label, c) => {
+      const owner = label && (label[0] === "0" || label[0] === "1") ? label[0] : null;
+      const text = owner ? label.slice(1) : label;
+      const td = el("td", {"data-r": r, "data-c": c, class: owner ? `p${owner}` : "empty"});
+      td.append(el("span", {class: "piece"}, text || ""));
+      if (highlight && highlight(r, c)) td.classList.add("playable");
+      if (onCell) td.addEventListener("click", () => onCell(r, c));
+      tr.append(td);
+    });
+    table.append(tr);
+  });
+  return table;
+}
+
+function fmt(v) {
+  if (typeof v !== "number") return String(v);
+  return Math.abs(v) >= 1000 || Number.isInteger(v) ? String(v) : v.toFixed(3);
+}
