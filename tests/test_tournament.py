@@ -310,3 +310,191 @@ def test_timed_openspiel_mcts_uses_the_move_time() -> None:
         assert pos.can_play(col)
         assert budget * 0.7 < took < budget + 0.3  # generous: a loaded machine
         assert bot.info()["seconds"] == pytest.approx(took, abs=0.05)
+
+
+# --- SPRT matches ------------------------------------------------------------------------------
+def stored(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_sprt_accepts_a_stronger_agent_and_stops(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = tmp_path / "t.sqlite"
+    code = main(["--agents", "rules,random", "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05", "--games", "400",
+                 "--time", "0.5", "--workers", "1", "--db", str(db), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and "H1 accepted" in out and "pentanomial [0, 0, 0, 0," in out, out
+    # rules wins every pair: LLR = n log(2 s1) with s1 = 0.64 at 100 Elo crosses 2.94 at pair 12.
+    assert stored(db) == 24
+    assert main(["--agents", "rules,random", "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05", "--games", "400",
+                 "--time", "0.5", "--workers", "1", "--db", str(db), "--quiet"]) == 0
+    assert stored(db) == 24  # resumed: already decided, nothing more played
+    assert "H1 accepted" in capsys.readouterr().out
+
+
+def test_sprt_rejects_an_equal_agent(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = tmp_path / "t.sqlite"
+    code = main(["--agents", "random,kaggle:random", "--sprt", "elo0=0,elo1=150", "--games", "2000",
+                 "--time", "0.5", "--workers", "1", "--db", str(db), "--quiet", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert code == 0 and "H0 accepted" in out, out
+    assert 10 < stored(db) < 2000
+
+
+def test_sprt_needs_two_agents_and_a_valid_test(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = str(tmp_path / "t.sqlite")
+    assert main(["--agents", "random,rules,kaggle:random", "--sprt", "elo1=10", "--db", db]) == 2
+    assert main(["--agents", "random,rules", "--sprt", "elo0=5,elo1=1", "--db", db]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "exactly two" in err[0] and "elo0 must be below elo1" in err[1]
+
+
+# --- runs and reports ----------------------------------------------------------------------------
+def test_report_shows_the_latest_run_or_a_tag(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = str(tmp_path / "t.sqlite")
+    assert main(["--agents", "random,rules", "--games", "4", "--workers", "1", "--db", db, "--quiet", "--tag", "first"]) == 0
+    assert main(["--agents", "random:seed=3,kaggle:random", "--games", "4", "--workers", "1", "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["--report", "--db", db]) == 0
+    latest = capsys.readouterr().out
+    note, body = latest.split("\n", 1)
+    assert "kaggle:random" in body and "rules" not in body
+    assert "latest run" in note and "first" in note  # the other run is named, not pooled
+    assert "game pairs" in latest and "LOS" in latest and "pentanomial" in latest
+    assert main(["--report", "--db", db, "--tag", "first"]) == 0
+    first = capsys.readouterr().out
+    assert "rules" in first and "kaggle:random" not in first
+    assert main(["--report", "--db", db, "--all"]) == 0
+    pooled = capsys.readouterr().out
+    assert all(name in pooled for name in ("rules", "kaggle:random", "random:seed=3"))
+    assert main(["--report", "--db", db, "--tag", "nosuch"]) == 2
+    assert "no run tagged 'nosuch'" in capsys.readouterr().err
+
+
+def test_report_on_a_missing_db_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = tmp_path / "nonexistent.sqlite"
+    assert main(["--report", "--db", str(db)]) == 2
+    assert main(["--replay", "1", "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "no database at" in err[0]
+    assert not db.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_optuna_db_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    optuna = pytest.importorskip("optuna")
+    path = tmp_path / "tune.sqlite"
+    optuna.create_study(storage=f"sqlite:///{path}", study_name="s")
+    before = path.read_bytes()
+    capsys.readouterr()  # optuna's own log line
+    assert main(["--agents", "random,rules", "--games", "2", "--db", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Optuna studies" in err[0]
+    assert path.read_bytes() == before
+
+
+# --- several runners, failing stores --------------------------------------------------------------
+def test_two_runners_on_one_db_split_the_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    played: dict[str, list[str]] = {}
+    real = match.run_job
+
+    def slow_job(job: match.GameJob) -> dict:
+        time.sleep(0.03)  # long enough for both runners to be playing at once
+        played.setdefault(threading.current_thread().name, []).append(job.key)
+        return real(job)
+
+    monkeypatch.setattr(match, "run_job", slow_job)
+    db = str(tmp_path / "shared.sqlite")
+    args = ["--agents", "random,random:seed=7", "--games", "60", "--workers", "1", "--db", db, "--quiet"]
+    codes: list[int] = []
+    threads = [threading.Thread(target=lambda: codes.append(main(list(args))), name=f"runner{k}") for k in range(2)]
+    for t in threads:
+        t.start()
+        time.sleep(0.2)
+    for t in threads:
+        t.join(120)
+    assert codes == [0, 0]
+    a, b = played["runner0"], played["runner1"]
+    assert not set(a) & set(b), "a game was played by both runners"
+    assert len(a) + len(b) == 60 == stored(Path(db))
+    assert len(a) >= 10 and len(b) >= 10, (len(a), len(b))
+
+
+def test_expired_claim_of_a_dead_runner_is_taken_over(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.claim("k", "dead", lease=-1.0)  # already expired: its runner never came back
+        assert store.claim("k", "alive", lease=60.0)
+        assert not store.claim("k", "third", lease=60.0)
+        store.release("alive")
+        assert store.claim("k", "third", lease=60.0)
+
+
+class FillingStore(Store):
+    """A store whose file may grow by only a few pages: SQLite's own 'database or disk is full'."""
+
+    def __init__(self, *a, **k) -> None:
+        super().__init__(*a, **k)
+        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
+        self._db.execute(f"PRAGMA max_page_count={pages + 16}")
+
+
+def test_disk_full_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    import util.tournament as tournament
+    monkeypatch.setattr(tournament, "Store", FillingStore)
+    db = tmp_path / "t.sqlite"
+    code = main(["--agents", "random,random:seed=7", "--games", "400", "--workers", "1", "--db", str(db), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 2, err  # the "games scheduled" line, then the error
+    assert "database or disk is full" in err[1] and "are kept" in err[1] and "Traceback" not in "".join(err)
+    kept = rows(db)
+    assert 0 < len(kept) < 400
+    with Store(db) as store:  # what was kept is whole
+        assert all(g.moves[:len(g.opening)] == g.opening for g in store.games())
+
+
+def test_locked_db_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    import util.tournament as tournament
+
+    class Impatient(Store):
+        def __init__(self, path, create=True, timeout=30.0) -> None:
+            super().__init__(path, create, timeout=0.3)
+
+    db = tmp_path / "t.sqlite"
+    holder: list[sqlite3.Connection] = []
+    real = match.run_job
+
+    def locking_job(job: match.GameJob) -> dict:
+        if stored(db) >= 6 and not holder:  # another program takes the write lock mid-run and keeps it
+            con = sqlite3.connect(db, timeout=5)
+            con.execute("BEGIN IMMEDIATE")
+            holder.append(con)
+        return real(job)
+
+    monkeypatch.setattr(tournament, "Store", Impatient)
+    monkeypatch.setattr(match, "run_job", locking_job)
+    code = main(["--agents", "random,random:seed=7", "--games", "40", "--workers", "1", "--db", str(db), "--quiet"])
+    holder[0].rollback()
+    holder[0].close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "database is locked" in err[-1] and "held its lock" in err[-1], err
+    assert len(err) == 2 and stored(db) == 6
+
+
+# --- help texts ---------------------------------------------------------------------------------
+def test_every_spec_in_the_help_parses_and_builds() -> None:
+    from util.tournament import EXAMPLE_SPECS, build_parser
+
+    text = build_parser().format_help()
+    assert "alphabeta:depth=" not in text
+    for spec in EXAMPLE_SPECS:
+        assert spec in text.replace("\n", " ").replace("  ", " ") or spec in text, spec
+        if spec.startswith("openspiel"):
+            pytest.importorskip("pyspiel")
+        player = players.build(players.resolve(spec), STANDARD, 0.1, 0)
+        player.close()

@@ -1,14 +1,19 @@
 """Tune an agent's parameters with Optuna: the objective is its score against fixed opponents.
 
     python -m util.tune --agent alphabeta --fixed max_depth=4 --space power=float:1:3 \\
-        --opponents rules,kaggle:negamax --trials 20 --workers 2 --storage sqlite:///results/tune.sqlite
+        --opponents rules,kaggle:negamax --trials 20 --workers 2 --storage sqlite:///results/tune.sqlite \\
+        --confirm 400 --confirm-sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
 
 Each trial plays ``--games`` games against every opponent from the fixed opening suite (seats
 swapped, the same seeds in every trial, so trials differ only by their parameters). The study
 lives in ``--storage``: rerunning the command resumes it (trials left running by an interrupt
-are marked failed and replaced). The best parameters are printed and written as a flat JSON
-object (``--out``), which ``build_submission.py --params FILE`` accepts. ``--confirm N`` then
-plays the best parameters against the defaults in a separate match with a different seed.
+are marked failed and replaced; the sampler's seed is the ``--seed`` plus the trials already in
+the study, so a resumed study does not replay the parameters of its first trials). The best
+tuned parameters are printed and written as a flat JSON object (``--out``), which
+``build_submission.py --params FILE`` accepts; the ``--fixed`` ones (often settings that only
+make tuning fast, such as ``max_sims``) stay out of it. ``--confirm N`` then plays the best
+parameters against the defaults in a separate match with a different seed, over N games or,
+with ``--confirm-sprt``, game pairs until the sequential test decides (N at most).
 
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
 ``name=cat:A|B|C``. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted.
@@ -22,12 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents import registry
 from agents.registry import SpecError
 from core.shape import Shape
-from util import backends, match, players
+from util import backends, match, players, sprt
 from util.atomic import write_text
+from util.cli import OneLineParser
 from util.tournament import UsageError, parse_shape
+
+# The example in the help text (tests resolve it): keep it valid.
+EXAMPLE = {"agent": "alphabeta", "fixed": "max_depth=4", "space": "power=float:1:3", "opponents": "rules,kaggle:negamax"}
 
 
 @dataclass(frozen=True)
@@ -68,14 +79,62 @@ def parse_space(text: str, agent: str) -> list[Dim]:
         try:
             low, high = float(parts[0]), float(parts[1])
             log = parts[2:] == ["log"]
-            if len(parts) > 3 or (len(parts) == 3 and not log) or low >= high:
+            if len(parts) > 3 or (len(parts) == 3 and not log) or low >= high or (log and low <= 0):
                 raise ValueError
         except (ValueError, IndexError):
-            raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH with LOW < HIGH, then optionally :log") from None
+            raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH with LOW < HIGH, then optionally :log (LOW > 0)") from None
         dims.append(Dim(name, kind, low, high, log))
     if not dims:
         raise UsageError("--space is empty: give at least one name=kind:... entry")
     return dims
+
+
+def check_space(agent: str, fixed: dict[str, Any], dims: list[Dim]) -> None:
+    """Build the agent at each end of every range and with every choice (the others at their
+    fixed values or defaults), so that a value the agent rejects stops the command before the
+    first trial instead of in the middle of the study."""
+    for d in dims:
+        values = d.choices if d.kind == "cat" else (int(d.low), int(d.high)) if d.kind == "int" else (d.low, d.high)
+        for value in values:
+            try:
+                players.resolve(spec_text(agent, {**fixed, d.name: value}))
+            except SpecError as exc:
+                raise UsageError(f"--space {d.name}: {value!r} is in the space but the agent refuses it ({exc}); narrow the space") from None
+
+
+def check_out(path: Path) -> None:
+    """Fail now, not after the whole study, if the params file cannot be written there."""
+    import tempfile
+    if path.is_dir():
+        raise UsageError(f"--out {path} is a directory; give a file name such as {path / 'best.json'}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--out {path} cannot be written ({exc.strerror or exc}); give a writable path") from None
+
+
+def check_storage(url: str) -> None:
+    """Refuse an SQLite file that is not an Optuna storage (a tournament store, anything else)."""
+    import sqlite3
+    if not url.startswith("sqlite:///"):
+        return
+    path = Path(url[len("sqlite:///"):])
+    if not path.is_file():
+        return
+    try:
+        con = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
+        try:
+            tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise UsageError(f"cannot open --storage {url}: {exc}") from None
+    if "games" in tables and "players" in tables:
+        raise UsageError(f"--storage {url} is a tournament store (util.tournament's --db), not an Optuna study; give another file")
+    if tables and "studies" not in tables:
+        raise UsageError(f"--storage {url} holds other tables ({', '.join(sorted(tables)[:4])}), not Optuna studies; give another file")
 
 
 def spec_text(agent: str, params: dict[str, Any]) -> str:
@@ -96,8 +155,45 @@ def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], ga
     return points / len(jobs)
 
 
+def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games: int, shape: Shape, time_per_move: float,
+                 seed: int, runner: backends.Runner, test: sprt.Sprt) -> str:
+    """Tuned against baseline pair by pair (same opening, seats swapped) until ``test``
+    decides or ``games`` are played; the verdict and the pentanomial summary as text."""
+    jobs = match.schedule([tuned, baseline], games + games % 2, "gauntlet", shape, time_per_move, "direct", seed)
+    points: dict[int, float] = {}
+    state = {"llr": 0.0, "decision": None}
+
+    def counts() -> tuple[np.ndarray, int]:
+        complete = [k for k in points if k % 2 == 0 and k + 1 in points]
+        draws = sum((points[k] == 0.5) + (points[k + 1] == 0.5) for k in complete)
+        return sprt.pentanomial(points[k] + points[k + 1] for k in complete), draws
+
+    def pending():
+        for job in jobs:
+            if state["decision"]:
+                return
+            yield job
+
+    for job, result in runner.run(pending(), match.run_job):
+        if isinstance(result, BaseException):
+            raise RuntimeError(f"a game failed in its worker: {type(result).__name__}: {result}")
+        mark = 1 if job.first is tuned else 2
+        points[job.index] = 1.0 if result["winner"] == mark else 0.5 if result["winner"] == 0 else 0.0
+        penta, _ = counts()
+        if penta.sum():
+            state["llr"] = test.llr(penta)
+            state["decision"] = test.decide(state["llr"])
+            print(f"confirmation pair {int(penta.sum())}: LLR {state['llr']:+.2f} ({test.lower:.2f}, {test.upper:.2f})", file=sys.stderr)
+        if state["decision"]:
+            break
+    penta, draws = counts()
+    what = {"H1": "H1 accepted: the tuned parameters are better", "H0": "H0 accepted: not elo1 better than the defaults"}.get(
+        state["decision"], f"no decision within {games} games")
+    return f"SPRT {test.text()}: {what}; LLR {state['llr']:+.2f}\n  {sprt.summarize(penta, draws).text()}"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m util.tune", description=__doc__.split("\n\n")[0],
+    p = OneLineParser(prog="python -m util.tune", description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
@@ -115,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the games (default 0)")
     p.add_argument("--out", default=None, help="best parameters JSON (default results/tune/<study>.json)")
     p.add_argument("--confirm", type=int, default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
+    p.add_argument("--confirm-sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05", default=None,
+                   help="make the confirmation a game-pair SPRT that stops when it decides (--confirm GAMES at most)")
     return p
 
 
@@ -138,6 +236,15 @@ def main(argv: list[str] | None = None) -> int:
         clash = {d.name for d in dims} & set(fixed)
         if clash:
             raise UsageError(f"parameter {sorted(clash)[0]!r} is both fixed and in --space")
+        check_space(args.agent, fixed, dims)
+        test = None
+        if args.confirm_sprt:
+            if args.confirm < 2:
+                raise UsageError("--confirm-sprt needs --confirm GAMES (the most games the confirmation may play)")
+            try:
+                test = sprt.parse(args.confirm_sprt)
+            except ValueError as exc:
+                raise UsageError(f"--confirm-sprt: {exc}") from None
         baseline = players.resolve(spec_text(args.agent, fixed))
         opponents = [players.resolve(s) for s in players.split_specs(args.opponents)]
         if not opponents:
@@ -145,14 +252,18 @@ def main(argv: list[str] | None = None) -> int:
         for spec in opponents:
             players.check_loads(spec, shape, args.time)
         study_name = args.study or "|".join([args.agent, args.space, args.fixed, args.opponents, str(args.games), str(args.time), args.shape])
+        out = Path(args.out) if args.out else Path("results") / "tune" / (_slug(study_name) + ".json")
+        check_out(out)
+        check_storage(args.storage)
         if args.storage.startswith("sqlite:///"):
             Path(args.storage[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         try:
-            study = optuna.create_study(storage=args.storage, study_name=study_name, direction="maximize",
-                                        sampler=optuna.samplers.TPESampler(seed=args.seed), load_if_exists=True)
+            study = optuna.create_study(storage=args.storage, study_name=study_name, direction="maximize", load_if_exists=True)
         except Exception as exc:  # bad URL, unreadable file: optuna raises many types
             raise UsageError(f"cannot open --storage {args.storage}: {str(exc).splitlines()[0]}") from None
+        # A fresh stream for each (re)start: the same seed would replay the first trials' parameters.
+        study.sampler = optuna.samplers.TPESampler(seed=args.seed + len(study.get_trials(deepcopy=False)))
     except (UsageError, SpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -177,26 +288,35 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("interrupted: finished trials are saved; rerun the same command to resume", file=sys.stderr)
             return 130
-        return _finish(args, study, study_name, fixed, baseline, opponents, shape, runner)
+        try:
+            return _finish(args, study, out, fixed, baseline, opponents, shape, runner, test)
+        except KeyboardInterrupt:
+            print("interrupted during the confirmation: the study and the params file are saved", file=sys.stderr)
+            return 130
+        except OSError as exc:
+            print(f"error: cannot write {out}: {exc.strerror or exc}; the study is saved, rerun to write it", file=sys.stderr)
+            return 2
 
 
-def _finish(args: argparse.Namespace, study: Any, study_name: str, fixed: dict[str, str], baseline: players.PlayerSpec,
-            opponents: list[players.PlayerSpec], shape: Shape, runner: backends.Runner) -> int:
-    """Write the best parameters and play the confirmation match."""
+def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, str], baseline: players.PlayerSpec,
+            opponents: list[players.PlayerSpec], shape: Shape, runner: backends.Runner, test: sprt.Sprt | None) -> int:
+    """Write the best tuned parameters (not the fixed ones) and play the confirmation match."""
     from optuna.trial import TrialState
     if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         print("error: no trial finished (see the messages above); nothing to write", file=sys.stderr)
         return 1
     best = study.best_trial
-    params = {**{k: _plain(v) for k, v in fixed.items()}, **best.params}
-    out = Path(args.out) if args.out else Path("results") / "tune" / (_slug(study_name) + ".json")
+    params = dict(best.params)
     write_text(out, json.dumps(params, indent=2, sort_keys=True) + "\n")
     print(f"best score {best.value:.3f} (trial {best.number}): {json.dumps(params, sort_keys=True)}")
-    print(f"written to {out}")
+    print(f"written to {out}" + (f" (held fixed while tuning, not written: {args.fixed})" if fixed else ""))
     if args.confirm:
-        tuned = players.resolve(spec_text(args.agent, params))
+        tuned = players.resolve(spec_text(args.agent, {**fixed, **params}))
         if tuned.text == baseline.text:
             print("confirmation skipped: the best parameters are the defaults")
+        elif test:
+            print(f"confirmation, {tuned.text} against {baseline.text}: "
+                  + sprt_confirm(tuned, baseline, args.confirm, shape, args.time, args.seed + 1, runner, test))
         else:
             value = score(tuned, [baseline], args.confirm, shape, args.time, args.seed + 1, runner)
             print(f"confirmation: {tuned.text} scored {value:.3f} against {baseline.text} over {args.confirm} games")
