@@ -194,7 +194,7 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.tune", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+                                epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
