@@ -83,19 +83,10 @@ def test_packed_table_gives_every_3x3_state_its_value(solved3):
         assert v == {R.DRAW: 0, R.WIN: 1, R.LOSS: -1}[int(sol.val[idx])] and (v == 0 or d == sol.dist[idx])
 
 
-def test_best_action_of_the_table_wins_3x3_against_every_reply():
+def test_best_action_of_the_table_wins_3x3_against_every_reply(solved3):
     """Perfect play from the table beats every opponent line: exhaustive over the replies."""
-    pytest.importorskip("numpy")
+    _sol, table = solved3
     g = make_game("quixo", size=3, max_plies=0)
-    sol = R.solve(3, jit=False)
-    code, bad = R.pack(sol, jit=False)
-    assert bad == 0
-    import io
-
-    buf = io.BytesIO()
-    np.savez_compressed(buf, code=code, n=np.int64(3))
-    buf.seek(0)
-    table = R.Table(buf)
 
     def first_wins(state, plies_left) -> bool:
         if state.is_terminal():

@@ -1,0 +1,47 @@
+"""Quixo heuristics on the engine's ``evaluate(g, s, params)`` signature (side to move's view).
+
+``lines``: for every line (rows, columns, both diagonals) the mover's cube count ``k`` scores
+``params[k]`` and the opponent's count scores ``-params[k]``; long lines dominate when the
+weights grow geometrically. Opponent cubes do not "block" a line as in tic-tac-toe (pushes move
+them out), so both counts are taken in every line. The sum is divided by its largest possible
+size and multiplied by ``params[5]`` so that it stays inside ``(-params[5], params[5])``, well
+inside the game's ``win_value`` (1.0) that terminal states score.
+"""
+from __future__ import annotations
+
+from core.quixo.kernels import G_LINES, G_NLINES
+from util.jit import hot
+
+
+@hot
+def popcount(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@hot
+def evaluate_lines(g, s, params) -> float:
+    t = s[2] & 1
+    m, o = s[t], s[1 - t]
+    total = 0.0
+    top = 0.0
+    for i in range(g[G_NLINES]):
+        line = g[G_LINES + i]
+        km = min(popcount(m & line), 4)
+        ko = min(popcount(o & line), 4)
+        total += params[km] - params[ko]
+    for k in range(5):
+        top = max(top, abs(params[k]))
+    if top == 0.0:
+        return 0.0
+    return params[5] * total / (g[G_NLINES] * top)
+
+
+HEURISTICS = {"lines": evaluate_lines}
+
+# lines: weights of a line holding 0, 1, 2, 3, 4 (or more) of a player's cubes, then the
+# scale (the largest |score|, below the win value 1.0).
+DEFAULT_PARAMS = {"lines": [0.0, 1.0, 4.0, 16.0, 64.0, 0.5]}
