@@ -15,6 +15,7 @@ GAME_CLASSES: dict[str, str] = {
     "tictactoe": "core.tictactoe:TicTacToe",
     "quantik": "core.quantik:Quantik",
     "quixo": "core.quixo:Quixo",
+    "connect4_count": "core.connect4_count:Connect4Count",
 }
 
 
