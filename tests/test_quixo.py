@@ -208,3 +208,19 @@ def test_ply_cap_ends_the_game_as_a_draw():
     g = make_game("quixo", size=5, max_plies=4)
     s = play_line(g, [g.encode(0, 0, "BOTTOM"), g.encode(4, 4, "TOP"), g.encode(1, 0, "BOTTOM"), g.encode(3, 4, "TOP")])
     assert s.is_terminal() and s.returns() == (0.0, 0.0) and s.legal_actions() == []
+
+
+def test_lines_heuristic_is_symmetric_bounded_and_agrees_on_both_paths():
+    from heuristics.quixo import DEFAULT_PARAMS, HEURISTICS
+
+    fn, params = HEURISTICS["lines"], DEFAULT_PARAMS["lines"]
+    g, states = random_states(5, 15, seed=30)
+    c = getattr(J.compiled("heuristics.quixo"), "evaluate_lines")
+    ga, pa = np.asarray(g.g, dtype=np.int64), np.asarray(params, dtype=np.float64)
+    for s in states:
+        v = fn(g.g, s.words, params)
+        assert abs(v) < params[5] and v == pytest.approx(c(ga, s.words, pa))
+        for sym in g.symmetries():  # the side to move's view survives board maps and the swap
+            assert fn(g.g, sym.state(s.words), params) == pytest.approx(v)
+    four = g.new_state((0b1111, 0, 0))  # X to move with four in row 0
+    assert fn(g.g, four.words, params) > 0 > fn(g.g, (0b1111, 0, 1), params)
