@@ -14,6 +14,10 @@ from agents.registry import SpecError, convert_params, parse_spec
 
 ENGINE_AGENTS: dict[str, str] = {
     "random": "agents.engine.random_agent:RandomAgent",
+    "alphabeta": "agents.engine.agents:AlphaBetaAgent",
+    "minimax": "agents.engine.agents:MinimaxAgent",
+    "solver": "agents.engine.agents:SolverAgent",
+    "perfect": "agents.engine.agents:SolverAgent",
 }
 
 

@@ -1,0 +1,218 @@
+"""Depth-first engine agents for any game: alpha-beta (iterative deepening to the deadline),
+minimax (no pruning, depth-limited) and the exact solver with an alpha-beta fallback.
+
+Values in ``info()`` are for the side to move in search units: an outcome of 1 is
+:data:`agents.engine.negamax.WIN_SCALE` less the plies to it; heuristic values below
+:data:`agents.engine.negamax.DECISIVE` (the solver agent reports the game's own outcome units
+when it proves the position).
+
+Compiling the kernel for a game takes seconds. As in :mod:`agents.alphabeta`, a move with
+less than :data:`util.jit.COMPILE_IN_MOVE` seconds never waits for it beyond
+``compile_share`` of its time: a thread compiles while the plain path plays.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from agents.engine.negamax import (COMPILED_CLOCK, FULL, Search, heuristic_names, is_compiled, kernel_deadline_ns,
+                                   speed_guess)
+from core.game import State
+from util.jit import CompileGate, numba_available
+
+
+def _parse_params(text: str) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        return [float(x) for x in text.replace(";", "/").replace(",", "/").split("/") if x.strip()]
+    except ValueError:
+        raise ValueError(f"params {text!r}: write the heuristic's numbers separated by '/', e.g. 1.5/2") from None
+
+
+def _resolve_heuristic(game: Any, name: str) -> str:
+    """``auto``: the game's first heuristic, or none when it has none."""
+    names = heuristic_names(game)
+    if name == "auto":
+        return names[1] if len(names) > 1 else "none"
+    if name not in names:
+        raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: auto, {', '.join(names)}")
+    return name
+
+
+@dataclass
+class DepthFirstAgent:
+    """Iterative deepening over :class:`agents.engine.negamax.Search`; subclasses set pruning."""
+
+    game: Any = None  # the core.game.Game played (set by the registry)
+    heuristic: str = "auto"  # leaf evaluation: a name of the game's HEURISTICS, "none" (0), or "auto" (the first)
+    params: str = ""  # the heuristic's parameters separated by "/" (empty: its defaults), e.g. 1.5/2
+    max_depth: int = 0  # deepest iteration in plies; 0: until the deadline, the proof or the ply cap
+    tt_bits: int = 18  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
+    all_values: bool = False  # search every root action with a full window: exact action_values (slower)
+    background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays
+    compile_share: float = 0.7  # while that thread compiles: share of a move's time spent waiting for it
+
+    games: ClassVar[tuple[str, ...] | None] = None  # every game
+    PRUNE: ClassVar[bool] = True
+    PVS: ClassVar[bool] = True
+    PLY_CAP: ClassVar[int] = 64  # deepest iteration when max_depth is 0
+    STOP_EARLY: ClassVar[float] = 0.005  # seconds before the deadline at which the kernel stops
+
+    _searches: dict = field(default_factory=dict, init=False, repr=False)
+    _speed: float = field(default=0.0, init=False, repr=False)
+    _info: dict = field(default_factory=dict, init=False, repr=False)
+    _gate: CompileGate = field(default_factory=lambda: CompileGate("engine-dfs"), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.max_depth < 0 or not 4 <= self.tt_bits <= 30:
+            raise ValueError("max_depth must be >= 0 and tt_bits within 4..30")
+        if not 0.0 <= self.compile_share < 1.0:
+            raise ValueError("compile_share must be in [0, 1)")
+        self._params = _parse_params(self.params)
+        if self.game is not None:
+            self.heuristic = _resolve_heuristic(self.game, self.heuristic)
+
+    # --- agent interface --------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the tables (entries stay valid across games: this only frees memory)."""
+        self._searches.clear()
+
+    def info(self) -> dict:
+        return dict(self._info)
+
+    def _search(self, jit: bool) -> Search:
+        if jit not in self._searches:
+            cap = self.max_depth if self.max_depth else self.PLY_CAP
+            self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
+                                         prune=self.PRUNE, pvs=self.PVS, use_tt=self.PRUNE, tt_deeper=True,
+                                         ply_cap=cap, root_all=self.all_values)
+        return self._searches[jit]
+
+    def warm_up(self) -> float:
+        """Compile the kernel for this game now (no-op without numba); returns seconds taken."""
+        t0 = time.perf_counter()
+        if numba_available() and self.game.fits_int64():
+            state = self.game.initial()
+            if not state.is_terminal() and not state.is_chance_node():
+                Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
+                if self.heuristic != "none" and isinstance(self, SolverAgent):
+                    Search(self.game, None, tt_bits=4, jit=True, ply_cap=2).run(state, 1)  # the solver's binding
+        self._gate.ready = True
+        return time.perf_counter() - t0
+
+    def _use_jit(self, deadline: float) -> bool:
+        """Whether this move may run the compiled kernel (see the module docstring)."""
+        if not (numba_available() and self.game.fits_int64()):
+            return False
+        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic),
+                                self.background_compile, self.compile_share)
+
+    def choose(self, state: State, deadline: float) -> int:
+        t0 = time.perf_counter()
+        legal = state.legal_actions()
+        if state.is_chance_node():
+            raise ValueError("a chance node: the depth-first agents play games without chance")
+        if len(legal) == 1:
+            self._info = {"action_values": {}, "pv": legal, "depth": 0, "nodes": 0, "seconds": 0.0}
+            return legal[0]
+        jit = self._use_jit(deadline)
+        search = self._search(jit)
+        if self._speed <= 0.0:
+            self._speed = speed_guess(jit)
+        limit = self.max_depth if self.max_depth else search.ply_cap
+        done = None  # (result, depth, root values) of the deepest finished iteration
+        total, done_nodes, done_time = 0, 0, 0.0
+        for depth in range(1, limit + 1):
+            now = time.perf_counter()
+            if depth > 1 and now >= deadline:
+                break
+            if done_time > 0.01:
+                self._speed = done_nodes / done_time
+            share = 3.0 if (COMPILED_CLOCK or not jit) else 0.85
+            budget = None if depth == 1 else int(self._speed * max(0.0, deadline - now) * share) + 1024
+            stop = None if depth == 1 else kernel_deadline_ns(deadline, self.STOP_EARLY)
+            r = search.run(state, depth, deadline_ns=stop, node_limit=budget)
+            total += r.nodes
+            if r.aborted:
+                break
+            done_nodes += r.nodes
+            done_time += time.perf_counter() - now
+            done = (r, depth, search.root_values())
+            if not r.cut:
+                break  # no heuristic leaf below the root: the value is proven
+        r, depth, roots = done  # depth 1 always finishes
+        action = r.best if r.best in legal else legal[0]
+        values = {a: v for a, v in roots}
+        self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value) if self.PRUNE else [action],
+                      "value": r.value, "exact": not r.cut, "depth": depth, "nodes": total,
+                      "seconds": time.perf_counter() - t0, "compiled": jit}
+        return action
+
+
+@dataclass
+class AlphaBetaAgent(DepthFirstAgent):
+    """Alpha-beta (negamax form, fail-soft) with a transposition table, iterative deepening to
+    the deadline, principal-variation search when ``pvs``."""
+
+    pvs: bool = True  # null-window scouts after the first action (same values, usually fewer nodes)
+
+    def _search(self, jit: bool) -> Search:
+        s = super()._search(jit)
+        s.set(pvs=int(self.pvs))
+        return s
+
+
+@dataclass
+class MinimaxAgent(DepthFirstAgent):
+    """Plain minimax without pruning or table, deepening up to ``max_depth`` within the deadline:
+    the baseline that alpha-beta's node counts are compared with."""
+
+    max_depth: int = 4  # deepest iteration in plies (minimax grows as branching ** depth)
+    PRUNE: ClassVar[bool] = False
+    PVS: ClassVar[bool] = False
+
+
+@dataclass
+class SolverAgent(DepthFirstAgent):
+    """Plays perfectly when the exact solver proves the position within ``solve_share`` of the
+    move's time (the best value, a game-ending win first); otherwise alpha-beta's best move in
+    the time left. ``info()["exact"]`` says which."""
+
+    solve_share: float = 0.6  # share of the move's time the solver may take before alpha-beta plays
+    solver_tt_bits: int = 20  # the solver's table: about 2**solver_tt_bits entries
+    max_plies: int = 256  # deepest line the solver follows (a game longer than this is not solved)
+
+    _solver: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0.0 < self.solve_share <= 1.0:
+            raise ValueError("solve_share must be in (0, 1]")
+
+    def choose(self, state: State, deadline: float) -> int:
+        from agents.engine.solver import Solver, SolveError
+
+        t0 = time.perf_counter()
+        legal = state.legal_actions()
+        jit = self._use_jit(deadline)
+        if self._solver is None or self._solver.jit != jit:
+            self._solver = Solver(self.game, tt_bits=self.solver_tt_bits if jit else min(self.solver_tt_bits, 18),
+                                  jit=jit, max_plies=self.max_plies)
+        solve_by = t0 + (deadline - t0) * self.solve_share
+        try:
+            found = self._solver.best(state, solve_by)
+        except SolveError:
+            found = None
+        if found is not None and found[0] in legal:
+            action, value, values = found
+            self._info = {"action_values": values, "pv": [action], "value": value, "exact": True, "depth": FULL,
+                          "nodes": self._solver.nodes, "seconds": time.perf_counter() - t0, "compiled": jit}
+            return action
+        action = super().choose(state, deadline)
+        self._info["seconds"] = time.perf_counter() - t0
+        return action
+
+
+__all__ = ["AlphaBetaAgent", "MinimaxAgent", "SolverAgent", "DepthFirstAgent"]

@@ -1,0 +1,470 @@
+"""Depth-first search for any game: fail-soft alpha-beta in negamax form (optionally
+principal-variation search), a transposition table on the game's ``key``, move ordering by
+table move then the game's ``order`` hook; with pruning off, the same kernel is plain minimax
+(every node, no table), which is what the minimax agent and the bench count.
+
+Value model (for the side to move; the model ``tests/test_engine_search.py``'s brute force
+implements). ``ply`` is the distance from the search's root:
+- terminal: ``o * scale - step * ply`` when the mover's outcome ``o`` (``outcome`` seen from
+  the side to move) is positive, ``o * scale + step * ply`` when negative, 0 for 0: the
+  outcome scaled, and a win sooner (a loss later) preferred by ``step`` a ply;
+- ``depth == 0`` (or ``ply`` at the buffer's cap): the heuristic ``evaluate(g, s, params)``;
+- else the maximum over the actions of the child's value, negated when the child's side to
+  move is the other player (a game may give a player two moves in a row);
+- a child that is a chance node is a leaf: its value for the parent's mover is
+  ``evaluate(g, child, params)`` (chance nodes belong to expectimax; the kernel never expands
+  them, and raises the ``CHANCE_SEEN`` flag so that an exact solver can refuse).
+Agents use ``scale = WIN_SCALE``, ``step = 1``: heuristics must stay within ``±DECISIVE``
+and a game's non-zero outcomes at least 1 in size, so that a proven result always beats an
+estimate. The exact solver uses ``scale = 1, step = 0``: values are the outcomes themselves.
+
+Table values are stored relative to their node (a decisive value, ``|v| >= DECISIVE``, is
+shifted by ``step * ply``, the chess engines' mate-distance correction), so an entry is valid
+wherever its state appears. An entry is used for a cut-off only at the same remaining depth
+(``TT_DEEPER`` also allows deeper ones: stronger, but no longer the fixed-depth value); depth
+``>= FULL`` means "to the end" and never decreases. Each entry also keeps whether a
+heuristic leaf lay below it (``CUT`` flag): a root value found without one is proven.
+With canonical keys (a symmetric image) an entry's move may not be ours: it only orders moves
+when it is legal here, and the root never takes a table cut-off.
+
+Time: ``ints[LIMIT]`` nodes and a deadline (``ints[DEADLINE]``, ``time.perf_counter_ns``
+units) read with :func:`util.hotclock.clock_ns` every ``ints[CLOCK_MASK] + 1`` nodes; past
+either the kernel sets ``ints[ABORTED]`` and unwinds without writing the table.
+
+Two arrays carry everything (numpy compiled, lists plain; layout built by :class:`Search`):
+``ints``: settings at the slots below, per-ply action lists at ``ints[BUF] + ply * STRIDE``,
+the table at ``ints[TT] + slot * (words + 1)`` (the key's words, then ``meta`` =
+``(depth + 1) << 35 | cut << 34 | flag << 32 | (move + 1)``; 0 = empty). ``floats``: the
+heuristic's parameters from 0 (it is the ``params`` of ``evaluate`` and ``order``), the float
+settings at ``ints[FSET]``, the root's child values at ``ints[FSET] + ROOTV``, table values
+at ``ints[FTT] + slot``.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from core.game import CHANCE, bind, constants_array
+from core.kernel_defaults import bounds, evaluate, key, legal, order, outcome, play, terminal, to_move
+from util.hotclock import COMPILED_CLOCK, clock_ns
+from util.jit import hot
+
+WIN_SCALE = 1.0e6  # agents' value of an outcome of 1
+DECISIVE = 5.0e5  # |value| from here on comes from a terminal state; heuristics stay below
+INF = 1.0e300
+FULL = 1 << 20  # a depth this large means "to the end of the game"
+NULL_EPS = 1.0e-9  # relative width of the PVS scout window: any positive width is exact
+EXACT, LOWER, UPPER = 0, 1, 2
+MOVE_MASK = (1 << 32) - 1
+FLAG_SHIFT, CUT_SHIFT, DEPTH_SHIFT = 32, 34, 35
+HASH_P = 2147483647  # 2**31 - 1: the slot hash stays exact on both paths (no int64 overflow)
+HASH_B = 1000003
+
+# Slots of ``ints``.
+NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, PVS, USE_TT, TT_DEEPER = range(10)
+SIZE, WORDS, TT, BUF, STRIDE, PLY_CAP, CUT, CHANCE_SEEN, ROOT_ALL, ROOT_N = range(10, 20)
+USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT = range(20, 24)
+HEADER = 24
+# Offsets from ``ints[FSET]`` in ``floats``.
+SCALE, STEP, DECIDE, ROOTV = 0, 1, 2, 4
+
+
+@hot
+def slot_of(k, size: int) -> int:
+    """Table slot of key ``k`` (a tuple of non-negative words): a polynomial hash mod 2**31-1."""
+    h = 0
+    for w in k:
+        h = (h * HASH_B + w % HASH_P) % HASH_P
+        h = (h * HASH_B + (w >> 31) % HASH_P) % HASH_P
+    return h % size
+
+
+@hot
+def terminal_value(o: float, ply: int, floats, fs: int) -> float:
+    """Value of a finished game for the side to move, whose outcome is ``o``."""
+    if o > 0.0:
+        return o * floats[fs + SCALE] - floats[fs + STEP] * ply
+    if o < 0.0:
+        return o * floats[fs + SCALE] + floats[fs + STEP] * ply
+    return 0.0
+
+
+@hot
+def to_table(v: float, ply: int, floats, fs: int) -> float:
+    """Root-relative value -> relative to the node at ``ply`` (decisive values only)."""
+    if v >= floats[fs + DECIDE]:
+        return v + floats[fs + STEP] * ply
+    if v <= -floats[fs + DECIDE]:
+        return v - floats[fs + STEP] * ply
+    return v
+
+
+@hot
+def from_table(u: float, ply: int, floats, fs: int) -> float:
+    if u >= floats[fs + DECIDE]:
+        return u - floats[fs + STEP] * ply
+    if u <= -floats[fs + DECIDE]:
+        return u + floats[fs + STEP] * ply
+    return u
+
+
+@hot
+def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) -> float:
+    """Fail-soft value of ``s`` for its side to move within ``(alpha, beta)`` (module
+    docstring: model and arrays). With ``ints[PRUNE] == 0``: the exact minimax value."""
+    ints[NODES] += 1
+    if ints[NODES] > ints[LIMIT] or ((ints[NODES] & ints[CLOCK_MASK]) == 0 and clock_ns() > ints[DEADLINE]):
+        ints[ABORTED] = 1
+        return 0.0
+    fs = ints[FSET]
+    me = to_move(g, s)
+    if terminal(g, s):
+        o = outcome(g, s)
+        if me == 1:
+            o = -o
+        return terminal_value(o, ply, floats, fs)
+    if depth == 0 or ply >= ints[PLY_CAP]:
+        ints[CUT] = 1
+        return evaluate(g, s, floats)
+    prune = ints[PRUNE] != 0
+    full = depth >= FULL
+    if prune and full and ints[USE_BOUNDS] != 0:
+        lo, hi = bounds(g, s)
+        slack = floats[fs + STEP] * ints[PLY_CAP]
+        lo_v = lo * floats[fs + SCALE] - slack
+        hi_v = hi * floats[fs + SCALE] + slack
+        if lo_v > alpha:
+            alpha = lo_v
+            if alpha >= beta:
+                return alpha
+        if hi_v < beta:
+            beta = hi_v
+            if alpha >= beta:
+                return beta
+
+    # Table probe (exact key: every word compared).
+    use_tt = prune and ints[USE_TT] != 0 and (full or depth >= ints[TT_MIN_DEPTH])
+    words = ints[WORDS]
+    k = s
+    at = 0
+    slot = 0
+    tt_move = -1
+    if use_tt:
+        k = key(g, s)
+        slot = slot_of(k, ints[SIZE])
+        at = ints[TT] + slot * (words + 1)
+        meta = ints[at + words]
+        hit = meta != 0
+        if hit:
+            for i in range(words):
+                if ints[at + i] != k[i]:
+                    hit = False
+                    break
+        if hit:
+            tt_move = (meta & MOVE_MASK) - 1
+            d = (meta >> DEPTH_SHIFT) - 1
+            if ply > 0 and (d == depth or (ints[TT_DEEPER] != 0 and d > depth)):
+                v = from_table(floats[ints[FTT] + slot], ply, floats, fs)
+                flag = (meta >> FLAG_SHIFT) & 3
+                if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                    if (meta >> CUT_SHIFT) & 1:
+                        ints[CUT] = 1
+                    return v
+
+    # Actions of this ply: the game's order, then the table move (if legal here) first.
+    base = ints[BUF] + ply * ints[STRIDE]
+    n = legal(g, s, ints, base)
+    order(g, s, ints, base, n, floats)
+    if tt_move >= 0:
+        for i in range(n):
+            if ints[base + i] == tt_move:
+                for j in range(i, 0, -1):
+                    ints[base + j] = ints[base + j - 1]
+                ints[base] = tt_move
+                break
+
+    root = ply == 0
+    wide = not prune or (root and ints[ROOT_ALL] != 0)  # children get the full window
+    pvs = prune and ints[PVS] != 0 and not wide
+    child_depth = depth if full else depth - 1
+    cut_outer = ints[CUT]
+    ints[CUT] = 0
+    alpha0 = alpha
+    best = -INF
+    best_move = ints[base]
+    for i in range(n):
+        a = ints[base + i]
+        c = play(g, s, a)
+        cm = to_move(g, c)
+        if cm == CHANCE and not terminal(g, c):
+            ints[NODES] += 1
+            ints[CUT] = 1
+            ints[CHANCE_SEEN] = 1
+            v = evaluate(g, c, floats)
+        elif wide:
+            v = node(g, c, child_depth, ply + 1, -INF, INF, ints, floats)
+            if cm != me:
+                v = -v
+        elif cm == me:
+            if pvs and i > 0:
+                v = node(g, c, child_depth, ply + 1, alpha, alpha + NULL_EPS * (1.0 + abs(alpha)), ints, floats)
+                if v > alpha and v < beta and ints[ABORTED] == 0:
+                    v = node(g, c, child_depth, ply + 1, alpha, beta, ints, floats)
+            else:
+                v = node(g, c, child_depth, ply + 1, alpha, beta, ints, floats)
+        else:
+            if pvs and i > 0:
+                v = -node(g, c, child_depth, ply + 1, -alpha - NULL_EPS * (1.0 + abs(alpha)), -alpha, ints, floats)
+                if v > alpha and v < beta and ints[ABORTED] == 0:
+                    v = -node(g, c, child_depth, ply + 1, -beta, -alpha, ints, floats)
+            else:
+                v = -node(g, c, child_depth, ply + 1, -beta, -alpha, ints, floats)
+        if ints[ABORTED] != 0:
+            return 0.0
+        if root:
+            floats[fs + ROOTV + i] = v
+            ints[ROOT_N] = i + 1
+        if v > best:
+            best = v
+            best_move = a
+            if prune and v > alpha:
+                alpha = v
+                if v >= beta and not wide:
+                    break
+
+    cut_here = ints[CUT]
+    ints[CUT] = cut_here | cut_outer
+    if use_tt:
+        flag = EXACT
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        for i in range(words):
+            ints[at + i] = k[i]
+        ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut_here << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
+        floats[ints[FTT] + slot] = to_table(best, ply, floats, fs)
+    if root:
+        ints[BEST] = best_move
+    return best
+
+
+# --- the Python side: arrays, binding, one search call -----------------------------------------
+def prime_below(n: int) -> int:
+    """Largest prime below ``n`` (table size: spreads structured hashes over the slots)."""
+    k = max(3, n - 1)
+    while k > 2:
+        if k % 2 and all(k % d for d in range(3, int(k ** 0.5) + 1, 2)):
+            return k
+        k -= 1
+    return 2
+
+
+def heuristic_function(game: Any, name: Any):
+    """``(function or None, default parameters)`` of heuristic ``name`` from the game's
+    ``Game.heuristics`` module (``HEURISTICS`` by name; ``DEFAULT_PARAMS[name]`` or
+    ``default_params(name)``). None or "none": no heuristic (the kernel's 0 evaluation)."""
+    if name in (None, "", "none"):
+        return None, []
+    if callable(name):  # a hot function given directly (tests, experiments)
+        return name, []
+    import importlib
+
+    path = getattr(game, "heuristics", "")
+    if not path:
+        raise ValueError(f"game {game.name!r} has no heuristics; use heuristic=none")
+    module = importlib.import_module(path)
+    table = getattr(module, "HEURISTICS", {})
+    if name not in table:
+        raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: none, {', '.join(table)}")
+    if hasattr(module, "DEFAULT_PARAMS"):
+        params = list(module.DEFAULT_PARAMS.get(name, []))
+    elif hasattr(module, "default_params"):
+        params = list(module.default_params(name))
+    else:
+        params = []
+    return table[name], [float(x) for x in params]
+
+
+def heuristic_names(game: Any) -> list[str]:
+    """``none`` and the names of the game's heuristics."""
+    import importlib
+
+    path = getattr(game, "heuristics", "")
+    if not path:
+        return ["none"]
+    try:
+        return ["none"] + list(getattr(importlib.import_module(path), "HEURISTICS", {}))
+    except ImportError:
+        return ["none"]
+
+
+@dataclass
+class Result:
+    """One kernel call: the root's value for the side to move (root-relative), its best action,
+    whether it stopped early (value meaningless), whether a heuristic leaf was used (value not
+    proven), whether a chance node was met, and the nodes searched."""
+
+    value: float
+    best: int
+    aborted: bool
+    cut: bool
+    chance: bool
+    nodes: int
+
+
+class Search:
+    """The kernel bound to one game (and heuristic) with its own arrays: two searches never
+    share a table. Settings are documented where the kernel reads them (module docstring)."""
+
+    def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
+                 tt_bits: int = 18, jit: bool | None = None, prune: bool = True, pvs: bool = True,
+                 use_tt: bool = True, tt_deeper: bool = False, tt_min_depth: int = 1,
+                 scale: float = WIN_SCALE, step: float = 1.0, decisive: float = DECISIVE,
+                 ply_cap: int = 128, root_all: bool = False, use_bounds: bool | None = None) -> None:
+        fn, default = heuristic_function(game, heuristic)
+        self.game = game
+        self.ns = bind(game, sys.modules[__name__], fn, jit)
+        self.jit = bool(self.ns.jit)
+        self.g = constants_array(game, self.jit)
+        words = int(game.words)
+        stride = max(1, int(game.num_actions))
+        pr = [float(x) for x in (default if params is None else params)]
+        if not self.jit:
+            tt_bits = min(tt_bits, 18)
+        size = prime_below(1 << max(4, int(tt_bits)))
+        buf = HEADER
+        tt = buf + (ply_cap + 2) * stride
+        fset = max(len(pr), 1)
+        ftt = fset + ROOTV + stride
+        head = [0] * tt
+        head[LIMIT], head[DEADLINE] = 1 << 62, 1 << 62
+        head[CLOCK_MASK] = 1023 if self.jit else 63
+        head[PRUNE], head[PVS], head[USE_TT], head[TT_DEEPER] = int(prune), int(pvs), int(use_tt), int(tt_deeper)
+        head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, buf, stride, ply_cap
+        head[ROOT_ALL] = int(root_all)
+        head[USE_BOUNDS] = int(hasattr(game.kernel_module, "bounds") if use_bounds is None else use_bounds)
+        head[TT_MIN_DEPTH], head[FSET], head[FTT] = max(1, tt_min_depth), fset, ftt
+        fhead = pr + [0.0] * (ftt - len(pr))
+        fhead[fset + SCALE], fhead[fset + STEP], fhead[fset + DECIDE] = float(scale), float(step), float(decisive)
+        n_ints, n_floats = tt + size * (words + 1), ftt + size
+        if self.jit:
+            import numpy as np
+
+            self.ints = np.zeros(n_ints, dtype=np.int64)  # pages zeroed by the OS on first touch
+            self.ints[:tt] = head
+            self.floats = np.zeros(n_floats, dtype=np.float64)
+            self.floats[:ftt] = fhead
+        else:
+            self.ints = head + [0] * (n_ints - tt)
+            self.floats = fhead + [0.0] * size
+        self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
+
+    # settings that callers change between calls
+    def set(self, **flags: int) -> None:
+        names = {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
+                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH}
+        for k, v in flags.items():
+            self.ints[names[k]] = int(v)
+
+    def clear(self) -> None:
+        """Empty the table."""
+        start = int(self.ints[TT])
+        if self.jit:
+            self.ints[start:] = 0
+        else:
+            self.ints[start:] = [0] * (len(self.ints) - start)
+
+    def compiled_before(self) -> bool:
+        """Whether this binding's compiled kernel has been compiled in this process."""
+        return self.jit and len(getattr(self.ns.node, "signatures", ())) > 0
+
+    def run(self, state: Any, depth: int, alpha: float = -INF, beta: float = INF,
+            deadline_ns: int | None = None, node_limit: int | None = None) -> Result:
+        """One call of the kernel from ``state`` (not terminal, not a chance node) to ``depth``
+        plies (``FULL``: to the end); ``deadline_ns`` in ``time.perf_counter_ns`` units."""
+        if depth > self.ply_cap and depth < FULL:
+            raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
+        ints = self.ints
+        ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[CHANCE_SEEN], ints[ROOT_N] = 0, 0, -1, 0, 0, 0
+        ints[LIMIT] = (1 << 62) if node_limit is None else max(1, int(node_limit))
+        ints[DEADLINE] = (1 << 62) if deadline_ns is None else int(deadline_ns)
+        v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta), ints, self.floats)
+        return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), bool(ints[CHANCE_SEEN]), int(ints[NODES]))
+
+    def root_values(self) -> list[tuple[int, float]]:
+        """(action, value) of the root's children searched by the last call, in search order:
+        exact with ``root_all``; otherwise exact for the best, bounds for the others."""
+        n = int(self.ints[ROOT_N])
+        fs = int(self.ints[FSET])
+        base = int(self.ints[BUF])
+        return [(int(self.ints[base + i]), float(self.floats[fs + ROOTV + i]) + 0.0) for i in range(n)]
+
+    def lookup(self, state: Any, ply: int = 0) -> tuple[float, int, int, bool] | None:
+        """``(value, flag, depth, cut)`` of ``state``'s table entry as seen at ``ply``, or None."""
+        key_fn = getattr(self.game.kernel_module, "key", None)
+        k = tuple(int(w) for w in (key_fn(self.game.g, state.words) if key_fn else state.words))
+        slot = slot_of(k, self.size)
+        at = int(self.ints[TT]) + slot * (self.words + 1)
+        meta = int(self.ints[at + self.words])
+        if meta == 0 or tuple(int(x) for x in self.ints[at:at + self.words]) != k:
+            return None
+        fs = int(self.ints[FSET])
+        fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
+        v = from_table(float(self.floats[int(self.ints[FTT]) + slot]), ply, fl, 0)
+        return v, (meta >> FLAG_SHIFT) & 3, (meta >> DEPTH_SHIFT) - 1, bool((meta >> CUT_SHIFT) & 1)
+
+    def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
+        """The actions from ``state`` whose table values reproduce ``value`` (root-relative):
+        ``first`` (the root's best), then at each node a child whose exact entry (or terminal
+        value) gives the node's value. Stops where the table cannot tell."""
+        fs = int(self.ints[FSET])
+        fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
+        pv, s, v, ply = [], state, value, 0
+        action = first
+        while action is not None and len(pv) < limit:
+            child = s.apply(action)
+            pv.append(action)
+            me = s.current_player()
+            if child.is_terminal() or child.is_chance_node():
+                break
+            cv = v if child.current_player() == me else -v
+            s, v, ply, action = child, cv, ply + 1, None
+            for a in s.legal_actions():
+                c = s.apply(a)
+                if c.is_terminal():
+                    o = c.returns()[0] * (1 if c.current_player() == 0 else -1)
+                    got = terminal_value(o, ply + 1, fl, 0)
+                else:
+                    e = self.lookup(c, ply + 1)
+                    if e is None or e[1] != EXACT:
+                        continue
+                    got = e[0]
+                if (got if c.current_player() == s.current_player() else -got) == v:
+                    action = a
+                    break
+        return pv
+
+
+def is_compiled(game: Any, heuristic: Any = None) -> bool:
+    """Whether the kernel bound to ``game`` and ``heuristic`` is compiled in this process."""
+    fn, _ = heuristic_function(game, heuristic)
+    ns = bind(game, sys.modules[__name__], fn, True)
+    return len(getattr(ns.node, "signatures", ())) > 0
+
+
+def speed_guess(jit: bool) -> float:
+    """Nodes per second to plan the first iteration with (before any measurement)."""
+    return 1.0e6 if jit else 2.0e4
+
+
+def kernel_deadline_ns(deadline: float, stop_early: float = 0.005) -> int:
+    """A ``time.perf_counter()`` deadline as the kernel's ``perf_counter_ns`` value (a little early)."""
+    left = min(deadline - time.perf_counter() - stop_early, 1.0e9)
+    return time.perf_counter_ns() + int(max(0.0, left) * 1e9)
+
+
+__all__ = ["Search", "Result", "node", "heuristic_function", "heuristic_names", "WIN_SCALE", "DECISIVE", "FULL",
+           "INF", "COMPILED_CLOCK"]

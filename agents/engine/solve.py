@@ -1,0 +1,147 @@
+"""Exact values of positions of any game without chance, read from stdin.
+
+    printf '\\nb2\\n' | python -m agents.engine.solve --game tictactoe --all-moves
+    python -m agents.engine.solve --game connect4_count --param rows=4 --param columns=4 < lines
+
+Each input line is a move list in the game's own notation (:func:`core.game.parse_line`; an
+empty line is the initial position). Each output line is ``<moves>\\t<value>`` (``-`` for the
+initial position), the value for the side to move in the game's outcome units; with
+``--all-moves`` a third field lists ``action=value`` for every legal action (values for the
+side to move). ``--tree FILE`` also writes the tree a depth-limited alpha-beta (or minimax)
+explores from each position (``.json``, ``.svg`` with Graphviz, else DOT; numbered
+``FILE-2.ext``... after the first position). Progress goes to stderr; Ctrl-C stops within a
+second (exit 130).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Optional, TextIO
+
+from util.cli import Interrupted, OneLineParser, exit_code, positive_int, stop_on_signals
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.6g}"
+
+
+def _tree_path(path: str, index: int) -> str:
+    if index == 1:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}-{index}{ext}"
+
+
+def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits: int, max_plies: int,
+        jit: Optional[bool], tree_file: Optional[str], tree_depth: int, tree_method: str, tree_cap: int,
+        timing: bool, progress: bool) -> int:
+    """Answer each line of ``lines``; returns the exit code (2 if any line was bad)."""
+    from agents.engine import tree
+    from agents.engine.solver import Solver, SolveError
+    from core.game import parse_line
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(desc="solving", unit=" nodes", file=err, leave=False, dynamic_ncols=True)
+
+    def on_slice(nodes: int) -> None:
+        if bar is not None:
+            bar.n = nodes
+            bar.refresh()
+
+    solver = Solver(game, tt_bits=tt_bits, jit=jit, max_plies=max_plies, slice_seconds=0.25, on_slice=on_slice)
+    bad = 0
+    done = 0
+    for number, raw in enumerate(lines, 1):
+        text = raw.strip()
+        try:
+            state = parse_line(game, text)
+        except ValueError as exc:
+            print(f"line {number}: {text!r}: {exc}", file=err)
+            bad += 1
+            continue
+        t0 = time.perf_counter()
+        try:
+            if all_moves:
+                if state.is_terminal():
+                    values: dict = {}
+                    value = solver.value(state)
+                else:
+                    values = solver.action_values(state) or {}
+                    value = max(values.values())
+            else:
+                value = solver.value(state)
+        except SolveError as exc:
+            print(f"line {number}: {text!r}: {exc}", file=err)
+            bad += 1
+            continue
+        fields = [text or "-", _fmt(value)]
+        if all_moves:
+            fields.append(" ".join(f"{state.action_to_string(a)}={_fmt(v)}" for a, v in values.items()))
+        if timing:
+            fields.append(f"{solver.nodes} nodes {time.perf_counter() - t0:.3f} s")
+        print("\t".join(fields), file=out, flush=True)
+        done += 1
+        if tree_file:
+            try:
+                root = tree.explore(state, tree_depth, tree_method, cap=tree_cap)
+                tree.write(root, _tree_path(tree_file, done), title=f"{game.spec()} {text or '(start)'}")
+            except (ValueError, RuntimeError, OSError) as exc:
+                print(f"line {number}: tree not written: {exc}", file=err)
+                bad += 1
+    if bar is not None:
+        bar.close()
+    return 2 if bad else 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    from core.games import game_class, names
+
+    parser = OneLineParser(prog="python -m agents.engine.solve",
+                           description="Exact values for the side to move of positions read from stdin, one move "
+                           "list a line in the game's notation (empty line: the initial position).")
+    parser.add_argument("--game", required=True, help=f"the game ({', '.join(names())})")
+    parser.add_argument("--param", action="append", default=[], metavar="K=V", help="a game parameter (repeatable)")
+    parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
+    parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
+    parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")
+    parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
+    parser.add_argument("--tree", metavar="FILE", help="write the explored tree (.json, .svg with Graphviz, else DOT)")
+    parser.add_argument("--tree-depth", type=int, default=3, help="depth of the tree export (default 3)")
+    parser.add_argument("--tree-method", choices=("alphabeta", "minimax"), default="alphabeta", help="tree search")
+    parser.add_argument("--tree-cap", type=positive_int, default=2000, help="most nodes in the tree (default 2000)")
+    parser.add_argument("--timing", action="store_true", help="append nodes and seconds")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    args = parser.parse_args(argv)
+    params = {}
+    for item in args.param:
+        k, eq, v = item.partition("=")
+        if not eq or not k.strip():
+            parser.error(f"--param {item!r}: write key=value, e.g. --param rows=4")
+        params[k.strip()] = v.strip()
+    try:
+        game = game_class(args.game)(**params)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.tree_depth < 0:
+        parser.error("--tree-depth must be >= 0")
+    if args.tree and args.tree.endswith(".svg"):
+        from agents.engine.tree import dot_available
+
+        if not dot_available():
+            parser.error("--tree FILE.svg needs Graphviz's dot (apt-get install graphviz); use .dot or .json")
+    try:
+        with stop_on_signals():
+            return run(sys.stdin, sys.stdout, sys.stderr, game, args.all_moves, args.tt_bits, args.max_plies,
+                       False if args.no_jit else None, args.tree, args.tree_depth, args.tree_method, args.tree_cap,
+                       args.timing, not args.no_progress and sys.stderr.isatty())
+    except (KeyboardInterrupt, Interrupted) as exc:
+        print("interrupted", file=sys.stderr)
+        return exit_code(exc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""The game-generic depth-first searches (agents.engine.negamax, solver, agents, tree) against
+brute-force minimax written here on the State API, on tic-tac-toe and the toy games of
+tests/engine_toys.py (score differences, a player moving twice, transpositions at different
+plies, chance nodes). One compiled binding only (tic-tac-toe, no heuristic) in the default run."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from agents.engine import tree
+from agents.engine.negamax import FULL, WIN_SCALE, Search
+from agents.engine.registry import make
+from agents.engine.solver import Solver, SolveError
+from core.game import play_line
+from core.games import make_game
+from tests.engine_toys import Coins, evaluate_greedy, evaluate_ttt_lines
+
+
+# --- the oracle -----------------------------------------------------------------------------------
+def mover_outcome(state) -> float:
+    r0 = state.returns()[0]
+    return r0 if state.current_player() == 0 else -r0
+
+
+def brute(state, depth, heur=None, params=(1.0,), scale=WIN_SCALE, step=1.0, ply=0):
+    """Minimax value for the side to move, by the model of agents/engine/negamax.py's docstring."""
+    g = state.game
+    if state.is_terminal():
+        o = mover_outcome(state)
+        return o * scale - step * ply if o > 0 else (o * scale + step * ply if o < 0 else 0.0)
+    if depth == 0:
+        return 0.0 if heur is None else heur(g.g, state.words, list(params))
+    me = state.current_player()
+    best = float("-inf")
+    for a in state.legal_actions():
+        c = state.apply(a)
+        if c.is_chance_node():
+            v = 0.0 if heur is None else heur(g.g, c.words, list(params))
+        elif c.current_player() == me:
+            v = brute(c, depth - 1, heur, params, scale, step, ply + 1)
+        else:
+            v = -brute(c, depth - 1, heur, params, scale, step, ply + 1)
+        best = max(best, v)
+    return best
+
+
+def exact_values(state, memo=None) -> float:
+    """Game value (outcome for the side to move, no preference), memoised on the words."""
+    memo = {} if memo is None else memo
+    if state.words in memo:
+        return memo[state.words]
+    if state.is_terminal():
+        v = mover_outcome(state)
+    else:
+        me = state.current_player()
+        v = max((exact_values(c, memo) if c.current_player() == me else -exact_values(c, memo))
+                for c in (state.apply(a) for a in state.legal_actions()))
+    memo[state.words] = v
+    return v
+
+
+def random_positions(game, count, seed, max_plies=12):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = game.initial()
+        for _ in range(rng.randrange(max_plies)):
+            if s.is_terminal() or s.is_chance_node():
+                break
+            s = s.apply(rng.choice(s.legal_actions()))
+        if not s.is_terminal() and not s.is_chance_node():
+            out.append(s)
+    return out
+
+
+TTT = make_game("tictactoe")
+
+
+# --- alpha-beta == minimax ----------------------------------------------------------------------
+@pytest.mark.parametrize("game,heur,params", [
+    (TTT, evaluate_ttt_lines, [1.0]),
+    (Coins(n=7, seed=3), evaluate_greedy, [1000.0]),
+    (Coins(n=8, seed=5, dice=1), evaluate_greedy, [1000.0]),
+])
+def test_alphabeta_pvs_table_and_minimax_mode_equal_brute_force_at_every_depth(game, heur, params):
+    positions = random_positions(game, 12, seed=11, max_plies=6)
+    variants = [dict(pvs=False, use_tt=False), dict(pvs=True, use_tt=False), dict(pvs=False, use_tt=True),
+                dict(pvs=True, use_tt=True)]
+    searches = [Search(game, heur, params, tt_bits=12, jit=False, ply_cap=8, **v) for v in variants]
+    plain = Search(game, heur, params, jit=False, prune=False, use_tt=False, ply_cap=8)
+    checked = 0
+    for s in positions:
+        for depth in range(1, 5):
+            want = brute(s, depth, heur, params)
+            got = plain.run(s, depth)
+            assert got.value == want, (s.words, depth)
+            for search in searches:
+                r = search.run(s, depth)
+                assert r.value == want, (s.words, depth, search.ints[7], search.ints[8])
+                assert r.best in s.legal_actions()
+            assert searches[0].run(s, depth).nodes <= got.nodes  # plain alpha-beta never searches more
+            checked += 1
+    assert checked == 48
+
+
+def test_best_action_of_alphabeta_reaches_the_value():
+    game = Coins(n=9, seed=8)
+    search = Search(game, evaluate_greedy, [1000.0], jit=False, ply_cap=8)
+    for s in random_positions(game, 10, seed=2, max_plies=4):
+        r = search.run(s, 4)
+        c = s.apply(r.best)
+        v = brute(c, 3, evaluate_greedy, [1000.0], ply=1)
+        assert (v if c.current_player() == s.current_player() else -v) == r.value
+
+
+def test_table_never_changes_a_value_across_depths_and_positions():
+    # coins reaches one state at different plies (action 3 keeps the move): a stale entry would show.
+    game = Coins(n=9, seed=4)
+    kept = Search(game, evaluate_greedy, [1000.0], tt_bits=6, jit=False, ply_cap=10)  # tiny: many overwrites
+    big = Search(game, evaluate_greedy, [1000.0], tt_bits=14, jit=False, ply_cap=10)
+    fresh = Search(game, evaluate_greedy, [1000.0], jit=False, use_tt=False, ply_cap=10)
+    for s in random_positions(game, 15, seed=9, max_plies=5):
+        for depth in (1, 3, 2, 5, 4, 6):
+            want = fresh.run(s, depth).value
+            assert kept.run(s, depth).value == want
+            assert big.run(s, depth).value == want
+
+
+def test_chance_children_are_heuristic_leaves_and_flagged():
+    game = Coins(n=6, seed=1, dice=1)
+    s = game.initial()
+    search = Search(game, evaluate_greedy, [1000.0], jit=False, ply_cap=8)
+    r = search.run(s, 3)
+    assert r.chance and r.cut
+    assert r.value == brute(s, 3, evaluate_greedy, [1000.0])
+    with pytest.raises(SolveError, match="chance"):
+        Solver(game, jit=False).value(s)
+
+
+@pytest.mark.parametrize("depth", [2, 5, 9])
+def test_compiled_and_plain_paths_agree_on_values_actions_and_nodes(depth):
+    pytest.importorskip("numba")
+    searches = [Search(TTT, None, tt_bits=10, jit=j, ply_cap=10) for j in (False, True)]
+    minimax = [Search(TTT, None, jit=j, prune=False, use_tt=False, ply_cap=10) for j in (False, True)]
+    for s in random_positions(TTT, 8, seed=depth, max_plies=6):
+        a, b = (x.run(s, depth) for x in searches)
+        assert (a.value, a.best, a.nodes, a.cut) == (b.value, b.best, b.nodes, b.cut)
+        if depth <= 5 or len(s.history) >= 4:  # the brute force on State is slow
+            assert a.value == brute(s, depth)
+        if depth <= 5:
+            c, d = (x.run(s, depth) for x in minimax)
+            assert (c.value, c.nodes) == (d.value, d.nodes) and c.value == a.value
+
+
+def test_deadline_and_node_limit_abort_without_writing_the_table():
+    game = Coins(n=14, seed=6)
+    search = Search(game, evaluate_greedy, [1000.0], jit=False, ply_cap=16)
+    r = search.run(game.initial(), 14, node_limit=500)
+    assert r.aborted and r.nodes == 501
+    assert search.lookup(game.initial()) is None
+    t0 = time.perf_counter_ns()
+    r = search.run(game.initial(), 14, deadline_ns=t0 + 50_000_000)
+    assert r.aborted and time.perf_counter_ns() - t0 < 1_000_000_000
+
+
+# --- the exact solver -----------------------------------------------------------------------------
+def test_solver_proves_tictactoe_a_draw_and_every_first_move_against_brute_force():
+    solver = Solver(TTT, jit=False, max_plies=12)
+    s = TTT.initial()
+    memo: dict = {}
+    assert solver.value(s) == exact_values(s, memo) == 0
+    values = solver.action_values(s)
+    assert set(values) == set(range(9))
+    for a, v in values.items():
+        assert v == -exact_values(s.apply(a), memo)
+
+
+def test_solver_values_and_action_values_match_brute_force_on_random_positions():
+    for game in (TTT, Coins(n=8, seed=2), Coins(n=9, seed=7)):
+        solver = Solver(game, tt_bits=8, jit=False, max_plies=12)  # small table: entries overwritten
+        memo: dict = {}
+        for s in random_positions(game, 10, seed=5, max_plies=6):
+            assert solver.value(s) == exact_values(s, memo)
+            me = s.current_player()
+            for a, v in solver.action_values(s).items():
+                c = s.apply(a)
+                assert v == (exact_values(c, memo) if c.current_player() == me else -exact_values(c, memo))
+
+
+def test_solver_with_quicker_win_preference_matches_the_preference_model():
+    game = Coins(n=7, seed=12)
+    solver = Solver(game, jit=False, scale=1000.0, step=1.0, max_plies=12)
+    for s in random_positions(game, 6, seed=3, max_plies=4):
+        assert solver.value(s) == brute(s, 20, scale=1000.0, step=1.0)
+
+
+def test_solver_reports_a_game_longer_than_max_plies():
+    with pytest.raises(SolveError, match="max_plies"):
+        Solver(TTT, jit=False, max_plies=4).value(TTT.initial())
+
+
+def test_solver_gives_up_cleanly_at_the_deadline():
+    game = Coins(n=16, seed=1)
+    solver = Solver(game, jit=False, max_plies=20)
+    t0 = time.perf_counter()
+    assert solver.value(game.initial(), deadline=t0 + 0.05) is None
+    assert time.perf_counter() - t0 < 1.0
+
+
+# --- agents ---------------------------------------------------------------------------------------
+AGENTS = ["alphabeta", "alphabeta:pvs=false,all_values=true", "minimax:max_depth=3", "solver", "perfect"]
+
+
+@pytest.mark.parametrize("spec", AGENTS)
+def test_agents_win_in_one_block_and_play_legal_actions(spec):
+    agent = make(spec, TTT)
+    win = play_line(TTT, [0, 3, 1, 4])  # X to move: c3 (2) wins
+    assert agent.choose(win, time.perf_counter() + 5) == 2
+    block = play_line(TTT, [0, 4, 1])  # O to move: must take c3 (2)
+    assert agent.choose(block, time.perf_counter() + 5) == 2
+    info = agent.info()
+    assert info["nodes"] >= 0 and 2 in info["action_values"] and info["pv"][0] == 2
+    for s in random_positions(TTT, 10, seed=21, max_plies=8):
+        assert agent.choose(s, time.perf_counter() + 5) in s.legal_actions()
+
+
+def test_alphabeta_agent_proves_tictactoe_and_reports_the_pv():
+    agent = make("alphabeta", TTT)
+    a = agent.choose(TTT.initial(), time.perf_counter() + 30)
+    info = agent.info()
+    assert a in range(9) and info["exact"] and info["value"] == 0.0 and info["depth"] == 9
+    line = play_line(TTT, info["pv"])
+    assert len(info["pv"]) == 9 and line.is_terminal() and line.returns() == (0.0, 0.0)
+
+
+def test_alphabeta_agent_returns_before_a_short_deadline_on_the_plain_path():
+    game = Coins(n=30, seed=3)
+    agent = make("alphabeta:heuristic=greedy", game)
+    agent._gate.ready = True
+    agent._searches[False] = agent._search(False)  # plain path, whatever numba
+    agent._use_jit = lambda deadline: False  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    a = agent.choose(game.initial(), t0 + 0.3)
+    assert time.perf_counter() - t0 < 0.3 + 0.2 and a in game.initial().legal_actions()
+    assert agent.info()["depth"] >= 2
+
+
+# --- tree export ----------------------------------------------------------------------------------
+def check_dot(text):
+    assert text.startswith("digraph search {") and text.rstrip().endswith("}")
+    declared, edges = set(), []
+    for line in text.splitlines()[1:-1]:
+        line = line.strip()
+        if "->" in line:
+            a, b = line.rstrip(";").split(" [")[0].split(" -> ")
+            edges.append((a, b))
+        elif line.startswith("n") and "[label=" in line:
+            declared.add(line.split(" ", 1)[0])
+    assert all(a in declared and b in declared for a, b in edges) and len(edges) == len(declared) - 1
+    return declared
+
+
+def walk(node):
+    yield node
+    for c in node.children:
+        yield from walk(c)
+
+
+def test_tree_values_match_brute_force_and_cut_offs_are_marked():
+    game = Coins(n=6, seed=9)
+    for s in random_positions(game, 5, seed=4, max_plies=3):
+        ab = tree.explore(s, 3, "alphabeta", evaluate_greedy, [1000.0])
+        mm = tree.explore(s, 3, "minimax", evaluate_greedy, [1000.0])
+        scaled = lambda g, w, p: evaluate_greedy(g, w, p) / WIN_SCALE  # the tree's outcome units
+        assert mm.value == brute(s, 3, scaled, [1000.0], scale=1.0, step=0.0)
+        assert ab.value == mm.value
+        assert not any(n.cut for n in walk(mm))
+        assert ab.count() <= mm.count()
+        check_dot(tree.to_dot(ab))
+        json.dumps(ab.to_dict())
+    s = TTT.initial()
+    ab = tree.explore(s, 4, "alphabeta")
+    cut = [n for n in walk(ab) if n.cut]
+    assert cut and all(n.value is None and not n.children for n in cut)
+    assert "style=dashed" in tree.to_dot(ab)
+
+
+def test_tree_minimax_root_value_is_the_brute_force_value_in_outcome_units():
+    for s in [p for p in random_positions(TTT, 20, seed=8, max_plies=7) if len(p.history) >= 4][:5]:
+        mm = tree.explore(s, 9, "minimax", cap=10_000)
+        assert mm.value == exact_values(s)
+        ab = tree.explore(s, 9, "alphabeta")
+        assert ab.value == mm.value
+
+
+def test_tree_cap_is_respected_with_a_clear_message(tmp_path):
+    with pytest.raises(tree.TreeTooLarge, match="more than 50 nodes"):
+        tree.explore(TTT.initial(), 9, cap=50)
+    small = tree.explore(TTT.initial(), 2, "minimax", cap=91)
+    assert small.count() == 1 + 9 + 72
+    path = tmp_path / "t.dot"
+    assert tree.write(small, str(path)) == "dot"
+    check_dot(path.read_text())
+    tree.write(small, str(tmp_path / "t.json"))
+    assert json.loads((tmp_path / "t.json").read_text())["children"][0]["text"] == "a3"
+    if tree.dot_available():
+        assert tree.write(small, str(tmp_path / "t.svg")) == "svg" and "<svg" in (tmp_path / "t.svg").read_text()
+
+
+# --- CLI ------------------------------------------------------------------------------------------
+def test_solve_cli_prints_values_and_rejects_bad_input():
+    run = lambda args, text: subprocess.run([sys.executable, "-m", "agents.engine.solve", *args], input=text,
+                                            capture_output=True, text=True, timeout=120)
+    done = run(["--game", "tictactoe", "--no-jit", "--all-moves"], "\nb2\n")
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first.split("\t")[:2] == ["-", "0"] and first.count("=0") == 9
+    assert second.split("\t")[2].split() == ["a3=0", "b3=-1", "c3=0", "a2=-1", "c2=-1", "a1=0", "b1=-1", "c1=0"]
+    bad = run(["--game", "tictactoe", "--no-jit"], "zz\n")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "zz" in bad.stderr
+    nogame = run(["--game", "chess"], "")
+    assert nogame.returncode == 2 and len(nogame.stderr.strip().splitlines()) == 1
