@@ -1,0 +1,413 @@
+"""Monte Carlo tree search on any game of the engine (:mod:`core.game`): UCT, rollout /
+heuristic / mixed leaves, score-bounded MCTS-solver, chance nodes (closed loop) or open-loop
+search for dice games, a discount against aimless play when far ahead, tree reuse.
+
+The hot loop is :mod:`agents.engine.mcts_kernels` (tree layout, values and rules documented
+there), bound to the game's kernels by :func:`core.game.bind`. This module owns what is not hot:
+the tree's arrays, finding the old tree's node for the new state, the clock (batches of
+simulations sized from the measured speed), the choice of the move and :meth:`MCTSAgent.info`.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.engine import mcts_kernels as K
+from core.game import CHANCE, State, bind, constants_array
+from util.jit import CompileGate, numba_available
+
+LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
+PATH_CAP = 4096  # deepest path a simulation follows in the tree (deeper: evaluated as a leaf)
+FIND_LIMIT = 4096  # tree nodes examined when looking for a state whose history is unknown
+_ENTRIES = ("new_tree", "run", "reroot")  # kernels a move calls (warm_up compiles them)
+
+
+def seed_state(seed: int) -> int:
+    """A nonzero xorshift32 state from any int seed (a Knuth multiplicative hash)."""
+    return ((int(seed) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1
+
+
+class Tree:
+    """The two arrays of one search tree (layout in :mod:`agents.engine.mcts_kernels`):
+    numpy when compiled code may use them, Python lists on the plain-only path."""
+
+    def __init__(self, num_actions: int, capacity: int, use_numpy: bool) -> None:
+        n_ints, n_floats = K.layout(num_actions, capacity, PATH_CAP)
+        if use_numpy:
+            import numpy as np
+
+            self.ints = np.zeros(n_ints, dtype=np.int64)
+            self.floats = np.zeros(n_floats, dtype=np.float64)
+        else:
+            self.ints = [0] * n_ints
+            self.floats = [0.0] * n_floats
+        K.init_header(self.ints, num_actions, capacity, PATH_CAP)
+        self.numpy = use_numpy
+        self.capacity = capacity
+
+    @property
+    def used(self) -> int:
+        return int(self.ints[K.I_USED])
+
+    def node(self, n: int) -> dict:
+        """One node's fields as Python values (for the driver and for tests)."""
+        b = int(self.ints[K.I_NODES]) + n * K.NI
+        f = K.FHEADER + n * K.NF
+        i, x = self.ints, self.floats
+        return {"id": n, "action": int(i[b + K.N_ACTION]), "player": int(i[b + K.N_PLAYER]),
+                "kids": int(i[b + K.N_NKIDS]), "legal": int(i[b + K.N_NLEGAL]), "dist": int(i[b + K.N_DIST]),
+                "visits": float(x[f + K.V_VISITS]), "value": float(x[f + K.V_VALUE]),
+                "lo": float(x[f + K.V_LO]), "hi": float(x[f + K.V_HI]), "aux": float(x[f + K.V_AUX])}
+
+    def children(self, n: int) -> list[dict]:
+        nb = int(self.ints[K.I_NODES])
+        out = []
+        ch = int(self.ints[nb + n * K.NI + K.N_FIRST])
+        while ch >= 0:
+            out.append(self.node(ch))
+            ch = int(self.ints[nb + ch * K.NI + K.N_SIB])
+        return out
+
+    def child(self, n: int, action: int) -> int:
+        for kid in self.children(n):
+            if kid["action"] == action:
+                return kid["id"]
+        return -1
+
+
+def _most_visited(kids: list[dict]) -> dict:
+    """Most visits; ties: the better mean, then the first listed."""
+    return max(kids, key=lambda k: (k["visits"], k["value"] / k["visits"] if k["visits"] else -math.inf))
+
+
+@dataclass
+class MCTSAgent:
+    """UCT on any game: each step takes the child with the best ``mean + c * sqrt(ln N / n)``.
+
+    ``gamma`` is the answer to the urgency problem (issue 15): with rewards discounted per
+    decision ply, a quicker win and a slower loss score better, so an agent far ahead still
+    heads for the end (``tests/test_engine_mcts.py``'s race game: the default wins in the
+    fewest moves, ``gamma=1`` wanders). 0.99 costs little elsewhere: a win 40 plies away is
+    still worth 0.67, far above a draw's 0.
+    """
+
+    game: Any = None  # the core.game.Game played (set by the registry)
+    c: float = 1.0  # UCT exploration constant; rewards lie in [-1, 1]
+    leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
+    heuristic: str = ""  # for heuristic/mixed leaves: a name of the game's HEURISTICS ("": its first)
+    hparams: str = ""  # the heuristic's parameters, ';'-separated ("": its DEFAULT_PARAMS)
+    width: float = 0.0  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
+    mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
+    gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
+    open_loop: bool = False  # nodes = decision-action sequences, chance re-sampled each simulation (dice games)
+    solver: bool = True  # score-bounded MCTS-solver: proven bounds per node (closed loop only)
+    max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
+    seed: int = 0  # random seed; each new tree restarts from it (reproducible games)
+    reuse: bool = True  # keep the subtree of the state reached since the last move
+    capacity: int = 200_000  # tree nodes (about 100 bytes each); when full, leaves are not stored
+    max_rollout: int = 10_000  # steps of a random playout before it counts as a draw
+    margin: float = 0.01  # seconds kept before the deadline
+    jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
+    background_compile: bool = True  # moves with under a minute: compile in a thread, search on the plain path meanwhile
+    compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
+
+    games = None  # every game (chance nodes and non-alternating turns included)
+
+    _tree: Any = field(default=None, init=False, repr=False)
+    _root: Any = field(default=None, init=False, repr=False)  # State of node 0
+    _info: dict = field(default_factory=dict, init=False, repr=False)
+    _gate: CompileGate = field(default_factory=lambda: CompileGate("engine-mcts"), init=False, repr=False)
+    _hfn: Any = field(default=None, init=False, repr=False)  # the bound heuristic function (None: rollouts only)
+    _hp: list = field(default_factory=list, init=False, repr=False)  # its parameters
+
+    def __post_init__(self) -> None:
+        if self.leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
+        checks = [(self.c >= 0, "c must be >= 0"), (0.0 <= self.mix <= 1.0, "mix must be in [0, 1]"),
+                  (self.width >= 0, "width must be >= 0 (0: the game's win_value)"),
+                  (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
+                  (self.max_sims >= 0, "max_sims must be 0 (no limit) or positive"),
+                  (self.capacity >= 16, "capacity must be at least 16 nodes"),
+                  (self.max_rollout >= 1, "max_rollout must be positive"),
+                  (0.0 <= self.compile_share < 1.0, "compile_share must be in [0, 1)")]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(message)
+        if self.game is not None:
+            self._resolve_heuristic()
+
+    # --- agent interface ---------------------------------------------------------------------
+    def reset(self) -> None:
+        self._root = None
+        self._info = {}
+
+    def info(self) -> dict:
+        return dict(self._info)
+
+    def choose(self, state: State, deadline: float) -> int:
+        """The action to play at ``state`` (a decision node), before ``deadline``
+        (``time.perf_counter()`` seconds)."""
+        start = time.perf_counter()
+        if self.game is None:
+            self.game = state.game
+            self._resolve_heuristic()
+        if state.is_terminal():
+            raise ValueError("the game is over: no legal action")
+        if state.current_player() == CHANCE:
+            raise ValueError("a chance node: sample its outcome (State.chance_outcomes); agents choose at decision nodes")
+        legal = state.legal_actions()
+        k, jit = self._kernels(deadline)
+        reused = self._prepare(state, k, jit)
+        tree = self._tree
+        info: dict[str, Any] = {"reused": reused, "compiled": jit}
+        if len(legal) == 1:
+            info.update(self._describe(state, legal))
+            info.update(reason="only move", simulations=0, seconds=time.perf_counter() - start)
+            self._info = info
+            return legal[0]
+        self._settings(tree.floats)
+        g = constants_array(self.game, jit)
+        hp = self._hp_array(jit)
+        words = tuple(int(w) for w in state.words)
+        end = deadline - self.margin
+        sims, batch = 0, 8
+        while True:
+            left = end - time.perf_counter()
+            if left <= 0 and sims > 0:
+                break
+            if self.max_sims:
+                batch = min(batch, self.max_sims - sims)
+                if batch <= 0:
+                    break
+            t = time.perf_counter()
+            done = int(k.run(g, tree.ints, tree.floats, hp, 0, words, batch))
+            dt = time.perf_counter() - t
+            sims += done
+            if done < batch:  # the root is proven
+                break
+            rate = done / max(dt, 1e-6)
+            batch = int(min(max(rate * min(0.02, max(left, 0.0) / 8), 1), 1_000_000))
+        action = self._best(state, legal)
+        elapsed = time.perf_counter() - start
+        info.update(self._describe(state, legal))
+        info.update(reason="search", simulations=sims, seconds=elapsed, rate=sims / max(elapsed, 1e-9))
+        self._info = info
+        return action
+
+    # --- choice and description --------------------------------------------------------------
+    def _best(self, state: State, legal: list[int]) -> int:
+        """A child proven to reach the root's best achievable value (the quickest such win, the
+        slowest such loss); else the most visited child not proven worse than the root's proven
+        lower bound, or a child guaranteeing that bound when the former's mean is below it."""
+        tree = self._tree
+        kids = [k for k in tree.children(0) if k["action"] in legal]
+        if not kids:
+            return legal[0]
+        if not self.solver or self.open_loop:
+            return _most_visited(kids)["action"]
+        root = tree.node(0)
+        lo, hi = _mover_bounds(root, state.current_player())
+        for k in kids:
+            k["mlo"], k["mhi"] = _mover_bounds(k, state.current_player())
+        optimal = [k for k in kids if k["mlo"] >= hi and k["mlo"] == k["mhi"]]
+        if optimal:
+            v = optimal[0]["mlo"]
+            if v > 0:
+                return min(optimal, key=lambda k: (k["dist"], -k["visits"]))["action"]
+            if v < 0:
+                return max(optimal, key=lambda k: (k["dist"], k["visits"]))["action"]
+            return _most_visited(optimal)["action"]
+        candidates = [k for k in kids if k["mhi"] > lo] or kids
+        best = _most_visited(candidates)
+        if best["visits"] and best["value"] / best["visits"] < lo:
+            safe = [k for k in kids if k["mlo"] >= lo]
+            if safe:
+                best = _most_visited(safe)
+        return best["action"]
+
+    def _describe(self, state: State, legal: list[int]) -> dict:
+        tree = self._tree
+        kids = [k for k in tree.children(0) if k["action"] in legal]  # open loop: a reused root may hold others
+        root = tree.node(0)
+        out: dict[str, Any] = {
+            "visits": {k["action"]: int(k["visits"]) for k in kids},
+            "action_values": {k["action"]: k["value"] / k["visits"] for k in kids if k["visits"] > 0},
+            "nodes": tree.used,
+        }
+        pv, n = [], 0
+        while len(pv) < 64:
+            kids_n = [k for k in tree.children(n) if k["visits"] > 0]
+            if not kids_n:
+                break
+            best = _most_visited(kids_n)
+            pv.append(best["action"])
+            n = best["id"]
+        out["pv"] = pv
+        lo, hi = _mover_bounds(root, state.current_player())
+        out["exact"] = bool(lo == hi and self.solver and not self.open_loop)
+        if out["exact"]:
+            out["value"] = lo
+        elif out["action_values"]:
+            best = _most_visited([k for k in kids if k["visits"] > 0])
+            out["value"] = best["value"] / best["visits"]
+        return out
+
+    # --- settings, heuristic, kernels --------------------------------------------------------
+    def _settings(self, floats: Any) -> None:
+        floats[K.F_C] = self.c
+        floats[K.F_LEAF] = float(LEAVES[self.leaf])
+        floats[K.F_WIDTH] = self.width or float(self.game.win_value)
+        floats[K.F_MIX] = self.mix
+        floats[K.F_GAMMA] = self.gamma
+        floats[K.F_INVWIN] = 1.0 / float(self.game.win_value)
+        floats[K.F_OPEN] = 1.0 if self.open_loop else 0.0
+        floats[K.F_SOLVER] = 1.0 if self.solver else 0.0
+        floats[K.F_MAXROLL] = float(self.max_rollout)
+
+    def _resolve_heuristic(self) -> None:
+        """Find the heuristic function and its parameters (ValueError naming the choices)."""
+        self._hfn, self._hp = None, [0.0]
+        if self.leaf == "rollout":
+            return
+        path = getattr(self.game, "heuristics", "")
+        if not path:
+            raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
+        mod = importlib.import_module(path)
+        table = getattr(mod, "HEURISTICS", {})
+        name = self.heuristic or next(iter(table), "")
+        if name not in table:
+            raise ValueError(f"unknown heuristic {name!r} for {self.game.name}; valid: {', '.join(table)}")
+        self._hfn = table[name]
+        if self.hparams:
+            try:
+                self._hp = [float(x) for x in self.hparams.split(";") if x.strip()]
+            except ValueError:
+                raise ValueError(f"hparams must be numbers separated by ';', got {self.hparams!r}") from None
+        else:
+            self._hp = [float(x) for x in getattr(mod, "DEFAULT_PARAMS", {}).get(name, [0.0])]
+        self._hp = self._hp or [0.0]
+
+    def _hp_array(self, jit: bool) -> Any:
+        if not jit:
+            return list(self._hp)
+        import numpy as np
+
+        return np.asarray(self._hp, dtype=np.float64)
+
+    def _compiled_possible(self) -> bool:
+        return bool(self.jit and numba_available() and self.game.fits_int64())
+
+    def _kernels(self, deadline: float) -> tuple[Any, bool]:
+        """(the kernels this move runs, whether compiled). A move with a minute or more
+        compiles in place; a shorter one starts a thread that compiles and searches on the plain
+        path until it is done (see :class:`util.jit.CompileGate`), in the same arrays."""
+        plain = bind(self.game, K, self._hfn, jit=False)
+        if not self._compiled_possible():
+            return plain, False
+        ns = bind(self.game, K, self._hfn, jit=True)
+        ready = self._gate.admit(deadline, self.warm_up, lambda: all(len(getattr(ns, f).signatures) > 0 for f in _ENTRIES),
+                                 self.background_compile, self.compile_share)
+        return (ns, True) if ready else (plain, False)
+
+    def warm_up(self) -> float:
+        """Compile every kernel a move calls, on a tiny tree; returns the seconds taken."""
+        import numpy as np
+
+        t = time.perf_counter()
+        if not self._compiled_possible():
+            return 0.0
+        ns = bind(self.game, K, self._hfn, jit=True)
+        tree = Tree(self.game.num_actions, 64, True)
+        self._settings(tree.floats)
+        words = tuple(int(w) for w in self.game.initial().words)
+        g = constants_array(self.game, True)
+        ns.new_tree(g, tree.ints, tree.floats, words, 1)
+        ns.run(g, tree.ints, tree.floats, self._hp_array(True), 0, words, 30)
+        ns.reroot(tree.ints, tree.floats, 0, np.empty(tree.used, np.int64))
+        self._gate.ready = True
+        return time.perf_counter() - t
+
+    # --- the tree across moves ---------------------------------------------------------------
+    def _prepare(self, state: State, k: Any, jit: bool) -> int:
+        """Point node 0 at ``state``: the old tree's node for it when found (returns the nodes
+        kept), else a new tree (returns 0)."""
+        use_numpy = self._compiled_possible()
+        tree = self._tree
+        if tree is None or tree.capacity != self.capacity or tree.numpy != use_numpy:
+            tree = self._tree = Tree(self.game.num_actions, self.capacity, use_numpy)
+            self._root = None
+        self._settings(tree.floats)
+        words = tuple(int(w) for w in state.words)
+        old = self._root
+        if self.reuse and old is not None and old.game == state.game:
+            node = self._find(old, state)
+            if node == 0:
+                return tree.used
+            if node > 0:
+                remap = _scratch(tree.used, tree.numpy)
+                kept = int(k.reroot(tree.ints, tree.floats, node, remap))
+                self._root = state
+                return kept
+        k.new_tree(constants_array(self.game, jit), tree.ints, tree.floats, words, seed_state(self.seed))
+        self._root = state
+        return 0
+
+    def _find(self, old: State, new: State) -> int:
+        """Id of ``new``'s node below node 0 (``old``): 0 for the same state, -1 if absent.
+        Follows the actions played since (from the states' histories); in closed loop, when the
+        histories do not tell, looks for the state among the tree's top nodes."""
+        game = self.game
+        km = game.kernel_module
+        actions = _actions_between(old, new)
+        if actions is not None:
+            node, s = 0, old.words
+            for a in actions:
+                if not (self.open_loop and km.to_move(game.g, s) == CHANCE):
+                    node = self._tree.child(node, a)
+                    if node < 0:
+                        return -1
+                s = km.play(game.g, s, a)
+            return node
+        if self.open_loop:
+            return -1
+        queue, seen = [(0, old.words)], 0
+        while queue and seen < FIND_LIMIT:
+            node, s = queue.pop(0)
+            seen += 1
+            if tuple(int(w) for w in s) == tuple(new.words):
+                return node
+            for kid in self._tree.children(node):
+                queue.append((kid["id"], km.play(game.g, s, kid["action"])))
+        return -1
+
+
+def _mover_bounds(node: dict, player: int) -> tuple[float, float]:
+    """A node's proven bounds (player 0's view) seen by ``player``."""
+    return (node["lo"], node["hi"]) if player == 0 else (-node["hi"], -node["lo"])
+
+
+def _actions_between(old: State, new: State) -> tuple[int, ...] | None:
+    """The actions leading from ``old`` to ``new`` when the histories tell (checked by replay)."""
+    h0, h1 = old.history, new.history
+    game = old.game
+    if len(h1) < len(h0) or tuple(h1[:len(h0)]) != tuple(h0):
+        return () if tuple(old.words) == tuple(new.words) else None
+    if not h0 and tuple(old.words) != tuple(game.initial_words()):
+        return () if tuple(old.words) == tuple(new.words) else None
+    extra = tuple(h1[len(h0):])
+    s = old.words
+    km = game.kernel_module
+    for a in extra:
+        s = km.play(game.g, s, a)
+    return extra if tuple(int(w) for w in s) == tuple(new.words) else None
+
+
+def _scratch(n: int, use_numpy: bool) -> Any:
+    if use_numpy:
+        import numpy as np
+
+        return np.empty(max(1, n), dtype=np.int64)
+    return [0] * max(1, n)

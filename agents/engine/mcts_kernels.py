@@ -1,0 +1,641 @@
+"""Hot kernels of the game-generic Monte Carlo tree search (:mod:`agents.engine.mcts`).
+
+Bound to a game with :func:`core.game.bind` (every kernel below is imported by name from
+:mod:`core.kernel_defaults`), compiled by numba or run as plain Python from the same source.
+
+**The tree** lives in two flat arrays (numpy int64 / float64 compiled or when the compiled
+path may take over mid-game; Python lists on the plain-only path, where list indexing is
+several times faster). Few array arguments keep numba's per-call cost low.
+
+``ints``: the header slots ``I_*``, then the legal-action buffer (``num_actions`` slots), the
+mark buffer (``num_actions`` stamps: which actions already have a child), the path (two slots
+per level: node id and ``mover | chance_edge << 1``), then one record of ``NI`` ints per node:
+
+- ``N_FIRST`` / ``N_SIB``: first child and next sibling (-1: none). Children are an **edge
+  list by sibling links**: a node's record holds the action that led into it (``N_ACTION``),
+  and a new child is pushed at the front of its parent's list in O(1). Sibling links (rather
+  than a contiguous block of edges per node) let a node gain children for actions it has never
+  seen, which open-loop search needs (legal actions differ between samples of one node).
+- ``N_PLAYER``: the player to move at the node (0, 1, or ``CHANCE``), never ply parity: a
+  player may move twice in a row.
+- ``N_NKIDS``: children created; ``N_NLEGAL``: legal actions (or chance outcomes) of the node,
+  -1 until the node is first expanded, 0 at a terminal node (closed loop).
+- ``N_DIST``: for a proven node, the plies (decision moves) to the end of its proof line.
+
+``floats``: the settings ``F_*`` then one record of ``NF`` floats per node: visits, value sum,
+proven bounds ``lo``/``hi`` and ``V_AUX`` (open loop: availability, the number of times the
+node's action was legal when its parent was visited; closed loop: the probability of the
+chance outcome leading into the node).
+
+**Values.** Rewards are player 0's return ``outcome / win_value`` clipped to [-1, 1];
+``V_VALUE`` sums them **seen from the player who moved into the node** (the parent's player in
+that simulation; below a chance node, the player who moved into the chance node), so a parent
+picks the child with the largest ``value / visits + c * sqrt(ln N / n)`` with no sign flips.
+Proven bounds are kept in **player 0's view** (a max node for player 0, a min node for player 1,
+a probability-weighted mean at chance nodes), which needs no negation however turns go.
+
+**Urgency.** Each decision ply between a node and the end of a simulation multiplies the
+reward by ``gamma`` (per node: a node's mean is the discounted return from that node, so tree
+reuse stays consistent): of two wins the sooner scores higher, of two losses the later. A
+proven node returns ``value * gamma ** dist``.
+
+**Closed loop** (default): a node is a state; at a chance node the outcome is sampled by
+``chance_prob`` and has its own child. **Open loop** (``F_OPEN``): nodes are decision-action
+sequences; chance is re-sampled on every simulation while replaying from the root, only the
+actions legal in the current sample are considered, and UCT's ``N`` is the child's
+availability (Cowling et al.'s ISMCTS) rather than the parent's visits. The solver is off in
+open loop (a node is not a state).
+
+**Score-bounded MCTS-solver** (Cazenave and Saffidine), as in :mod:`agents.mcts_tree` but on
+real-valued bounds: a terminal node is proven at creation, the game's ``bounds`` hook may bound
+a new node, parents tighten from their children, a child that cannot improve its parent's
+proven bound is not selected, and rewards are clamped into each node's bounds on the way up.
+
+Random numbers: the agent's own xorshift32 kept in ``ints[I_RNG]``, so two agents never share
+a stream and the compiled and plain paths draw the same numbers (tests compare visit counts).
+"""
+from __future__ import annotations
+
+import math
+
+from agents.mcts_tree import rng_next
+from core.kernel_defaults import bounds, chance_prob, evaluate, legal, outcome, play, terminal, to_move
+from util.jit import hot
+
+CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)
+
+# ints header slots
+I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES = range(10)
+IHEADER = 16
+# node record (ints)
+N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST = range(7)
+NI = 7
+# floats header slots (settings)
+F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL = range(9)
+FHEADER = 16
+# node record (floats)
+V_VISITS, V_VALUE, V_LO, V_HI, V_AUX = range(5)
+NF = 5
+
+LEAF_ROLLOUT = 0
+LEAF_HEURISTIC = 1
+LEAF_MIXED = 2
+
+
+def layout(num_actions: int, capacity: int, path_cap: int) -> tuple[int, int]:
+    """Lengths of the (ints, floats) arrays for a tree of ``capacity`` nodes."""
+    nodes = IHEADER + 2 * num_actions + 2 * path_cap
+    return nodes + NI * capacity, FHEADER + NF * capacity
+
+
+def init_header(ints, num_actions: int, capacity: int, path_cap: int) -> None:
+    ints[I_CAP] = capacity
+    ints[I_NACT] = num_actions
+    ints[I_BUF] = IHEADER
+    ints[I_MARK] = IHEADER + num_actions
+    ints[I_PATH] = IHEADER + 2 * num_actions
+    ints[I_PATHCAP] = path_cap
+    ints[I_NODES] = IHEADER + 2 * num_actions + 2 * path_cap
+    for i in range(num_actions):
+        ints[IHEADER + num_actions + i] = 0
+
+
+@hot
+def discount(gamma: float, plies: int) -> float:
+    """``gamma ** plies`` by repeated products: the same bits on both paths."""
+    d = 1.0
+    for _ in range(plies):
+        d *= gamma
+    return d
+
+
+@hot
+def reward_of(g, s, invwin: float) -> float:
+    """Player 0's reward at terminal ``s``: outcome / win_value clipped to [-1, 1]."""
+    return min(1.0, max(-1.0, outcome(g, s) * invwin))
+
+
+@hot
+def sample_chance(g, s, ints, buf: int, n: int, rng: int):
+    """(outcome drawn by ``chance_prob`` among ``ints[buf:buf + n]``, rng)."""
+    rng = rng_next(rng)
+    total = 0.0
+    for i in range(n):
+        total += chance_prob(g, s, ints[buf + i])
+    target = total * ((rng - 1) / 4294967295.0)
+    acc = 0.0
+    for i in range(n):
+        acc += chance_prob(g, s, ints[buf + i])
+        if target < acc:
+            return ints[buf + i], rng
+    return ints[buf + n - 1], rng
+
+
+@hot
+def rollout(g, s, ints, floats, rng: int):
+    """Uniformly random actions (chance by its probabilities) to the end: (player 0's reward
+    times ``gamma`` per decision ply, rng). Past ``F_MAXROLL`` steps: 0."""
+    gamma = floats[F_GAMMA]
+    buf = ints[I_BUF]
+    limit = int(floats[F_MAXROLL])
+    disc = 1.0
+    steps = 0
+    while not terminal(g, s):
+        n = legal(g, s, ints, buf)
+        if steps >= limit or n <= 0:
+            return 0.0, rng
+        if to_move(g, s) == CHANCE:
+            a, rng = sample_chance(g, s, ints, buf, n, rng)
+        else:
+            rng = rng_next(rng)
+            a = ints[buf + rng % n]
+            disc *= gamma
+        s = play(g, s, a)
+        steps += 1
+    return disc * reward_of(g, s, floats[F_INVWIN]), rng
+
+
+@hot
+def leaf_value(g, s, ints, floats, hp, rng: int):
+    """Player 0's reward for the non-terminal state ``s`` just reached: a rollout, the
+    heuristic squashed by a sigmoid (after sampling any chance steps: ``evaluate`` scores the
+    side to move), or ``(1 - mix) * rollout + mix * heuristic``."""
+    leaf = int(floats[F_LEAF])
+    h = 0.0
+    if leaf != LEAF_ROLLOUT:
+        buf = ints[I_BUF]
+        t = s
+        while not terminal(g, t) and to_move(g, t) == CHANCE:
+            n = legal(g, t, ints, buf)
+            a, rng = sample_chance(g, t, ints, buf, n, rng)
+            t = play(g, t, a)
+        if terminal(g, t):
+            h = reward_of(g, t, floats[F_INVWIN])
+        else:
+            z = min(60.0, max(-60.0, evaluate(g, t, hp) / floats[F_WIDTH]))
+            h = 2.0 / (1.0 + math.exp(-z)) - 1.0
+            if to_move(g, t) == 1:
+                h = -h
+        if leaf == LEAF_HEURISTIC:
+            return h, rng
+    r, rng = rollout(g, s, ints, floats, rng)
+    if leaf == LEAF_MIXED:
+        r = (1.0 - floats[F_MIX]) * r + floats[F_MIX] * h
+    return r, rng
+
+
+@hot
+def new_node(g, s, ints, floats, action: int, aux: float, solver: bool) -> int:
+    """A node for state ``s`` (reached by ``action``), or -1 when the tree is full. Terminal
+    states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others."""
+    node = ints[I_USED]
+    if node >= ints[I_CAP]:
+        return -1
+    ints[I_USED] = node + 1
+    b = ints[I_NODES] + node * NI
+    ints[b + N_FIRST] = -1
+    ints[b + N_SIB] = -1
+    ints[b + N_ACTION] = action
+    ints[b + N_NKIDS] = 0
+    ints[b + N_NLEGAL] = -1
+    ints[b + N_DIST] = 0
+    p = to_move(g, s)
+    ints[b + N_PLAYER] = p
+    f = FHEADER + node * NF
+    floats[f + V_VISITS] = 0.0
+    floats[f + V_VALUE] = 0.0
+    floats[f + V_AUX] = aux
+    lo = -1.0
+    hi = 1.0
+    invwin = floats[F_INVWIN]
+    if terminal(g, s):
+        lo = reward_of(g, s, invwin)
+        hi = lo
+        ints[b + N_NLEGAL] = 0
+    elif solver and p != CHANCE:
+        blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
+        if p == 0:
+            lo = max(-1.0, min(1.0, blo * invwin))
+            hi = max(-1.0, min(1.0, bhi * invwin))
+        else:
+            lo = max(-1.0, min(1.0, -bhi * invwin))
+            hi = max(-1.0, min(1.0, -blo * invwin))
+    floats[f + V_LO] = lo
+    floats[f + V_HI] = hi
+    return node
+
+
+@hot
+def attach(ints, parent: int, child: int) -> None:
+    nb = ints[I_NODES]
+    pb = nb + parent * NI
+    ints[nb + child * NI + N_SIB] = ints[pb + N_FIRST]
+    ints[pb + N_FIRST] = child
+    ints[pb + N_NKIDS] += 1
+
+
+@hot
+def find_child(ints, node: int, action: int) -> int:
+    nb = ints[I_NODES]
+    ch = ints[nb + node * NI + N_FIRST]
+    while ch >= 0:
+        if ints[nb + ch * NI + N_ACTION] == action:
+            return ch
+        ch = ints[nb + ch * NI + N_SIB]
+    return -1
+
+
+@hot
+def pick_untried(ints, node: int, n: int, stamp: int, rng: int):
+    """(a uniformly random action among the ``n`` of the legal buffer whose mark is ``stamp``:
+    the legal actions without a child, rng)."""
+    buf = ints[I_BUF]
+    mark = ints[I_MARK]
+    untried = 0
+    for i in range(n):
+        if ints[mark + ints[buf + i]] == stamp:
+            untried += 1
+    rng = rng_next(rng)
+    k = rng % untried
+    for i in range(n):
+        a = ints[buf + i]
+        if ints[mark + a] == stamp:
+            if k == 0:
+                return a, rng
+            k -= 1
+    return ints[buf], rng
+
+
+@hot
+def select_uct(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int) -> int:
+    """The child with the best ``mean + c * sqrt(ln N / n)`` for ``player``. Closed loop
+    (``stamp`` < 0): N = the node's visits; with ``solver``, a child proven to reach the best
+    possible value for ``player`` is taken at once, and children that cannot improve the node's
+    proven bound are skipped. Open loop: only children whose action is marked ``stamp`` (legal
+    in this sample), N = their availability."""
+    nb = ints[I_NODES]
+    f = FHEADER + node * NF
+    lo = floats[f + V_LO]
+    hi = floats[f + V_HI]
+    mark = ints[I_MARK]
+    log_n = 0.0
+    if stamp < 0 and floats[f + V_VISITS] > 1.0:
+        log_n = math.log(floats[f + V_VISITS])
+    best = -math.inf
+    best_ch = -1
+    fallback = -1
+    ch = ints[nb + node * NI + N_FIRST]
+    while ch >= 0:
+        cb = nb + ch * NI
+        nxt = ints[cb + N_SIB]
+        if stamp >= 0 and ints[mark + ints[cb + N_ACTION]] != stamp:
+            ch = nxt
+            continue
+        fallback = ch
+        cf = FHEADER + ch * NF
+        if solver:
+            clo = floats[cf + V_LO]
+            chi = floats[cf + V_HI]
+            if (player == 0 and clo >= 1.0) or (player == 1 and chi <= -1.0):
+                return ch
+            if (player == 0 and chi <= lo) or (player == 1 and clo >= hi):
+                ch = nxt
+                continue
+        visits = floats[cf + V_VISITS]
+        if stamp >= 0:
+            avail = floats[cf + V_AUX]
+            log_n = math.log(avail) if avail > 1.0 else 0.0
+        score = math.inf
+        if visits > 0.0:
+            score = floats[cf + V_VALUE] / visits + c * math.sqrt(log_n / visits)
+        if score > best:
+            best = score
+            best_ch = ch
+        ch = nxt
+    return best_ch if best_ch >= 0 else fallback
+
+
+@hot
+def update_bounds(ints, floats, node: int) -> bool:
+    """Tighten ``node``'s bounds (player 0's view) from its children's: max of the children's at
+    player 0's nodes, min at player 1's (an action without a child counts as [-1, 1]), the
+    probability-weighted mean at chance nodes once every outcome has a child. Bounds never
+    widen. Sets the proof length ``N_DIST`` when the node becomes proven. True if changed."""
+    nb = ints[I_NODES]
+    b = nb + node * NI
+    nl = ints[b + N_NLEGAL]
+    if nl <= 0:
+        return False
+    p = ints[b + N_PLAYER]
+    nk = ints[b + N_NKIDS]
+    if p == CHANCE and nk < nl:
+        return False
+    new_lo = 0.0
+    new_hi = 0.0
+    psum = 0.0
+    first = True
+    ch = ints[b + N_FIRST]
+    while ch >= 0:
+        cf = FHEADER + ch * NF
+        clo = floats[cf + V_LO]
+        chi = floats[cf + V_HI]
+        if p == CHANCE:
+            pr = floats[cf + V_AUX]
+            new_lo += pr * clo
+            new_hi += pr * chi
+            psum += pr
+        elif first:
+            new_lo = clo
+            new_hi = chi
+        elif p == 0:
+            new_lo = max(new_lo, clo)
+            new_hi = max(new_hi, chi)
+        else:
+            new_lo = min(new_lo, clo)
+            new_hi = min(new_hi, chi)
+        first = False
+        ch = ints[nb + ch * NI + N_SIB]
+    if p == CHANCE:
+        if psum <= 0.0:
+            return False
+        new_lo /= psum
+        new_hi /= psum
+    elif nk < nl:
+        if p == 0:
+            new_hi = 1.0
+        else:
+            new_lo = -1.0
+    f = FHEADER + node * NF
+    lo = floats[f + V_LO]
+    hi = floats[f + V_HI]
+    if new_lo <= lo and new_hi >= hi:
+        return False
+    lo = max(lo, new_lo)
+    hi = max(lo, min(hi, new_hi))
+    floats[f + V_LO] = lo
+    floats[f + V_HI] = hi
+    if lo == hi:
+        # Proof length: the quickest proven line to a good value, the longest to a bad one.
+        good = (p == 0 and lo > 0.0) or (p == 1 and lo < 0.0)
+        dist = -1
+        ch = ints[b + N_FIRST]
+        while ch >= 0:
+            cb = nb + ch * NI
+            cf = FHEADER + ch * NF
+            d = ints[cb + N_DIST]
+            if p == CHANCE:
+                dist = max(dist, d)
+            elif floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
+                if dist < 0 or (good and d + 1 < dist) or (not good and d + 1 > dist):
+                    dist = d + 1
+            ch = ints[cb + N_SIB]
+        ints[b + N_DIST] = max(dist, 0)
+    return True
+
+
+@hot
+def simulate(g, ints, floats, hp, root: int, s, rng: int):
+    """One simulation from ``root`` (state ``s``): select, expand one node, evaluate, back up.
+    Returns the rng state."""
+    open_loop = floats[F_OPEN] != 0.0
+    solver = floats[F_SOLVER] != 0.0 and not open_loop
+    c = floats[F_C]
+    gamma = floats[F_GAMMA]
+    invwin = floats[F_INVWIN]
+    nb = ints[I_NODES]
+    buf = ints[I_BUF]
+    mark = ints[I_MARK]
+    path = ints[I_PATH]
+    pathcap = ints[I_PATHCAP]
+    node = root
+    ints[path] = root
+    ints[path + 1] = 1 - to_move(g, s)
+    length = 1
+    reward = 0.0  # player 0's reward, discounted from the last node of the path
+    while True:
+        b = nb + node * NI
+        f = FHEADER + node * NF
+        if open_loop:
+            while not terminal(g, s) and to_move(g, s) == CHANCE:
+                n = legal(g, s, ints, buf)
+                a, rng = sample_chance(g, s, ints, buf, n, rng)
+                s = play(g, s, a)
+            if terminal(g, s):
+                reward = reward_of(g, s, invwin)
+                break
+        elif ints[b + N_NLEGAL] == 0:  # terminal (closed loop)
+            reward = floats[f + V_LO]
+            break
+        if solver and length > 1 and floats[f + V_LO] == floats[f + V_HI]:
+            reward = floats[f + V_LO] * discount(gamma, ints[b + N_DIST])
+            break
+        if length >= pathcap:
+            reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+            break
+        p = to_move(g, s)
+        child = -1
+        action = -1
+        expand = False
+        if open_loop:
+            n = legal(g, s, ints, buf)
+            stamp = ints[I_STAMP] + 2
+            ints[I_STAMP] = stamp
+            for i in range(n):
+                ints[mark + ints[buf + i]] = stamp
+            matched = 0
+            ch = ints[b + N_FIRST]
+            while ch >= 0:
+                cb = nb + ch * NI
+                if ints[mark + ints[cb + N_ACTION]] == stamp:
+                    ints[mark + ints[cb + N_ACTION]] = stamp + 1
+                    floats[FHEADER + ch * NF + V_AUX] += 1.0
+                    matched += 1
+                ch = ints[cb + N_SIB]
+            if matched < n:
+                action, rng = pick_untried(ints, node, n, stamp, rng)
+                expand = True
+            else:
+                child = select_uct(ints, floats, node, p, c, False, stamp + 1)
+                action = ints[nb + child * NI + N_ACTION]
+        elif p == CHANCE:
+            n = legal(g, s, ints, buf)
+            ints[b + N_NLEGAL] = n
+            action, rng = sample_chance(g, s, ints, buf, n, rng)
+            child = find_child(ints, node, action)
+            expand = child < 0
+        else:
+            nl = ints[b + N_NLEGAL]
+            nk = ints[b + N_NKIDS]
+            if nl < 0 or nk < nl:
+                n = legal(g, s, ints, buf)
+                ints[b + N_NLEGAL] = n
+                if nk < n:
+                    stamp = ints[I_STAMP] + 2
+                    ints[I_STAMP] = stamp
+                    for i in range(n):
+                        ints[mark + ints[buf + i]] = stamp
+                    ch = ints[b + N_FIRST]
+                    while ch >= 0:
+                        ints[mark + ints[nb + ch * NI + N_ACTION]] = stamp + 1
+                        ch = ints[nb + ch * NI + N_SIB]
+                    action, rng = pick_untried(ints, node, n, stamp, rng)
+                    expand = True
+            if not expand:
+                child = select_uct(ints, floats, node, p, c, solver, -1)
+                action = ints[nb + child * NI + N_ACTION]
+        aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
+        if expand and p == CHANCE:
+            aux = chance_prob(g, s, action)
+        s = play(g, s, action)
+        mover = p
+        edge = p
+        if p == CHANCE:  # the mover into a chance node's child is the one into the chance node
+            mover = ints[path + 2 * length - 1] & 1
+            edge = mover | 2
+        if expand:
+            child = new_node(g, s, ints, floats, action, aux, solver)
+            if child >= 0:
+                attach(ints, node, child)
+                cf = FHEADER + child * NF
+                ints[path + 2 * length] = child
+                ints[path + 2 * length + 1] = edge
+                length += 1
+                if not open_loop and floats[cf + V_LO] == floats[cf + V_HI]:
+                    reward = floats[cf + V_LO]
+                else:
+                    reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+            else:  # tree full: evaluate without storing, seen from the node
+                if terminal(g, s):
+                    reward = reward_of(g, s, invwin)
+                else:
+                    reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+                if p != CHANCE:
+                    reward *= gamma
+            break
+        node = child
+        ints[path + 2 * length] = child
+        ints[path + 2 * length + 1] = edge
+        length += 1
+    backup(ints, floats, length, reward, solver, gamma)
+    return rng
+
+
+@hot
+def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float) -> None:
+    """Add ``reward`` (player 0's, at the path's last node) to every node of the path, seen from
+    each node's mover, times ``gamma`` per decision edge climbed; with the solver, tighten
+    bounds bottom-up (once a node's stay put, its ancestors' do too) and clamp the reward into
+    each node's bounds (a proven node gives its exact value, discounted by its proof length;
+    with ``gamma < 1`` an open bound on the far side of 0 does not clamp, since discounting
+    pulls a return towards 0)."""
+    path = ints[I_PATH]
+    nb = ints[I_NODES]
+    r = reward
+    changed = True
+    for i in range(length - 1, -1, -1):
+        n = ints[path + 2 * i]
+        info = ints[path + 2 * i + 1]
+        f = FHEADER + n * NF
+        if solver:
+            if changed and i < length - 1:
+                changed = update_bounds(ints, floats, n)
+            lo = floats[f + V_LO]
+            hi = floats[f + V_HI]
+            if lo == hi:
+                r = lo * discount(gamma, ints[nb + n * NI + N_DIST])
+            else:
+                if gamma < 1.0:
+                    lo = min(lo, 0.0)
+                    hi = max(hi, 0.0)
+                r = min(max(r, lo), hi)
+        floats[f + V_VISITS] += 1.0
+        if info & 1:
+            floats[f + V_VALUE] -= r
+        else:
+            floats[f + V_VALUE] += r
+        if i > 0 and (info & 2) == 0:
+            r *= gamma
+
+
+@hot
+def root_done(ints, floats, root: int) -> bool:
+    """The root is proven and one of its children is proven to reach that value."""
+    f = FHEADER + root * NF
+    lo = floats[f + V_LO]
+    if lo != floats[f + V_HI]:
+        return False
+    nb = ints[I_NODES]
+    ch = ints[nb + root * NI + N_FIRST]
+    while ch >= 0:
+        cf = FHEADER + ch * NF
+        if floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
+            return True
+        ch = ints[nb + ch * NI + N_SIB]
+    return False
+
+
+@hot
+def new_tree(g, ints, floats, s, rng: int) -> int:
+    """Reset the tree to one root node (id 0) for state ``s`` (not bounded by the ``bounds``
+    hook: a root proven without children would leave no move to pick)."""
+    ints[I_USED] = 0
+    ints[I_RNG] = rng
+    return new_node(g, s, ints, floats, -1, 1.0, False)
+
+
+@hot
+def run(g, ints, floats, hp, root: int, s, n_sims: int) -> int:
+    """Up to ``n_sims`` simulations from ``root`` (state ``s``); stops early once the root is
+    proven with a child reaching its value (closed loop, solver on). Returns the number run."""
+    rng = ints[I_RNG]
+    solver = floats[F_SOLVER] != 0.0 and floats[F_OPEN] == 0.0
+    done = 0
+    while done < n_sims:
+        if solver and root_done(ints, floats, root):
+            break
+        rng = simulate(g, ints, floats, hp, root, s, rng)
+        done += 1
+    ints[I_RNG] = rng
+    return done
+
+
+@hot
+def reroot(ints, floats, new_root: int, remap) -> int:
+    """Keep only ``new_root``'s subtree, renumbered in place in id order so that it becomes node
+    0. Returns the nodes kept. ``remap``: scratch of at least the nodes used. A child is always
+    created after its parent (a larger id), so one pass in id order finds the subtree and moving
+    records down in that order never overwrites one still to move."""
+    used = ints[I_USED]
+    nb = ints[I_NODES]
+    for i in range(used):
+        remap[i] = -1
+    remap[new_root] = 0
+    for i in range(new_root, used):
+        if remap[i] < 0:
+            continue
+        ch = ints[nb + i * NI + N_FIRST]
+        while ch >= 0:
+            remap[ch] = 0
+            ch = ints[nb + ch * NI + N_SIB]
+    kept = 0
+    for i in range(new_root, used):
+        if remap[i] >= 0:
+            remap[i] = kept
+            kept += 1
+    for i in range(new_root, used):
+        j = remap[i]
+        if j < 0:
+            continue
+        src = nb + i * NI
+        dst = nb + j * NI
+        first = ints[src + N_FIRST]
+        sib = ints[src + N_SIB]
+        for k in range(NI):
+            ints[dst + k] = ints[src + k]
+        ints[dst + N_FIRST] = remap[first] if first >= 0 else -1
+        ints[dst + N_SIB] = remap[sib] if sib >= 0 and i != new_root else -1
+        for k in range(NF):
+            floats[FHEADER + j * NF + k] = floats[FHEADER + i * NF + k]
+    ints[nb + N_ACTION] = -1
+    ints[I_USED] = kept
+    return kept
