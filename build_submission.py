@@ -2,7 +2,7 @@
 
     python build_submission.py                       # strongest available agent -> submissions/submission.py
     python build_submission.py --agent rules --output submissions/rules.py
-    python build_submission.py --agent alphabeta --param depth=6 --params tuned.json --games 40
+    python build_submission.py --agent alphabeta --param max_depth=6 --params tuned.json --games 40
     python build_submission.py --agent mypkg.module:MyAgent --no-validate
     python build_submission.py --list                # agents and their parameters with defaults
 
@@ -11,8 +11,14 @@ private package name), the agent's data (``bundle_data()``, packed by :mod:`util
 clock policy, and ends with ``def agent(observation, configuration)``. Validation loads it in a
 fresh Python that cannot see this repo, exactly as kaggle-environments does, plays ``--games``
 games against ``negamax`` and against ``random`` (seats alternating), plays one more game with
-numba made unimportable, and fails (exit 1) on any error, invalid move or timeout. Bad options,
-agents or parameters exit 2 with one line. Details: ``submissions/README.md``.
+numba made unimportable, and fails (exit 1) on any error, invalid move or timeout, and when the
+first move of a fresh process (every Kaggle game starts one) exceeds ``--max-first-move``.
+
+The file is written beside ``--output`` under a temporary name, validated there, and only then
+moved over ``--output`` (atomically): a failed build never replaces a good file; it is kept as
+``NAME.failed.py`` beside it. Bad options, agents or parameters, an ``--output`` that cannot be
+written and a missing or damaged data file (the book, an MCTS cache: ``--no-data`` builds
+without) exit 2 with one line, before any work. Details: ``submissions/README.md``.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import math
 import os
 import shutil
 import statistics
@@ -36,7 +43,6 @@ if str(ROOT) not in sys.path:
 
 from agents import registry  # noqa: E402
 from util import codec  # noqa: E402
-from util.atomic import write_text  # noqa: E402
 from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import render  # noqa: E402
 from util.clock import ClockPolicy  # noqa: E402
@@ -110,6 +116,14 @@ def parse_pairs(items: list[str], option: str) -> dict[str, str]:
     return out
 
 
+def submission_defaults(target: Target, params: dict[str, Any]) -> dict[str, Any]:
+    """The agent class's ``SUBMISSION_DEFAULTS`` that ``params`` leave unset: what a Kaggle
+    file should use where a long-lived process would not (``rules`` runs in plain Python: its
+    numba compile cost more than a whole game saves)."""
+    defaults = getattr(target.cls, "SUBMISSION_DEFAULTS", None) or {}
+    return {k: v for k, v in defaults.items() if k not in params}
+
+
 def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The agent built with ``params`` (strings converted to each field's type, as the
     registry does), and the converted parameters to embed."""
@@ -162,20 +176,58 @@ def _git(*args: str) -> str:
         return ""
 
 
-def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
-    """Write the submission; returns facts for the summary."""
-    data = None
-    bundle_data = getattr(agent, "bundle_data", None)
-    if callable(bundle_data):
-        try:
-            value = bundle_data()
-        except Exception as exc:
-            raise BuildFailed(f"{target.label}.bundle_data() failed: {type(exc).__name__}: {exc}") from None
-        if value is not None:
+def data_source(agent: Any) -> str | None:
+    """The file the agent's ``bundle_data()`` reads, when it says (``data_source()``, or
+    ``cache_path()`` of the tree searches); None or "" when it is configured without one."""
+    for name in ("data_source", "cache_path"):
+        method = getattr(agent, name, None)
+        if callable(method):
             try:
-                data = codec.roundtrip(value)
-            except codec.CodecError as exc:
-                raise BuildFailed(f"{target.label}.bundle_data() cannot be embedded: {exc}") from None
+                return method() or None
+            except Exception:
+                return None
+    return None
+
+
+def _data_error(exc: BaseException) -> str:
+    """A data file's refusal in words fit for a damaged file: numpy's message for a file that
+    is not plain arrays suggests ``allow_pickle``, which would unpickle whatever is in it."""
+    text = str(exc) or type(exc).__name__
+    if "pickle" in text.lower():
+        return "it is not an .npz of plain arrays (damaged, or not this agent's data file)"
+    return text if isinstance(exc, ValueError) else f"{type(exc).__name__}: {text}"
+
+
+def agent_data(target: Target, agent: Any, no_data: bool) -> str | None:
+    """The agent's data packed for the file (None: nothing to embed). A data file the agent is
+    configured to read but cannot (missing, damaged) is a UsageError naming it; ``no_data``
+    (``--no-data``) builds without any data, on purpose."""
+    bundle_data = getattr(agent, "bundle_data", None)
+    if no_data or not callable(bundle_data):
+        return None
+    source = data_source(agent)
+    try:
+        value = bundle_data()
+    except Exception as exc:
+        reason = _data_error(exc)
+        where = "" if source is None or source in reason else f" {source}"
+        fix = "" if "rebuild" in reason else "rebuild the file (data/README.md) or "
+        raise UsageError(f"cannot embed the data file{where} of agent {target.label}: {reason}; "
+                         f"{fix}pass --no-data to build without it") from None
+    if value is None:
+        if source is not None:
+            raise UsageError(f"data file {source} of agent {target.label} is missing; build it (data/README.md) "
+                             "or pass --no-data for a build without it")
+        return None
+    try:
+        return codec.roundtrip(value)
+    except codec.CodecError as exc:
+        raise BuildFailed(f"{target.label}.bundle_data() cannot be embedded: {exc}") from None
+
+
+def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, float], data: str | None, output: Path) -> dict[str, Any]:
+    """The submission's text (compiled once to check it) and facts for the summary; ``output``
+    is the name shown in tracebacks of the check."""
     top = target.module.split(".")[0]
     folders = {name: ROOT for name in PROJECT_PACKAGES}
     if top not in folders:  # an agent kept outside the repo: bundle its own package too
@@ -201,11 +253,52 @@ def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, f
     except (ValueError, BundleError) as exc:
         raise BuildFailed(str(exc)) from None
     compile(text, str(output), "exec")
-    write_text(output, text)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(output, 0o666 & ~umask)  # util.atomic's temporary file is created 0600
-    return {"modules": list(modules), "size": len(text.encode()), "data": len(data or ""), "prefix": prefix, "warnings": warnings}
+    return {"text": text, "modules": list(modules), "size": len(text.encode()), "data": len(data or ""), "prefix": prefix, "warnings": warnings}
+
+
+# --- the output file ----------------------------------------------------------------------------
+def check_output(output: Path) -> None:
+    """UsageError unless ``output`` can be written: not a directory, under a directory (made
+    if missing) in which a file can be created. Probed with a temporary file, before any work."""
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'submission.py'}")
+    if output.exists() and not output.is_file():
+        raise UsageError(f"--output {output} exists and is not a regular file")
+    folder = output.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"--output {output}: {folder} is a file, not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".connectx-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write in {folder} ({exc.strerror or exc}); choose another --output") from None
+
+
+def failed_path(output: Path) -> Path:
+    """Where a build that failed validation is kept: ``good.py`` -> ``good.failed.py``."""
+    return output.with_name(f"{output.stem}.failed{output.suffix or '.py'}")
+
+
+def write_beside(output: Path, text: str) -> Path:
+    """``text`` in a new temporary ``.py`` file in ``output``'s folder (the same file system,
+    so that os.replace moves it over ``output`` atomically), with ordinary permissions."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=output.parent, prefix=f".{output.stem}.building-", suffix=".py")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(name, 0o666 & ~umask)  # mkstemp makes 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
 
 
 # --- validating -------------------------------------------------------------------------------
@@ -224,34 +317,53 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
     pending = list(enumerate(jobs))
     running: list[tuple[int, subprocess.Popen, Path]] = []
     results: dict[int, dict] = {}
-    while pending or running:
-        while pending and len(running) < workers:
-            i, (extra, out) = pending.pop(0)
-            cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
-            proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            running.append((i, proc, out))
-        i, proc, out = running.pop(0)
-        _wait(proc, timeout)
-        if not out.exists():
-            tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
-            raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
-        results[i] = json.loads(out.read_text())
+    give_up = time.monotonic() + timeout
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                i, (extra, out) = pending.pop(0)
+                cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
+                proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                running.append((i, proc, out))
+            i, proc, out = running[0]
+            _wait(proc, give_up - time.monotonic(), timeout)
+            running.pop(0)
+            if not out.exists():
+                tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
+                raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
+            results[i] = json.loads(out.read_text())
+    finally:  # a failure or Ctrl-C leaves no validation process behind
+        for _, proc, _ in running:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
     reports = [results[i] for i in sorted(results)]
-    shutil.rmtree(tmp, ignore_errors=True)
     return reports[:-1], reports[-1]
 
 
-def _wait(proc: subprocess.Popen, timeout: float) -> None:
+def _wait(proc: subprocess.Popen, left: float, timeout: float) -> None:
     try:
-        proc.wait(timeout=timeout)
+        proc.wait(timeout=max(0.0, left))
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise BuildFailed(f"validation took longer than {timeout:.0f} s; use fewer --games") from None
+        raise BuildFailed(f"validation took longer than {timeout:g} s (--timeout); use fewer --games") from None
 
 
-def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0) -> tuple[list[str], list[str]]:
-    """Printable lines and the reasons validation fails (empty: passed)."""
+def first_moves(reports: list[dict], no_numba: dict) -> list[tuple[str, float, float]]:
+    """``(which process, first move's seconds, actTimeout)`` of each validation process: its
+    first game's first move is a fresh process's, as every Kaggle game's is."""
+    out = []
+    for i, rep in enumerate(reports + [no_numba]):
+        games = rep.get("games") or []
+        if games and games[0]["durations"]:
+            g = games[0]
+            who = "without numba" if rep.get("no_numba") else f"process {i + 1}"
+            out.append((f"{who}, as {'first' if g['seat'] == 0 else 'second'} player", g["durations"][0], g["act_timeout"]))
+    return out
+
+
+def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0, max_first_move: float | None = None) -> tuple[list[str], list[str]]:
+    """Printable lines and the reasons validation fails (empty: passed). ``max_first_move``:
+    the limit on the first move of a fresh process (None: the games' actTimeout)."""
     lines, failures = [], []
     for rep in reports + [no_numba]:
         if "fatal" in rep:
@@ -263,12 +375,18 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0) -> tu
         failures.append(f"the last callable is {load['callable']} with {load['argcount']} arguments, not agent(observation, configuration)")
     if load["errors"]:
         failures.append("loading the file: " + "; ".join(load["errors"]))
-    first = reports[0]["games"][0]
-    first_move = first["durations"][0] if first["durations"] else float("nan")
+    firsts = first_moves(reports, no_numba)
     lines.append(
-        f"  load {load['load_s'] * 1000:.0f} ms; first move of a fresh process {first_move:.2f} s "
-        f"(agent creation, kernel compilation and the move; on Kaggle loading adds to it)"
+        f"  load {load['load_s'] * 1000:.0f} ms; first move of each fresh process: "
+        + ", ".join(f"{s:.2f} s ({who})" for who, s, _ in firsts)
+        + " (agent creation, kernel compilation and the move; on Kaggle loading adds to it)"
     )
+    for who, seconds, act in firsts:
+        limit = act if max_first_move is None else max_first_move
+        if seconds > limit:
+            failures.append(f"the first move of a fresh process took {seconds:.2f} s ({who}), over "
+                            f"{'actTimeout' if max_first_move is None else '--max-first-move'} {limit:g} s: every Kaggle game "
+                            "starts a fresh process; load or compile less in the first move (or pass --max-first-move)")
     games = [g for rep in reports for g in rep["games"]]
     durations = []
     for opp in dict.fromkeys(g["opponent"] for g in games):
@@ -320,6 +438,22 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0) -> tu
 
 
 # --- command line -----------------------------------------------------------------------------
+def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
+    """argparse type: a finite number of seconds above ``low`` (or equal, when ``zero_ok``), at
+    most ``high``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        ok = math.isfinite(value) and (value >= low if zero_ok else value > low) and (high is None or value <= high)
+        if not ok:
+            bound = f"{'at least' if zero_ok else 'more than'} {low:g}" + ("" if high is None else f" and at most {high:g}")
+            raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds {bound}")
+        return value
+    return parse
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -337,9 +471,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--games", type=int, default=20, help="validation games against each opponent (default 20)")
     p.add_argument("--workers", type=int, default=1, help="validation processes (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed for the opponents' randomness during validation")
-    p.add_argument("--timeout", type=float, default=1800, help="seconds before validation gives up (default 1800)")
-    p.add_argument("--max-bank", type=float, default=45.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds(0.0, None), default=1800, help="seconds before validation gives up (default 1800)")
+    p.add_argument("--max-bank", type=seconds(0.0, 60.0, zero_ok=True), default=45.0, metavar="SECONDS",
                    help="fail when one validation game uses more of the 60 s overage bank (default 45)")
+    p.add_argument("--max-first-move", type=seconds(0.0, None), default=None, metavar="SECONDS",
+                   help="fail when the first move of a fresh validation process takes longer (default: actTimeout, 2 s)")
+    p.add_argument("--no-data", action="store_true",
+                   help="build without the agent's data file (book, MCTS opening cache); without it, a missing data file is an error")
     p.add_argument("--no-validate", action="store_true", help="only build")
     p.add_argument("--list", action="store_true", help="list agents and their parameters with defaults, then exit")
     args = p.parse_args(argv)
@@ -353,36 +491,62 @@ def run(argv: list[str] | None = None) -> int:
     if args.list:
         print(list_agents())
         return 0
+    output = args.output.resolve()
+    check_output(output)
     target, params = resolve_agent(args.agent)
     if args.params:
         params = {**load_params_file(args.params), **params}
     params.update(parse_pairs(args.param, "--param"))
+    defaults = submission_defaults(target, params)
     clock = clock_policy(parse_pairs(args.clock, "--clock"))
-    agent, converted = make_agent(target, params)
-    output = args.output.resolve()
-    facts = build(target, agent, converted, clock, output)
-    try:
-        shown = output.relative_to(Path.cwd())
-    except ValueError:
-        shown = output
-    print(f"built {shown}: agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
-    print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, embedded data {facts['data']} characters, package {facts['prefix']}")
+    agent, converted = make_agent(target, {**defaults, **params})
+    data = agent_data(target, agent, args.no_data)
+    facts = build(target, agent, converted, clock, data, output)
+    shown = _shown(output)
+    print(f"building {shown}: agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
+    if defaults:
+        print(f"  submission defaults of {target.cls.__name__}: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides)")
+    embedded = "none (--no-data)" if args.no_data else f"{facts['data']} characters"
+    print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, embedded data {embedded}, package {facts['prefix']}")
     if facts["size"] > SIZE_WARNING:
         facts["warnings"].append(f"the file is {facts['size'] / 2**20:.1f} MB: submissions above 5 to 10 MB have been reported to fail")
     for w in facts["warnings"]:
         print(f"  warning: {w}")
-    if args.no_validate:
-        return 0
+    temp = write_beside(output, facts["text"])
+    try:
+        if not args.no_validate:
+            validate(temp, output, args)
+        os.replace(temp, output)
+    finally:
+        temp.unlink(missing_ok=True)
+    print(f"wrote {shown}" + ("" if args.no_validate else "\nOK: ready to submit"))
+    return 0
+
+
+def _shown(path: Path) -> Path:
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
+    """Validate the build at ``temp``; on failure keep it as :func:`failed_path` and raise
+    BuildFailed saying so (``output`` is left as it was)."""
     print(f"validating: {args.games} games against negamax and against random (seats alternating), in a process without the repo ...", flush=True)
     started = time.perf_counter()
-    reports, no_numba = _run_validators(output, args.games, args.workers, args.seed, args.timeout)
-    lines, failures = summarize(reports, no_numba, args.max_bank)
-    print("\n".join(lines))
-    print(f"  validation took {time.perf_counter() - started:.0f} s")
-    if failures:
-        raise BuildFailed("validation failed: " + "\n  ".join(failures))
-    print("OK: ready to submit")
-    return 0
+    try:
+        reports, no_numba = _run_validators(temp, args.games, args.workers, args.seed, args.timeout)
+        lines, failures = summarize(reports, no_numba, args.max_bank, args.max_first_move)
+        print("\n".join(lines))
+        print(f"  validation took {time.perf_counter() - started:.0f} s")
+        if failures:
+            raise BuildFailed("validation failed: " + "\n  ".join(failures))
+    except BuildFailed as exc:
+        failed = failed_path(output)
+        os.replace(temp, failed)
+        kept = "was not there before" if not output.exists() else "is unchanged"
+        raise BuildFailed(f"{exc}\n  the failed build is kept at {_shown(failed)}; {_shown(output)} {kept}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ moves them out of the collector's sight for good).
 Whatever goes wrong, it returns a plain ``int``, and a legal column whenever one exists. The
 fallback, in order:
 
-1. The position is valid but the agent is missing (its creation or its data failed), there
+1. The position is valid but the agent is missing (its creation failed), there
    is no time left, the agent raised, or it returned something that is not a legal column
    (an exception from numba also switches the process to pure Python and rebuilds the agent
    for the next move):
@@ -23,6 +23,17 @@ fallback, in order:
    (``board[column] == 0``).
 3. Even the board is unreadable: the centre column of the configuration's ``columns`` (7 when
    that is missing), or 0.
+
+Embedded data that is damaged (or that the agent's ``use_data()`` refuses) costs only what
+depends on it: the error is logged once and the agent is created again and told
+``use_data(None)``, so ``perfect`` plays its solver and search without its book and ``mcts``
+searches without its opening cache. Only an agent that cannot run without its data (its
+``use_data(None)`` raises) leaves the game to the fast rule.
+
+An agent may also overrun its deadline on purpose (``perfect`` waits for numba's compile when a
+position leaves its book): if it has ``set_hard_deadline(t)``, the adapter calls it before every
+move with :meth:`util.clock.ClockPolicy.latest`, the moment by which the move must end whatever
+happens, so that no wait spends more of the bank than the bank holds.
 
 Errors and late moves are written to ``sys.stderr`` as one line starting with
 ``[connectx] ERROR`` or ``[connectx] LATE`` (Kaggle keeps an agent's stderr in the episode
@@ -247,6 +258,9 @@ class KaggleAdapter:
             self.stats["fallbacks"] += 1
             return fallback_column(pos)
         self._notice_game(agent, pos)
+        hard = getattr(agent, "set_hard_deadline", None)
+        if callable(hard):
+            hard(self.policy.latest(started, act, bank))
         if time.perf_counter() >= deadline:
             self.stats["fallbacks"] += 1
             self._log("LATE", f"no time left before the agent could move (move {self.stats['moves']}); fast rule used")
@@ -279,12 +293,7 @@ class KaggleAdapter:
             try:
                 agent = self._factory()
                 if self._packed_data is not None:
-                    use = getattr(agent, "use_data", None)
-                    if not callable(use):
-                        raise TypeError(f"{type(agent).__name__} has embedded data but no use_data() method")
-                    from util.codec import unpack
-
-                    use(unpack(self._packed_data))
+                    agent = self._give_data(agent)
                 self._agent = agent
             except Exception as exc:
                 self._agent_failed = True
@@ -294,6 +303,23 @@ class KaggleAdapter:
                 gc.collect()
                 gc.freeze()
         return self._agent
+
+    def _give_data(self, agent: Any) -> Any:
+        """``agent`` with its embedded data; when the data is damaged or refused, a new agent
+        told ``use_data(None)`` (a fresh one: the refusal may have left the first half-set)."""
+        use = getattr(agent, "use_data", None)
+        if not callable(use):
+            raise TypeError(f"{type(agent).__name__} has embedded data but no use_data() method")
+        try:
+            from util.codec import unpack
+
+            use(unpack(self._packed_data))
+            return agent
+        except Exception as exc:
+            self._error(f"embedded data unusable ({type(exc).__name__}: {exc}); the agent plays without it")
+        agent = self._factory()
+        agent.use_data(None)
+        return agent
 
     def _notice_game(self, agent: Any, pos: Position) -> None:
         """A new game starts when the shape or our side changes, or the ply does not grow."""

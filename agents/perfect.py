@@ -16,7 +16,12 @@ search; meanwhile book moves are served, each after waiting for the compile duri
 ``book_wait_share`` of its time (about 1.4 s a move at Kaggle's 2 s: the compile then runs
 without a Python thread beside it, and is done within the book's first moves). If a
 position leaves the book before the solver is ready, the agent waits for it, past the deadline
-if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle's 60 s bank.
+if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle's 60 s bank,
+so the wait also stops at the hard deadline the Kaggle adapter gives (``set_hard_deadline``:
+what the bank holds, less a margin, :meth:`util.clock.ClockPolicy.latest`). Without a book
+(none shipped, or the embedded one was damaged) nothing is worth that wait: the first
+positions are beyond the solver anyway, so each move gives the compile ``book_wait_share`` of
+its time and plays the fallback in time.
 Without numba (or on boards over 63 bits) the plain-Python solver runs at once: slower, but every
 move is still legal and in time.
 
@@ -48,6 +53,7 @@ except ImportError:  # pragma: no cover - the module is part of the repo
 # so that the first move does not overrun.
 _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
 _EXIT_WAIT = 120.0  # seconds the interpreter's exit waits for a compile in progress
+_AFTER_WAIT = 0.1  # seconds before the hard deadline a wait stops: time to still play a move
 _RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
 
 
@@ -76,6 +82,7 @@ class PerfectAgent:
     _waited: float = field(default=0.0, init=False, repr=False)
     _compile_seconds: Optional[float] = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
+    _hard: Optional[float] = field(default=None, init=False, repr=False)  # this move's hard deadline (set_hard_deadline)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.solver_share <= 1.0:
@@ -97,6 +104,17 @@ class PerfectAgent:
     def info(self) -> dict:
         return dict(self._info)
 
+    def set_hard_deadline(self, latest: float) -> None:
+        """The next move must end by ``latest`` (``perf_counter()``), even when it waits past its
+        deadline for the compile: set by the Kaggle adapter before each move from the bank."""
+        self._hard = latest
+
+    def data_source(self) -> Optional[str]:
+        """The file :meth:`bundle_data` reads (None with ``book="none"``), for the builder's messages."""
+        if self.book == "none":
+            return None
+        return str(default_path(Shape()) if self.book == "auto" else Path(self.book))
+
     def bundle_data(self) -> Optional[dict]:
         """The book's packed arrays of the standard shape, for the submission (None without a book)."""
         book = self._load_book(Shape())
@@ -109,6 +127,7 @@ class PerfectAgent:
 
     def choose(self, position: Position, deadline: float) -> int:
         t0 = time.perf_counter()
+        hard, self._hard = self._hard, None  # one move's
         self._prepare(position.shape)
         book = self._load_book(position.shape)
         hit = book.lookup(position) if book is not None else None
@@ -128,14 +147,23 @@ class PerfectAgent:
             if not self._solver_ready.is_set():
                 self._report("book-lost", t0, score=hit[1])
                 return hit[0]
-        if not self._solver_ready.is_set():
-            # Wait for the compile; past the deadline only within what is left of compile_wait.
+        if not self._solver_ready.is_set() and book is None:
+            # No book: the compile gets most of this move; the fallback plays in time.
+            self._solver_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
+        elif not self._solver_ready.is_set():
+            # Wait for the compile; past the deadline only within what is left of compile_wait,
+            # and never past the hard deadline (what the bank holds).
             soft = deadline - 0.05
-            self._solver_ready.wait(max(0.0, soft + max(0.0, self.compile_wait - self._waited) - time.perf_counter()))
+            until = soft + max(0.0, self.compile_wait - self._waited)
+            if hard is not None:
+                until = min(until, hard - _AFTER_WAIT)
+            self._solver_ready.wait(max(0.0, until - time.perf_counter()))
             over = time.perf_counter() - soft
             if over > 0 and self._solver_ready.is_set():
                 budget = max(0.05, deadline - t0)
                 deadline = time.perf_counter() + budget  # a fresh budget, also paid from the bank
+                if hard is not None:
+                    deadline = max(time.perf_counter(), min(deadline, hard - _AFTER_WAIT))
                 self._waited += over + budget
         if self._solver_ready.is_set():
             found = self._solve(position, deadline)

@@ -28,6 +28,18 @@ class BookError(ValueError):
     """A book file or its embedded data is malformed."""
 
 
+def _reason(exc: BaseException) -> str:
+    """Why a book file did not load, in words that fit a damaged file. numpy's own message for
+    a file that is not plain arrays suggests ``allow_pickle``, which a book never needs: a
+    pickle inside a book file means damage or a foreign file, never a reason to unpickle it."""
+    text = str(exc)
+    if "pickle" in text.lower():
+        return "it is not an .npz of plain arrays (damaged, or not a book file)"
+    if isinstance(exc, KeyError):
+        return f"it lacks the array {text} (not a book file)"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class Book:
     """Immutable lookup table; build one with :meth:`from_entries`, :meth:`load` or :meth:`from_data`."""
 
@@ -92,8 +104,8 @@ class Book:
         try:
             with np.load(path, allow_pickle=False) as z:
                 return cls.from_data({k: z[k] for k in ("shape", "keys", "moves", "scores")})
-        except (OSError, KeyError, ValueError) as exc:
-            raise BookError(f"cannot read book {path}: {exc}") from None
+        except Exception as exc:  # damaged (zip, CRC, truncation), foreign, or missing arrays
+            raise BookError(f"cannot read book {path}: {_reason(exc)}; rebuild it with `python -m agents.book pack`") from None
 
     def save(self, path: str | Path) -> None:
         """Write atomically (a reader never sees half a book)."""

@@ -206,6 +206,11 @@ def test_dynamic_imports_of_project_names_are_reported():
         (["--games", "0"], "at least 1"),
         (["--params", "/nonexistent/params.json"], "cannot read"),
         (["--frobnicate"], "unrecognized arguments"),
+        (["--max-bank", "-1"], "--max-bank"),
+        (["--max-bank", "61"], "at most 60"),
+        (["--timeout", "0"], "--timeout"),
+        (["--max-first-move", "nan"], "--max-first-move"),
+        (["--output", "/proc/x.py"], "cannot write in /proc"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, args, expected):
@@ -214,6 +219,96 @@ def test_bad_input_exits_2_with_one_line(tmp_path, args, expected):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], proc.stderr
     assert not (tmp_path / "submissions").exists()
+
+
+@pytest.mark.parametrize("kind", ["directory", "under a file"])
+def test_an_output_that_cannot_be_written_exits_2_before_any_work(tmp_path, kind):
+    (tmp_path / "afile").write_text("x")
+    output = tmp_path if kind == "directory" else tmp_path / "afile" / "s.py"
+    proc = build(tmp_path, "--agent", "random", "--output", str(output), check=False)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "--output" in lines[0], proc.stderr
+    assert ("is a directory" if kind == "directory" else "is a file, not a folder") in lines[0]
+    assert proc.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_build_that_fails_validation_leaves_the_good_file_and_keeps_itself_beside_it(tmp_path):
+    # The issue's case: a good file, then a build whose validation fails (here it runs out of
+    # --timeout at once) with the good file as --output.
+    good = tmp_path / "good.py"
+    good.write_text("# a good submission\n")
+    proc = build(tmp_path, "--agent", "random", "--timeout", "0.01", "--output", str(good), check=False)
+    assert proc.returncode == 1 and "--timeout" in proc.stderr, proc.stderr
+    assert good.read_text() == "# a good submission\n"
+    failed = tmp_path / "good.failed.py"
+    assert "def agent(observation, configuration):" in failed.read_text()
+    assert "kept at" in proc.stderr and "good.failed.py" in proc.stderr and "good.py is unchanged" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.failed.py", "good.py"]  # no temporary file left
+
+
+def test_a_build_replaces_the_output_whole(tmp_path):
+    out = tmp_path / "s.py"
+    out.write_text("# old\n")
+    build(tmp_path, "--agent", "random", "--output", str(out), "--no-validate")
+    assert out.read_text().rstrip().endswith("return _ADAPTER(observation, configuration)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.py"]
+
+
+def copy_without_data(tmp_path: Path) -> Path:
+    """The repo's code without data/: a clone whose data files are missing."""
+    import shutil
+
+    clone = tmp_path / "clone"
+    for name in ("core", "util", "heuristics", "agents"):
+        shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "build_submission.py", clone)
+    return clone
+
+
+@pytest.mark.parametrize("agent, missing", [("perfect", "book_6x7x4.npz"), ("mcts", "mcts_cache_mixed_oddeven_6x7x4.npz")])
+def test_a_missing_data_file_is_an_error_unless_no_data_is_asked_for(tmp_path, agent, missing):
+    clone = copy_without_data(tmp_path)
+    cmd = [sys.executable, str(clone / "build_submission.py"), "--agent", agent, "--output", str(tmp_path / "s.py"), "--no-validate"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and missing in lines[0] and "--no-data" in lines[0], proc.stderr
+    assert not (tmp_path / "s.py").exists()
+    proc = subprocess.run([*cmd, "--no-data"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "embedded data none (--no-data)" in proc.stdout, proc.stderr
+    assert "_DATA = None" in (tmp_path / "s.py").read_text()
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", "truncated"])
+@pytest.mark.parametrize("agent, param, real", [("perfect", "book", "book_6x7x4.npz"), ("mcts", "cache", "mcts_cache_rollout_6x7x4.npz")])
+def test_a_damaged_data_file_is_refused_by_name_without_suggesting_pickle(tmp_path, capsys, content, agent, param, real):
+    import build_submission
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(content if isinstance(content, bytes) else (ROOT / "data" / real).read_bytes()[:5000])
+    code = build_submission.main(["--agent", f"{agent}:{param}={bad}", "--output", str(tmp_path / "s.py"), "--no-validate"])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and str(bad) in lines[0], err
+    assert "pickle" not in err and not (tmp_path / "s.py").exists()
+
+
+def test_rules_submission_runs_without_numba_and_its_first_move_is_quick(tmp_path):
+    out = tmp_path / "rules.py"
+    proc = build(tmp_path, "--agent", "rules", "--output", str(out), "--no-validate")
+    assert "submission defaults of RulesAgent: jit=False" in proc.stdout and "'jit': False" in out.read_text()
+    code = (
+        "import sys, time\nfrom kaggle_environments import make\n"
+        "env = make('connectx', debug=False)\nenv.run([sys.argv[1], 'negamax'])\n"
+        "first = [log[0]['duration'] for log in env.logs if log and 'duration' in log[0]][0]\n"
+        "print(env.steps[-1][0]['status'], first, 'numba' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}
+    run = subprocess.run([sys.executable, "-I", "-c", code, str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    status, first, numba_loaded = printed_words(run.stdout)[-3:]
+    assert status == "DONE" and numba_loaded == "False", run.stdout + run.stderr
+    assert float(first) < 1.0  # actTimeout is 2 s; it took 2.6 s when the first move imported numba and compiled
+    forced = build(tmp_path, "--agent", "rules", "--param", "jit=true", "--output", str(out), "--no-validate")
+    assert "submission defaults" not in forced.stdout and "'jit': True" in out.read_text()
 
 
 def test_list_shows_agents_with_parameter_defaults(tmp_path):
@@ -302,7 +397,7 @@ def test_two_different_bundles_in_one_process_do_not_mix(tiny, tmp_path):
     assert printed_words(proc.stdout) == ["1", "5", "1", "5"], proc.stderr
 
 
-def test_corrupted_data_in_a_built_file_is_reported_and_the_fast_rule_plays(tiny, tmp_path):
+def test_corrupted_data_in_a_built_file_is_reported_and_the_agent_plays_without_it(tiny, tmp_path):
     text = tiny["path"].read_text()
     start = text.index("_DATA = 'cxdata1:")
     i = start + 100
@@ -310,8 +405,10 @@ def test_corrupted_data_in_a_built_file_is_reported_and_the_fast_rule_plays(tiny
     path = tmp_path / "damaged.py"
     path.write_text(damaged)
     result = load_and_play(path, tmp_path, env_extra={"CONNECTX_NUMBA": "0"})
-    assert "[connectx] ERROR could not create the agent (CodecError" in result["stderr"]
-    assert result["answers"][0] == 3 and result["types"] == ["int"]  # the fast rule: centre
+    assert "[connectx] ERROR embedded data unusable (CodecError" in result["stderr"]
+    assert result["stderr"].count("[connectx] ERROR") == 1 and result["stats"]["fallbacks"] == 0
+    # the agent itself plays, without its data: column 0 (its no-data move), not 1 (the data's), nor the fast rule's 3
+    assert result["answers"][0] == 0 and result["info"] == {"compiled": False, "data": False} and result["types"] == ["int"]
 
 
 def test_build_and_validate_in_kaggle_environments(tmp_path):
@@ -407,6 +504,20 @@ def test_summary_fails_on_each_kind_of_problem(changes, reason):
 
     _, failures = build_submission.summarize(*fake_reports(**changes))
     assert any(reason in f for f in failures), failures
+
+
+def test_summary_reports_the_first_move_of_each_fresh_process_and_fails_a_slow_one():
+    import build_submission
+
+    reports, no_numba = fake_reports()
+    second = json.loads(json.dumps(reports[0]))
+    second["games"][0]["durations"][0] = 2.4  # over actTimeout (2 s)
+    second["games"][0]["seat"] = 1
+    lines, failures = build_submission.summarize(reports + [second], no_numba)
+    assert any("0.50 s (process 1, as first player), 2.40 s (process 2, as second player), 0.50 s (without numba" in line for line in lines), lines
+    assert any("first move of a fresh process took 2.40 s (process 2, as second player), over actTimeout 2 s" in f for f in failures), failures
+    _, failures = build_submission.summarize(reports + [second], no_numba, max_first_move=3.0)
+    assert failures == []
 
 
 def test_summary_fails_when_the_last_callable_is_not_agent():

@@ -199,13 +199,82 @@ def test_packed_data_reaches_use_data():
     assert codec.same(rec.data, data)
 
 
-def test_corrupt_data_is_an_error_and_the_fast_rule_plays(capsys):
-    rec = Recorder()
+def test_corrupt_data_is_an_error_and_the_agent_plays_without_it(capsys):
+    made: list[Recorder] = []
+
+    def factory():
+        made.append(Recorder())
+        made[-1].data = "untouched"
+        return made[-1]
+
     blob = codec.pack([1, 2, 3])
-    adapter = KaggleAdapter(lambda: rec, packed_data=blob[:-8], freeze_gc=False)
-    assert adapter(obs_of(Position.empty()), CONFIG) == 3
-    assert rec.deadlines == [] and adapter.agent is None
-    assert "[connectx] ERROR could not create the agent (CodecError" in capsys.readouterr().err
+    adapter = KaggleAdapter(factory, packed_data=blob[:-8], freeze_gc=False)
+    assert adapter(obs_of(Position.empty()), CONFIG) == 6  # the agent's own move, not the fast rule's centre
+    assert adapter.agent is made[-1] and made[-1].data is None and len(made[-1].deadlines) == 1
+    assert adapter.stats["fallbacks"] == 0 and adapter.stats["errors"] == 1
+    assert "[connectx] ERROR embedded data unusable (CodecError" in capsys.readouterr().err
+
+
+class Picky(Recorder):
+    """Refuses the data it is given (as a book with unsorted keys is refused), leaving itself half-set."""
+
+    def use_data(self, data) -> None:
+        self.data = "half-set"
+        if data is not None:
+            raise ValueError("book keys must be sorted and unique")
+        self.data = None
+
+
+def test_data_the_agent_refuses_costs_only_the_data():
+    made: list[Picky] = []
+    adapter = KaggleAdapter(lambda: made.append(Picky()) or made[-1], packed_data=codec.pack({"keys": [2, 1]}), freeze_gc=False, verbose=False)
+    pos = Position.from_moves("44")
+    assert adapter(obs_of(pos), CONFIG) == 6 and adapter(obs_of(pos.play(6).play(0)), CONFIG) == 6
+    assert len(made) == 2 and adapter.agent is made[1] and made[1].data is None  # a fresh agent, told "no data"
+    assert adapter.stats["fallbacks"] == 0 and "plays without it" in adapter.last_error and "sorted" in adapter.last_error
+
+
+def test_an_agent_that_cannot_play_without_its_data_leaves_the_game_to_the_fast_rule():
+    class Needy(Recorder):
+        def use_data(self, data) -> None:
+            raise ValueError("no data, no play")
+
+    adapter = KaggleAdapter(Needy, packed_data=codec.pack([1]), freeze_gc=False, verbose=False)
+    pos = Position.from_moves("445")
+    assert adapter(obs_of(pos), CONFIG) == fallback_column(pos)
+    assert adapter.agent is None and adapter.stats["fallbacks"] == 1 and "could not create the agent" in adapter.last_error
+
+
+def test_hard_deadline_is_what_the_bank_holds_less_the_margins():
+    policy = ClockPolicy()  # margin 0.25, bank_margin 0.5
+    assert policy.latest(10.0, 2.0, 60.0) == pytest.approx(10.0 + 1.75 + 59.5)
+    assert policy.latest(10.0, 2.0, 1.0) == pytest.approx(10.0 + 1.75 + 0.5)
+    # an empty bank (or less than its margin): never before the ordinary deadline
+    assert policy.latest(10.0, 2.0, 0.2) == policy.deadline(10.0, 2.0, 0.2) == pytest.approx(11.75)
+    assert policy.latest(0.0, 0.1, 0.0) == policy.deadline(0.0, 0.1, 0.0) == pytest.approx(policy.min_budget)
+    with pytest.raises(ValueError):
+        ClockPolicy(bank_margin=-0.1)
+
+
+def test_agents_that_may_overrun_get_the_hard_deadline_before_each_move():
+    class Overrunner(Recorder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.hard: list[float] = []
+
+        def set_hard_deadline(self, latest: float) -> None:
+            self.hard.append(latest)
+
+    agent = Overrunner()
+    adapter = KaggleAdapter(lambda: agent, freeze_gc=False)
+    pos = Position.from_moves("44")
+    before = time.perf_counter()
+    adapter(obs_of(pos, bank=1.0), CONFIG)
+    adapter(obs_of(pos.play(6).play(0), bank=30.0), CONFIG)
+    assert len(agent.hard) == 2
+    assert agent.hard[0] - agent.deadlines[0] == pytest.approx(0.5, abs=1e-9)  # 1 s of bank less its 0.5 s margin
+    assert agent.hard[1] - agent.deadlines[1] == pytest.approx(29.5, abs=1e-9)
+    assert before < agent.deadlines[0] < before + 1.75 + 0.1
 
 
 def test_no_time_left_uses_the_fast_rule_without_asking_the_agent(capsys):

@@ -167,3 +167,78 @@ def test_book_moves_never_overrun_while_the_compile_runs(monkeypatch):
         assert col == 2  # the book's winning reply to "2" (0-based column)
     finally:
         release.set()
+
+
+def held_compile(monkeypatch, agent: PerfectAgent):
+    """Stand in for the compile thread: nothing is compiled until ``release`` is set (then
+    the events are set without compiling, to spare the test a real compile)."""
+    import threading
+
+    release = threading.Event()
+
+    def held_warm_up(shape):
+        release.wait(60)
+        agent._solver_ready.set()
+        agent._search_ready.set()
+
+    monkeypatch.setattr(agent, "_warm_up", held_warm_up)
+    return release
+
+
+OUT_OF_BOOK = pons("Test_L3_R1", 1)[0][0]  # a late position: no book holds it
+
+
+def test_compile_wait_never_spends_more_than_the_bank_holds(monkeypatch):
+    # Seen on Kaggle: with 1 s of bank left, the wait for the compile returned after 5.3 s, a
+    # timeout. Through the adapter, the wait stops at ClockPolicy.latest: actTimeout - margin
+    # plus the bank less its margin.
+    from agents.kaggle import KaggleAdapter
+
+    agent = PerfectAgent(compile_wait=3.0)
+    release = held_compile(monkeypatch, agent)
+    adapter = KaggleAdapter(lambda: agent, freeze_gc=False, verbose=False)
+    pos = Position.from_moves(OUT_OF_BOOK)
+    obs = {"board": pos.to_board(), "mark": pos.side_to_move, "remainingOverageTime": 1.0}
+    try:
+        t0 = time.perf_counter()
+        col = adapter(obs, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 0.5})
+        elapsed = time.perf_counter() - t0
+    finally:
+        release.set()
+    assert pos.can_play(col) and adapter.stats["fallbacks"] == 0
+    assert 0.5 < elapsed < 0.5 + 1.0 - 0.25, elapsed  # used the bank, kept a margin of it
+    assert agent.info()["source"] == "fallback-screen"
+
+
+def test_without_a_book_moves_do_not_wait_past_the_deadline_for_the_compile(monkeypatch):
+    # No book (none shipped, or the embedded one damaged): the early positions are beyond the
+    # solver anyway; waiting for it from the bank would buy nothing.
+    agent = PerfectAgent(book="none", compile_wait=3.0)
+    release = held_compile(monkeypatch, agent)
+    try:
+        for moves in ("", "44", OUT_OF_BOOK):
+            pos = Position.from_moves(moves)
+            t0 = time.perf_counter()
+            col = agent.choose(pos, t0 + 0.3)
+            assert time.perf_counter() - t0 < 0.3 + 0.1 and pos.can_play(col)
+            assert agent.info()["source"] == "fallback-screen"
+    finally:
+        release.set()
+
+
+def test_data_source_names_the_book_file(tmp_path):
+    from agents.solver_book import default_path
+
+    assert PerfectAgent().data_source() == str(default_path(Shape()))
+    assert PerfectAgent(book="none").data_source() is None
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip", b"PK\x03\x04 damaged"])
+def test_a_damaged_book_file_is_named_and_no_pickle_is_suggested(tmp_path, content):
+    from agents.solver_book import BookError
+
+    path = tmp_path / "book.npz"
+    path.write_bytes(content)
+    with pytest.raises(BookError) as err:
+        Book.load(path)
+    assert str(path) in str(err.value) and "pickle" not in str(err.value)

@@ -38,15 +38,22 @@ class ClockPolicy:
     middle game. It is capped so that ``reserve`` seconds of the bank are never planned for:
     the reserve absorbs overruns (a slow first move that loads data or compiles kernels, a
     pause of the machine). With the defaults, a game never plans to touch the bank.
+
+    ``bank_margin`` (default 0.5 s): what :meth:`latest` keeps back from the bank. An agent
+    that overruns its deadline on purpose (``perfect`` waiting for numba's compile) must stop
+    by :meth:`latest`, never later: a move that overruns what is left of the bank is a timeout,
+    a lost game. The margin covers what Kaggle's timer sees beyond the agent's clock, like
+    ``margin`` does for ``actTimeout``.
     """
 
     margin: float = 0.25  # seconds kept back from actTimeout (see above)
     overage_per_move: float = 0.0  # seconds of the bank a move may plan to use
     reserve: float = 15.0  # seconds of the bank never planned for
     min_budget: float = 0.02  # floor of a budget, so a move with no time left still gets to the fallback rule
+    bank_margin: float = 0.5  # seconds of the bank no move may use, even on purpose (see latest())
 
     def __post_init__(self) -> None:
-        for name in ("margin", "overage_per_move", "reserve", "min_budget"):
+        for name in ("margin", "overage_per_move", "reserve", "min_budget", "bank_margin"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise ValueError(f"ClockPolicy.{name} must be a finite number >= 0, got {value!r}")
@@ -60,6 +67,13 @@ class ClockPolicy:
     def deadline(self, started: float, act_timeout: float, remaining_overage: float) -> float:
         """Absolute ``perf_counter()`` deadline for a move whose timer started at ``started``."""
         return started + self.budget(act_timeout, remaining_overage)
+
+    def latest(self, started: float, act_timeout: float, remaining_overage: float) -> float:
+        """The latest ``perf_counter()`` time a move whose timer started at ``started`` may end
+        when it overruns its deadline on purpose: ``actTimeout - margin`` plus the bank less
+        ``bank_margin``; never before :meth:`deadline`. Every wait past a deadline stops here."""
+        hard = max(0.0, act_timeout - self.margin) + max(0.0, remaining_overage - self.bank_margin)
+        return started + max(self.budget(act_timeout, remaining_overage), hard)
 
 
 def _number(value: Any) -> float | None:

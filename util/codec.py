@@ -28,6 +28,7 @@ from typing import Any
 
 MAGIC = "cxdata1"
 _PROTOCOL = 4  # every Python 3.8+ reads it; has opcodes for sets, frozensets and bytes
+_ZLIB_LEVEL = 6  # level 9 took 5.3 s on the 3.7 MB MCTS cache for 1.3% less than level 6 (0.6 s)
 _PLAIN_SCALARS = (type(None), bool, int, float, str, bytes)
 _CONTAINERS = (list, tuple, set, frozenset)
 _NUMPY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
@@ -124,7 +125,7 @@ def pack(value: Any) -> str:
     _Pickler(buf, protocol=_PROTOCOL).dump(value)
     raw = buf.getvalue()
     digest = hashlib.sha256(raw).hexdigest()
-    body = base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+    body = base64.b64encode(zlib.compress(raw, _ZLIB_LEVEL)).decode("ascii")
     return f"{MAGIC}:{digest}:{body}"
 
 
@@ -140,6 +141,11 @@ def unpack(text: str) -> Any:
         compressed = base64.b64decode(body.encode("ascii"), validate=True)
     except (binascii.Error, ValueError, UnicodeEncodeError) as exc:
         raise CodecError(f"packed data is not valid base64 ({exc}): the blob was damaged") from None
+    if base64.b64encode(compressed).decode("ascii") != body:
+        # The last character before '=' padding carries bits the decoder ignores: a change
+        # there would decode to the same bytes and pass the checksum, so insist on the one
+        # encoding pack() writes.
+        raise CodecError("packed data is not the canonical base64 of its bytes: the blob was damaged")
     try:
         raw = zlib.decompress(compressed)
     except zlib.error as exc:
