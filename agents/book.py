@@ -17,6 +17,9 @@ notation, 1-based column of the move for that exact move string). A rerun skips 
 it holds (by symmetric key), so an interrupted build resumes. ``pack`` writes the agent's
 compact book (:mod:`agents.solver_book`): every solved position by default.
 
+Ctrl-C or SIGTERM stops a build within a second (exit 130 or 143): the store keeps every
+finished position, and the same command resumes.
+
 Jobs run in this process, a local process pool (``--workers``), or Ray (``--backend ray``,
 ``--address`` for a cluster); each worker keeps one solver and its table for all its jobs.
 """
@@ -33,9 +36,10 @@ from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.position import Position
 from core.shape import STANDARD, Shape
-from util.cli import OneLineParser, shape_type
+from util.cli import OneLineParser, exit_code, shape_type, signal_name, stop_on_signals
 
 MODES = ("weak", "strong", "given")
+SLICE_SECONDS = 0.2  # an in-process solve returns to Python this often, to see Ctrl-C and SIGTERM
 # Published first-move result (Pons' blog, data/pons/PROVENANCE.md): the centre wins, score +1.
 # Solving the empty board takes hours here; ``build --given-root`` records this instead.
 GIVEN_ROOT = ("", 4, 1)
@@ -120,7 +124,9 @@ def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, in
     key = (dims, tt_size)
     if key not in _WORKER:
         _WORKER.clear()
-        _WORKER[key] = Solver(shape, tt_size)
+        # Slices: in this process (``--workers 1``) Ctrl-C must be seen within a fraction of a
+        # second; a pool worker ignores SIGINT and is killed by the driver.
+        _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS)
         _WORKER[key].warm_up()  # the compile stays out of the first job's time
     solver = _WORKER[key]
     t0 = time.perf_counter()
@@ -142,7 +148,9 @@ def roots(side: str, shape: Shape) -> list[tuple[str, Position]]:
 
 def build(args: argparse.Namespace, out=sys.stdout) -> int:
     """Breadth-first over our positions up to ``args.max_ply``; returns positions solved now."""
-    from util.backends import Runner, interrupt_on_sigterm
+    from tqdm import tqdm
+
+    from util.backends import Runner
 
     shape: Shape = args.shape
     store = Store(args.store, shape)
@@ -154,8 +162,8 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
     frontier = dict(roots(args.side, shape))  # moves -> position
     stop_at = time.monotonic() + args.time_limit if args.time_limit else None
     solved = 0
-    interrupt_on_sigterm()
-    with Runner(args.workers, args.backend, args.address) as runner:
+    progress = getattr(args, "progress", "auto")
+    with stop_on_signals(), Runner(args.workers, args.backend, args.address) as runner:
         while frontier:
             ply = next(iter(frontier.values())).ply
             if ply > args.max_ply:
@@ -163,15 +171,19 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
             todo = [m for m, p in frontier.items() if store.get(p) is None]
             print(f"ply {ply}: {len(frontier)} positions, {len(todo)} to solve", file=out, flush=True)
             jobs = _jobs(todo, shape, args, stop_at)
-            for job, result in runner.run(jobs, solve_job):
-                if isinstance(result, Exception):
-                    print(f"book: {job[0]}: {type(result).__name__}: {result}", file=sys.stderr, flush=True)
-                    continue
-                col, score, nodes, seconds = result
-                rec = Record(job[0], col + 1, score, nodes, seconds, "weak" if args.weak else "strong")
-                store.add(frontier[job[0]], rec)
-                solved += 1
-                print(f"  {job[0] or '-'}: column {col + 1} score {score} nodes {nodes:,} {seconds:.1f}s", file=out, flush=True)
+            with tqdm(total=len(todo), desc=f"ply {ply}", unit=" positions", file=sys.stderr, dynamic_ncols=True,
+                      disable={"auto": None, "on": False, "off": True}[progress]) as bar:
+                for job, result in runner.run(jobs, solve_job):
+                    bar.update(1)
+                    if isinstance(result, Exception):
+                        bar.write(f"book: {job[0]}: {type(result).__name__}: {result}", file=sys.stderr)
+                        continue
+                    col, score, nodes, seconds = result
+                    rec = Record(job[0], col + 1, score, nodes, seconds, "weak" if args.weak else "strong")
+                    store.add(frontier[job[0]], rec)
+                    solved += 1
+                    with bar.external_write_mode(file=out):
+                        print(f"  {job[0] or '-'}: column {col + 1} score {score} nodes {nodes:,} {seconds:.1f}s", file=out, flush=True)
             if stop_at is not None and time.monotonic() >= stop_at:
                 print("time limit reached: rerun to resume", file=out, flush=True)
                 break
@@ -263,6 +275,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     b.add_argument("--time-limit", type=float, default=0.0, help="start no new job after this many seconds (0: none)")
     b.add_argument("--tt-size", type=int, default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
+    b.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar on stderr (default auto: when stderr is a terminal)")
     p = sub.add_parser("pack", parents=[common], help="write the agent's book from the store")
     p.add_argument("--min-nodes", type=int, default=0, help="keep only positions whose solve took this many nodes (default 0: all)")
     sub.add_parser("info", parents=[common], help="summarize the store and the book")
@@ -291,9 +305,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"book {args.book}: {len(book)} entries of {len(store.records)} solved, {args.book.stat().st_size:,} bytes")
         else:
             info(store, args.book)
-    except KeyboardInterrupt:
-        print("interrupted: the store keeps every finished position; rerun to resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({signal_name(exc)}): the store keeps every finished position; rerun the same command to resume",
+              file=sys.stderr)
+        return exit_code(exc)
     except (OSError, ValueError) as exc:
         print(f"book: error: {exc}", file=sys.stderr)
         return 2

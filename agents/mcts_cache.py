@@ -3,7 +3,9 @@
 ``python -m agents.mcts_cache grow --seconds 600`` runs one long MCTS from the empty board (the
 tree plays both sides: self-play), keeps the nodes with at least ``--min-visits`` visits and
 writes ``data/mcts_cache_<leaf>_<rows>x<columns>x<inarow>.npz``. ``show FILE`` prints a
-cache's size and its first moves.
+cache's size and its first moves (columns 1-based, as people write them). ``--seconds`` is the
+growing time (numba's compile comes before it, reported apart); Ctrl-C or SIGTERM stops a grow
+within a second (exit 130 or 143) and leaves the output file as it was.
 
 The file holds packed plain arrays, sorted by position key with transpositions merged (a
 position reached by two move orders sums its statistics): ``keys`` (int64, exact
@@ -30,10 +32,11 @@ from core.position import Position
 from core.shape import STANDARD, Shape
 from util.atomic import write_bytes
 from util.jit import kernels
-from util.cli import OneLineParser, shape_type
+from util.cli import OneLineParser, exit_code, shape_type, signal_name, stop_on_signals
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
+BATCH_SECONDS = 0.1  # a batch of simulations takes about this long: --seconds and Ctrl-C hold within it
 
 
 class CacheError(ValueError):
@@ -139,11 +142,17 @@ def extract(tree: Any, root: Position, min_visits: float) -> dict:
 
 
 def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.0, prune_visits: float = 2.0,
-         log: Any = None) -> tuple[Any, int]:
+         log: Any = None, on_batch: Any = None) -> tuple[Any, int]:
     """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
     empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
     reached). When the tree fills up, nodes under ``prune_visits`` are dropped and growth goes
-    on. Returns (tree, simulations run)."""
+    on. Returns (tree, simulations run).
+
+    The clock starts after the kernels are compiled (call ``agent.warm_up(shape)`` first to
+    keep that out of ``seconds``; the CLI does). Simulations run in batches sized to take
+    about ``BATCH_SECONDS``, so ``seconds`` holds within one batch and a signal (Ctrl-C) is
+    seen between batches: compiled code runs no Python signal handler. ``on_batch(sims, nodes)``
+    is called after each batch (progress)."""
     if sims <= 0 and seconds <= 0:
         raise ValueError("give a number of simulations or of seconds")
     from agents.mcts import Tree, seed_state
@@ -156,11 +165,22 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
                params[mt.P_TAU0], seed_state(agent.seed))
     path = np.zeros(shape.cells + 2, np.int64)
     end = time.perf_counter() + seconds if seconds > 0 else float("inf")
-    done, last_log = 0, time.perf_counter()
-    while (sims <= 0 or done < sims) and time.perf_counter() < end and tree.proof(0) is None:
-        batch = 20_000 if sims <= 0 else min(20_000, sims - done)
-        done += k.run(*tree.arrays(), path, 0, root.current, root.mask, 0, shape.rows, shape.columns,
-                      shape.inarow, params, agent._hparams, batch)
+    done, batch = 0, 16
+    while (sims <= 0 or done < sims) and tree.proof(0) is None:
+        left = end - time.perf_counter()
+        if left <= 0:
+            break
+        if sims > 0:
+            batch = min(batch, sims - done)
+        t = time.perf_counter()
+        ran = k.run(*tree.arrays(), path, 0, root.current, root.mask, 0, shape.rows, shape.columns,
+                    shape.inarow, params, agent._hparams, batch)
+        dt = time.perf_counter() - t
+        done += ran
+        rate = ran / max(dt, 1e-6)
+        batch = int(min(max(rate * min(BATCH_SECONDS, left / 4), 16), 1_000_000))
+        if on_batch:
+            on_batch(done, tree.used)
         if tree.used >= agent.capacity:
             kept = k.compact(*tree.arrays(), 0, float(prune_visits), np.empty(tree.used, np.int64),
                              np.empty(tree.used, np.int64))
@@ -170,9 +190,6 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
                 if log:
                     log("pruning freed too little room; stopping")
                 break
-        if log and time.perf_counter() - last_log > 10:
-            last_log = time.perf_counter()
-            log(f"{done} simulations, {tree.used} nodes")
     return tree, done
 
 
@@ -180,19 +197,27 @@ def _main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     g = sub.add_parser("grow", help="grow, prune and save a cache")
-    g.add_argument("--seconds", type=float, default=0.0, help="time to grow (seconds)")
+    g.add_argument("--seconds", type=float, default=0.0,
+                   help="time to grow (seconds), held within 0.1 s; numba's compile (5-15 s, once) comes before it and is reported apart")
     g.add_argument("--sims", type=int, default=0, help="simulations to run (instead of, or with, --seconds)")
     g.add_argument("--min-visits", type=float, default=50.0, help="keep nodes with at least this many visits")
     g.add_argument("--agent", default="mcts", help="agent spec whose search grows the tree, e.g. mcts:leaf=rollout,c=1")
     g.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     g.add_argument("--out", default="", help="output file (default: the agent's cache path, data/mcts_cache_<leaf>_<shape>.npz)")
+    g.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar on stderr (default auto: when stderr is a terminal)")
     s = sub.add_parser("show", help="print a cache's size and root statistics")
     s.add_argument("file")
     args = parser.parse_args(argv)
     try:
         if args.command == "show":
             return _show(args.file)
-        return _grow(args)
+        with stop_on_signals():
+            return _grow(args)
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({signal_name(exc)}): nothing written, the output file is as it was; rerun to grow again",
+              file=sys.stderr)
+        return exit_code(exc)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -211,15 +236,35 @@ def _grow(args: argparse.Namespace) -> int:
     agent = make_from_spec(args.agent)
     if not hasattr(agent, "params_array"):
         raise ValueError(f"agent {args.agent!r} is not a tree search (use mcts or ant_colony)")
-    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    from tqdm import tqdm
+
+    out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
+    disable = {"auto": None, "on": False, "off": True}[args.progress]
+    t_compile = time.perf_counter()
+    if not disable:
+        print("compiling the tree kernels (numba, once)...", file=sys.stderr, flush=True)
+    agent.warm_up(shape)
+    compile_s = time.perf_counter() - t_compile
+    by_time = args.sims <= 0
+    bar = tqdm(total=args.seconds if by_time else args.sims, unit="s" if by_time else " sims", file=sys.stderr,
+               disable=disable, dynamic_ncols=True, desc="growing", bar_format=None if not by_time else
+               "{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} s{postfix}")
     t0 = time.perf_counter()
-    tree, done = grow(agent, shape, args.sims, args.seconds, max(2.0, args.min_visits / 4), log)
+
+    def on_batch(sims: int, nodes: int) -> None:
+        bar.n = min(time.perf_counter() - t0, args.seconds) if by_time else sims
+        bar.set_postfix_str(f"{sims:,} sims, {nodes:,} nodes")
+
+    with bar:
+        tree, done = grow(agent, shape, args.sims, args.seconds, max(2.0, args.min_visits / 4),
+                          lambda msg: bar.write(msg, file=sys.stderr), on_batch)
+    grew = time.perf_counter() - t0
     data = extract(tree, Position.empty(shape), args.min_visits)
     data["meta"] = json.dumps({"agent": args.agent, "sims": done, "min_visits": args.min_visits,
-                               "seconds": round(time.perf_counter() - t0, 1), "tree_nodes": tree.used})
-    out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
+                               "seconds": round(grew, 1), "tree_nodes": tree.used})
     size = save(out, data)
-    print(f"{out}: {len(data['keys'])} positions from {tree.used} nodes, {done} simulations, {size} bytes")
+    print(f"{out}: {len(data['keys'])} positions from {tree.used} nodes, {done} simulations, {size} bytes; "
+          f"grew {grew:.1f} s (compile {compile_s:.1f} s before, save {time.perf_counter() - t0 - grew:.1f} s after)")
     return 0
 
 
@@ -236,7 +281,7 @@ def _show(path: str) -> int:
         i = int(np.searchsorted(keys, child.key()))
         if i < len(keys) and keys[i] == child.key():
             v = data["visits"][i]
-            print(f"  column {col}: {int(v)} visits, mean {data['values'][i] / v:+.3f} for the mover,"
+            print(f"  column {col + 1}: {int(v)} visits, mean {data['values'][i] / v:+.3f} for the mover,"
                   f" bounds [{int(data['lo'][i])}, {int(data['hi'][i])}] for the side to move")
     return 0
 

@@ -1,4 +1,4 @@
-"""Agent names, their parameters, and agent specs such as ``alphabeta:heuristic=bitsquares,depth=6``.
+"""Agent names, their parameters, and agent specs such as ``alphabeta:heuristic=bitsquares,max_depth=6``.
 
 Each name maps to ``module:Class`` (a dataclass implementing :class:`agents.base.Agent`). A name
 whose module is not importable (not written yet, or a missing optional dependency) is left out
@@ -120,7 +120,7 @@ def make(name: str, **params: Any) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"alphabeta:heuristic=bitsquares,depth=6"`` -> ``("alphabeta", {"heuristic": ..., "depth": "6"})``."""
+    """``"alphabeta:heuristic=bitsquares,max_depth=6"`` -> ``("alphabeta", {"heuristic": ..., "max_depth": "6"})``."""
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from typing import NoReturn
+import threading
+from typing import Iterator, NoReturn
 
 from core.shape import Shape
 
@@ -33,3 +36,74 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
     return value
+
+
+# --- stopping long work on a signal ---------------------------------------------------------
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM, raised in the main thread like KeyboardInterrupt (so every
+    ``except KeyboardInterrupt`` that saves work still runs), carrying the shell's exit code
+    for it: 128 + the signal number (130 for SIGINT, 143 for SIGTERM)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.code = 128 + int(signum)
+
+
+def exit_code(exc: BaseException) -> int:
+    """The conventional exit code of an interrupt: 128 + signal (a bare KeyboardInterrupt is SIGINT)."""
+    return getattr(exc, "code", 128 + int(signal.SIGINT))
+
+
+def signal_name(exc: BaseException) -> str:
+    """``SIGINT`` or ``SIGTERM``: which signal an interrupt came from (for the one-line message)."""
+    return signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread.
+
+    SIGINT gets a handler even when it was ignored at start-up (a job started with ``&`` by a
+    non-interactive shell inherits SIGINT ignored, and Python then leaves it so): a person's or
+    a test's Ctrl-C must stop the command. Compiled (numba) code runs no Python handler, so hot
+    work must return to Python every fraction of a second (see ``Solver.slice_seconds``). The
+    previous handlers come back on exit; outside the main thread this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+# --- columns as people write them -----------------------------------------------------------
+def parse_moves(text: str, shape: Shape) -> "Position":
+    """The position after ``text``, moves in Pons' notation (1-based column digits, the way a
+    person reads and types columns everywhere in this toolkit). Raises ValueError whose
+    message names the move and its column 1-based (``Position`` itself speaks 0-based, as the
+    code does)."""
+    from core.position import Position
+
+    text = text.strip()
+    top = min(shape.columns, 9)
+    if shape.columns > 9:
+        raise ValueError(f"move strings need at most 9 columns (one digit each); this board has {shape.columns}")
+    pos = Position.empty(shape)
+    for i, ch in enumerate(text, 1):
+        if not ch.isdigit() or not 1 <= int(ch) <= top:
+            raise ValueError(f"move {i} ({ch!r}) is not a column: digits 1-{top}")
+        col = int(ch) - 1
+        if pos.is_terminal():
+            raise ValueError(f"move {i} (column {ch}) comes after the game has ended")
+        if not pos.can_play(col):
+            raise ValueError(f"move {i}: column {ch} is full")
+        pos = pos.play(col)
+    return pos

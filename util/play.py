@@ -102,7 +102,7 @@ def play(agent: Any, shape: Shape, human_mark: int, time_per_move: float, inp: T
 def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="python -m util.play", description=__doc__.split("\n\n")[0],
                                      epilog="Commands at the prompt: a column number, u (undo), q (quit).")
-    parser.add_argument("--agent", required=True, help="agent spec, as in util.tournament (e.g. alphabeta:depth=6, kaggle:negamax, file.py)")
+    parser.add_argument("--agent", required=True, help="agent spec, as in util.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
     parser.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
     parser.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")
     parser.add_argument("--shape", default="6x7x4", help="board as ROWSxCOLUMNSxINAROW (default 6x7x4)")

@@ -1,7 +1,7 @@
 """Agent specs -> players: our agents, Kaggle's built-ins, agent files, OpenSpiel's MCTS.
 
 Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
-  ``alphabeta:heuristic=bitsquares,depth=6``  our agents (:mod:`agents.registry`);
+  ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.registry`);
   ``kaggle:negamax``, ``kaggle:random``       kaggle-environments' built-in agents (their names
                                               clash with ours, hence the prefix);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
@@ -59,8 +59,8 @@ class PlayerSpec:
 
 def split_specs(text: str) -> list[str]:
     """Split ``--agents`` text at commas that start a new spec (a comma followed by ``key=``
-    continues the previous spec's parameters): ``"alphabeta:depth=6,power=2,rules"`` ->
-    ``["alphabeta:depth=6,power=2", "rules"]``."""
+    continues the previous spec's parameters): ``"alphabeta:max_depth=6,power=2,rules"`` ->
+    ``["alphabeta:max_depth=6,power=2", "rules"]``."""
     out: list[str] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -299,6 +299,49 @@ class FilePlayer(StatelessPlayer):
                 stream.close()
 
 
+class AgentFileError(ValueError):
+    """An agent file Kaggle could not play: the message says what is missing."""
+
+
+def load_agent_file(path: str) -> Callable[[Any, Any], Any]:
+    """The callable Kaggle would play from the file at ``path``: the last callable it defines
+    (``kaggle_environments.agent.get_last_callable``'s rule, re-done here because that function
+    answers a file without one with ``IndexError('list index out of range')``).
+
+    Raises AgentFileError for a syntax error, no callable at all, or a last callable that
+    cannot be called as ``agent(observation, configuration)``; the file's own exceptions
+    propagate."""
+    import inspect
+
+    source = Path(path).read_text()
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as exc:
+        raise AgentFileError(f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    env: dict[str, Any] = {}
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.append(folder)  # as Kaggle does: the file may import its neighbours
+    try:
+        exec(code, env)
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+    found = [v for k, v in env.items() if callable(v) and k != "__builtins__"]
+    fix = "end the file with def agent(observation, configuration) returning a column (Kaggle plays the last callable a file defines)"
+    if not found:
+        raise AgentFileError(f"no agent function: {fix}")
+    agent = found[-1]
+    try:
+        inspect.signature(agent).bind(None, None)
+    except TypeError:
+        name = getattr(agent, "__name__", type(agent).__name__)
+        raise AgentFileError(f"no agent function: the last callable, {name}{inspect.signature(agent)}, "
+                             f"cannot take (observation, configuration); {fix}") from None
+    except ValueError:  # no signature to inspect (a builtin): let Kaggle's way decide
+        pass
+    return agent
+
+
 def _serve(path: str, seed: int) -> int:
     """Host loop of an agent file: load it like Kaggle, then answer requests until EOF.
 
@@ -312,11 +355,12 @@ def _serve(path: str, seed: int) -> int:
     except ImportError:
         pass
     try:
-        from kaggle_environments.agent import get_last_callable
         from kaggle_environments.utils import structify
-        agent = get_last_callable(Path(path).read_text(), path=path)
-        if agent is None:
-            raise ValueError("the file defines no callable")
+        agent = load_agent_file(path)
+    except AgentFileError as exc:  # says what is missing: one line, as it is
+        channel.write(json.dumps({"error": str(exc)}) + "\n")
+        channel.flush()
+        return 1
     except BaseException as exc:  # any failure to load is reported, not raised
         channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
         channel.flush()
