@@ -69,7 +69,7 @@ class Target:
 
 # --- choosing the agent and its parameters --------------------------------------------------
 def resolve_agent(text: str | None) -> tuple[Target, dict[str, str]]:
-    """``rules``, ``alphabeta:depth=6`` (registry spec) or ``package.module:Class``."""
+    """``rules``, ``alphabeta:max_depth=6`` (registry spec) or ``package.module:Class``."""
     if not text:
         available = registry.names()
         if not available:
@@ -462,7 +462,7 @@ class _Parser(argparse.ArgumentParser):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = _Parser(prog="build_submission.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
-    p.add_argument("--agent", help="registry name (see --list), a spec such as alphabeta:depth=6, or package.module:Class; default: the strongest available")
+    p.add_argument("--agent", help="registry name (see --list), a spec such as alphabeta:max_depth=6, or package.module:Class; default: the strongest available")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
     p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
     p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS",
