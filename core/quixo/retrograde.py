@@ -31,7 +31,7 @@ from core.quixo.kernels import G_ACT, G_NACT, constants, has_line, symmetry_maps
 from util.jit import hot
 
 DRAW, WIN, LOSS = 0, 1, 2  # val for the side to move; DRAW also means "not known yet" while solving
-CHUNK = 1 << 21  # states per compiled call: progress and Ctrl-C between calls
+CHUNK = 1 << 19  # states per compiled call (well under a second): progress and Ctrl-C between calls
 
 
 def byte_table() -> np.ndarray:
@@ -303,7 +303,7 @@ class Table:
 # --- CLI --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from util.atomic import write_bytes
-    from util.cli import OneLineParser
+    from util.cli import OneLineParser, exit_code, stop_on_signals
 
     p = OneLineParser(prog="python -m core.quixo.retrograde",
                       description="Solve n×n Quixo (n = 3, 4) by retrograde analysis and write the packed table.")
@@ -318,13 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     if out.suffix != ".npz":
         p.error(f"--out {out} must end in .npz")
     try:
-        sol = solve(args.size, jit=not args.no_jit, progress=not args.quiet)
-        t1 = time.perf_counter()
-        code, bad = pack(sol, jit=not args.no_jit, progress=not args.quiet)
-        t_pack = time.perf_counter() - t1
-    except KeyboardInterrupt:
-        print("interrupted: nothing written (the solve restarts from scratch; it takes minutes)", file=sys.stderr)
-        return 130
+        with stop_on_signals():
+            sol = solve(args.size, jit=not args.no_jit, progress=not args.quiet)
+            t1 = time.perf_counter()
+            code, bad = pack(sol, jit=not args.no_jit, progress=not args.quiet)
+            t_pack = time.perf_counter() - t1
+    except KeyboardInterrupt as exc:
+        print(f"interrupted: nothing written to {out} (a new run starts again from scratch; 4×4 takes a few minutes)", file=sys.stderr)
+        return exit_code(exc)
     v, d = sol.initial()
     counts = np.bincount(sol.val, minlength=3)
     print(f"{args.size}x{args.size}: {len(sol.val):,} states solved in {sol.seconds:.1f} s "
