@@ -11,10 +11,14 @@ from util.atomic import write_bytes
 from util.ratings import Rating
 
 
-def _save(fig: "object", path: str | Path) -> None:
+def _save(fig: "object", path: "str | Path | io.BufferedIOBase") -> None:
+    """PNG to ``path`` (atomically), or into a binary file object (the web app's responses)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")  # type: ignore[attr-defined]
-    write_bytes(path, buf.getvalue())
+    if hasattr(path, "write"):
+        path.write(buf.getvalue())  # type: ignore[union-attr]
+    else:
+        write_bytes(path, buf.getvalue())
 
 
 def ratings_png(ratings: Sequence[Rating], path: str | Path, title: str = "Bradley-Terry ratings (Elo, 95% interval)") -> None:

@@ -68,7 +68,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             cls = game_registry.game_class(name)
             out.append({
                 "name": name,
-                "doc": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "",
+                "doc": (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else "",
                 "params": [{"name": k, "type": t.__name__, "default": d, "help": h} for k, (t, d, h) in cls.PARAMS.items()],
                 "agents": registry.names(name),
             })
@@ -149,17 +149,30 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             raise RequestError(f"algorithm must be alphabeta or minimax, got {algorithm!r}")
         if session.state.is_terminal():
             raise RequestError("the game is over: no tree to draw", 409)
+        heuristic = request.args.get("heuristic") or default_heuristic(session.game)
         try:
-            result = tree_mod.explore(session.game, session.state, depth=depth, algorithm=algorithm,
-                                      max_nodes=MAX_TREE_NODES)
+            root = tree_mod.explore(session.state, depth, method=algorithm, heuristic=heuristic, cap=MAX_TREE_NODES)
         except tree_mod.TreeTooLarge as exc:
             raise RequestError(f"{exc}; choose a smaller depth", 413) from None
-        return jsonify(tree=result.to_dict(), dot=result.to_dot())
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        return jsonify(tree=root.to_dict(), dot=tree_mod.to_dot(root, title=f"{session.game.spec()} {algorithm} depth {depth}"),
+                       heuristic=heuristic)
 
     from util.web.dashboard import register as register_dashboard
 
     register_dashboard(app)
     return app
+
+
+def default_heuristic(game: Game) -> str | None:
+    """The first heuristic the game's heuristics module lists, or None (no heuristic)."""
+    if not game.heuristics:
+        return None
+    import importlib
+
+    table = getattr(importlib.import_module(game.heuristics), "HEURISTICS", {})
+    return next(iter(table), None)
 
 
 def _int_arg(name: str, default: int, lo: int, hi: int) -> int:

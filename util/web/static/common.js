@@ -49,5 +49,6 @@ function drawGrid(grid, onCell, highlight) {
 
 function fmt(v) {
   if (typeof v !== "number") return String(v);
-  return Math.abs(v) >= 1000 || Number.isInteger(v) ? String(v) : v.toFixed(3);
+  if (Number.isInteger(v) || Math.abs(v) >= 1000) return String(v);
+  return Math.abs(v) >= 0.01 || v === 0 ? v.toFixed(3) : v.toExponential(1);
 }

@@ -72,6 +72,7 @@ function render() {
     } else loose.push(m);
   }
   const keyOf = (r, c) => (view.click_whole_column ? `c${c}` : `${r},${c}`);
+  const target = new Set(view.legal.filter((m) => m.cell).map((m) => `${m.cell[0]},${m.cell[1]}`));
   const board = $("board");
   board.innerHTML = "";
   $("choices").innerHTML = "";
@@ -81,7 +82,7 @@ function render() {
       if (!ms) return;
       if (ms.length === 1) move(ms[0].action);
       else chooseAmong(ms);
-    }, (r, c) => byCell.has(keyOf(r, c))));
+    }, (r, c) => target.has(`${r},${c}`)));
   }
   for (const m of loose) {
     $("choices").append(el("button", {class: "action", "data-action": m.action, onclick: () => move(m.action)}, m.text));
@@ -190,7 +191,7 @@ async function drawTree() {
     $("tree-view").append(treeSvg(res.tree));
     const blob = new Blob([res.dot], {type: "text/vnd.graphviz"});
     $("tree-info").innerHTML = "";
-    $("tree-info").append(`${countNodes(res.tree)} nodes; grey dashed = cut off. `,
+    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node (blue: the root's side); grey dashed = cut off. `,
       el("a", {href: URL.createObjectURL(blob), download: "tree.dot"}, "Download DOT"));
   } catch (e) {
     $("tree-info").textContent = e.message;
@@ -231,12 +232,14 @@ function treeSvg(root) {
   };
   for (const n of nodes) for (const k of n.children || []) {
     add("line", {x1: n._x, y1: n._y, x2: k._x, y2: k._y, class: k.cut ? "cut" : ""});
-    add("text", {x: (n._x + k._x) / 2 + 3, y: (n._y + k._y) / 2, class: "edge"}, k.action_text ?? k.action ?? "");
+    add("text", {x: (n._x + k._x) / 2 + 3, y: (n._y + k._y) / 2, class: "edge"}, k.text);
   }
   for (const n of nodes) {
-    const c = add("circle", {cx: n._x, cy: n._y, r: 14, class: n.cut ? "cut" : (n.max ? "max" : "min")});
-    c.append(Object.assign(document.createElementNS(NS, "title"), {textContent: `${n.action_text ?? "root"}: ${n.value ?? "cut off"}`}));
-    add("text", {x: n._x, y: n._y + 4, class: "value"}, n.value === null || n.value === undefined ? "✂" : fmt(n.value));
+    const c = add("circle", {cx: n._x, cy: n._y, r: 14, class: n.cut ? "cut" : (n.player === root.player ? "max" : "min")});
+    const bound = n.bound === "upper" ? "≤" : n.bound === "lower" ? "≥" : "";
+    c.append(Object.assign(document.createElementNS(NS, "title"),
+      {textContent: `${n.text}: ${n.cut ? "cut off" : bound + fmt(n.value)} (value for the side to move there)`}));
+    add("text", {x: n._x, y: n._y + 4, class: "value"}, n.cut ? "✂" : bound + fmt(n.value));
   }
   return svg;
 }
