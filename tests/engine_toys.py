@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 from core.game import Game
+from core.tictactoe.kernels import LINES, popcount9
 from util.jit import hot
 
 OFFSET = 1000
@@ -132,38 +133,15 @@ class Coins(Game):
 
 
 # --- a heuristic for tic-tac-toe (core.tictactoe has none) -----------------------------------------
-TTT_LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
-
-
 @hot
 def evaluate_ttt_lines(g, s, params) -> float:
     """Open lines weighted by their stones, for the side to move minus the opponent's."""
     x, o = s[0], s[1]
-    nx = 0
-    no = 0
-    t = x
-    while t:
-        t &= t - 1
-        nx += 1
-    t = o
-    while t:
-        t &= t - 1
-        no += 1
-    me, them = (x, o) if nx == no else (o, x)
+    me, them = (x, o) if popcount9(x) == popcount9(o) else (o, x)
     score = 0.0
-    for line in TTT_LINES:
+    for line in LINES:
         if line & them == 0:
-            k = 0
-            t = line & me
-            while t:
-                t &= t - 1
-                k += 1
-            score += params[0] * (1 + 3 * k)
+            score += params[0] * (1 + 3 * popcount9(line & me))
         if line & me == 0:
-            k = 0
-            t = line & them
-            while t:
-                t &= t - 1
-                k += 1
-            score -= params[0] * (1 + 2 * k)
+            score -= params[0] * (1 + 2 * popcount9(line & them))
     return score
