@@ -251,3 +251,133 @@ def test_lines_heuristic_prefers_open_windows_and_is_antisymmetric():
     three = play_line(game, [0, 6, 1, 6, 2]).words  # X: 1 2 3 on the bottom row; O to move
     cur, mask = three
     assert H.evaluate_lines(game.g, (cur ^ mask, mask), [0.5, 2.0]) > H.evaluate_lines(game.g, (cur ^ mask, mask), [0.0, 2.0]) + 0.4
+
+
+# --- the engine's solver and agents on this game -------------------------------------------
+
+
+def ref_of(shape: tuple[int, int, int], moves) -> RefCount:
+    b = RefCount(*shape)
+    for c in moves:
+        b.play(c)
+    return b
+
+
+@pytest.mark.parametrize("shape", SMALL, ids=lambda s: "x".join(map(str, s)))
+def test_solver_values_of_small_boards_equal_the_brute_force(shape, monkeypatch):
+    """The engine's exact solver (plain path: the compiled one is a slow test) gives the brute
+    force's value at the start and after every first move."""
+    from agents.engine.solver import Solver
+
+    game = game_of(*shape)
+    memo, value, _ = solved(shape)
+    solver = Solver(game, tt_bits=16, jit=False)
+    assert solver.value(game.initial()) == value
+    values = solver.action_values(game.initial())
+    assert values == {c: float(-brute(ref_of(shape, [c]), memo)[0]) for c in range(shape[1])}
+
+
+@pytest.mark.parametrize("shape,plies", [((4, 5, 4), 10), ((5, 6, 4), 20), ((6, 7, 4), 32), ((9, 9, 4), 71)],
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+def test_solver_matches_the_brute_force_late_in_random_games(shape, plies):
+    """Bigger boards, from positions with a few empty cells left (random play to there)."""
+    from agents.engine.solver import Solver
+
+    game = game_of(*shape)
+    solver = Solver(game, tt_bits=14, jit=False)
+    rng = random.Random(sum(shape) * 100 + plies)
+    for _ in range(3):
+        b = RefCount(*shape)
+        for _ in range(plies):
+            b.play(rng.choice(b.legal()))
+        assert solver.value(play_line(game, b.moves)) == brute(b, {})[0], b.text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", [(3, 4, 3), (4, 4, 4), (4, 5, 4), (5, 4, 4)], ids=lambda s: "x".join(map(str, s)))
+def test_compiled_solver_values_equal_the_brute_force(shape):
+    """Slow: numba compiles the solver's kernel (seconds), and the brute force of 4x5 / 5x4
+    takes minutes in plain Python."""
+    from agents.engine.solver import Solver
+
+    game = game_of(*shape)
+    if not game.fits_int64():
+        pytest.skip("board over 63 bits")
+    _memo, value, extreme = solved(shape)
+    assert Solver(game, tt_bits=22, jit=True).value(game.initial()) == value
+    assert extreme <= game.win_value
+
+
+def play_out(state, agents, seconds: float = 30.0):
+    """Play ``state`` to the end; every action must be legal. Returns player 0's return."""
+    while not state.is_terminal():
+        a = agents[state.current_player()].choose(state, __import__("time").perf_counter() + seconds)
+        assert a in state.legal_actions()
+        state = state.apply(a)
+    return state.returns()[0]
+
+
+ENGINE_SPECS = ["random:seed=1", "alphabeta:max_depth=3", "alphabeta:max_depth=2,heuristic=score,pvs=false",
+                "minimax:max_depth=2", "solver:max_depth=2", "mcts:max_sims=200,seed=1"]
+
+
+@pytest.mark.parametrize("spec", ENGINE_SPECS)
+def test_engine_agents_play_legal_moves_through_the_registry(spec, monkeypatch):
+    """Every engine agent (plain path: CONNECTX_NUMBA=0 spares the compile) plays whole games of
+    4x5 against random from both seats at 0.3 s a move (the solver falls back to alpha-beta
+    until it proves the position), with the info keys of ENGINE.md."""
+    from agents.engine import registry
+
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    name = spec.split(":")[0]
+    if name not in registry.ENGINE_AGENTS:
+        pytest.skip(f"engine agent {name!r} not registered yet")
+    game = game_of(4, 5, 4)
+    assert name in registry.names("connect4_count")
+    agent = registry.make(spec, game)
+    for seat in (0, 1):
+        rnd = registry.make(f"random:seed={seat}", game)
+        play_out(game.initial(), (agent, rnd) if seat == 0 else (rnd, agent), seconds=0.3)
+    info = agent.info()
+    assert isinstance(info, dict)
+    if name != "random":
+        assert set(info) & {"action_values", "visits", "value", "nodes", "simulations"}
+
+
+def test_alphabeta_with_the_lines_heuristic_beats_random(monkeypatch):
+    """20 seeded games on 5x6 (10 random openers, seats swapped), plain path: alpha-beta at depth
+    2 wins at least 18 and its total difference is positive."""
+    from agents.engine import registry
+
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    game = game_of(5, 6, 4)
+    wins, total = 0, 0.0
+    for seed in range(10):
+        for seat in (0, 1):
+            ab = registry.make("alphabeta:max_depth=2,heuristic=lines", game)
+            rnd = registry.make(f"random:seed={seed}", game)
+            r = play_out(game.initial(), (ab, rnd) if seat == 0 else (rnd, ab))
+            mine = r if seat == 0 else -r
+            wins += mine > 0
+            total += mine
+    assert wins >= 18 and total > 0
+
+
+def test_solver_agent_plays_optimal_moves_on_4x4(monkeypatch):
+    """From random 4x4 positions the solver agent's move keeps the brute-force value."""
+    from agents.engine import registry
+
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    shape = (4, 4, 4)
+    game = game_of(*shape)
+    memo, _value, _ = solved(shape)
+    agent = registry.make("solver", game)
+    rng = random.Random(7)
+    for _ in range(6):
+        b = RefCount(*shape)
+        for _ in range(rng.randrange(4, 11)):
+            b.play(rng.choice(b.legal()))
+        state = play_line(game, b.moves)
+        a = agent.choose(state, __import__("time").perf_counter() + 30)
+        assert agent.info()["exact"]
+        assert -brute(ref_of(shape, b.moves + [a]), memo)[0] == brute(b, memo)[0]
