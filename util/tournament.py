@@ -226,7 +226,8 @@ class SprtMatch:
         counts, draws = self.pentanomial()
         value, d = self.llr(), self.decision()
         what = {"H1": f"H1 accepted (the first agent is at least {self.test.elo1:g} Elo stronger)",
-                "H0": f"H0 accepted (the first agent is not {self.test.elo1:g} Elo stronger)"}.get(d, "no decision yet")
+                "H0": f"H0 accepted (the first agent is not {self.test.elo1:g} Elo stronger)"}.get(
+            d, "no decision within the games played (raise --games to go on)")
         return (f"SPRT {self.test.text()}: {what}; LLR {value:+.2f}, bounds ({self.test.lower:.2f}, {self.test.upper:.2f})\n"
                 f"  {sprt.summarize(counts, draws).text()}")
 
