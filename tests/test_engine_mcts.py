@@ -118,6 +118,37 @@ def test_finds_the_only_win_leaving_the_opponent_no_legal_move(solver):
             assert action == 2  # take all three: the opponent cannot move and loses
 
 
+def minimax_value(game, state, memo) -> float:
+    """Player 0's exact return by plain minimax over the State API (oracle; no pruning)."""
+    if state.words in memo:
+        return memo[state.words]
+    if state.is_terminal():
+        v = state.returns()[0]
+    else:
+        vs = [minimax_value(game, state.apply(a), memo) for a in state.legal_actions()]
+        v = max(vs) if state.current_player() == 0 else min(vs)
+    memo[state.words] = v
+    return v
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 2), (3, 3, 3), pytest.param((3, 4, 3), marks=pytest.mark.slow),
+                                   pytest.param((4, 3, 3), marks=pytest.mark.slow)])
+def test_score_bounded_solver_proves_count_the_fours_scores(shape):
+    """Returns that are score differences: proven bounds are fractions of win_value, and the
+    game's ``bounds`` hook bounds new nodes."""
+    rows, columns, inarow = shape
+    g = make_game("connect4_count", rows=rows, columns=columns, inarow=inarow)
+    _, info = search(g, g.initial(), jit=False, max_sims=400_000, capacity=400_000)
+    assert info["exact"] and info["value"] * g.win_value == pytest.approx(minimax_value(g, g.initial(), {}), abs=1e-9)
+
+
+def test_a_full_tree_still_searches_and_plays_legal_moves():
+    g = make_game("tictactoe")
+    for seed in range(3):
+        action, info = search(g, play_line(g, [0, 3, 1, 4]), jit=False, seed=seed, capacity=16, max_sims=300, solver=False)
+        assert action == 2 and info["nodes"] == 16 and info["simulations"] == 300
+
+
 # --- chance nodes and open loop --------------------------------------------------------------
 def test_chance_node_value_converges_to_the_probability_weighted_mean():
     g = OneRoll()
@@ -240,3 +271,28 @@ def test_registry_builds_the_agent_from_a_spec():
     assert isinstance(agent, MCTSAgent) and agent.c == 0.5 and agent.gamma == 1.0 and agent.open_loop
     with pytest.raises(registry.SpecError, match="gamma"):
         registry.make("mcts:gamma=2", make_game("tictactoe"))
+
+
+@needs_numba
+@pytest.mark.slow
+@pytest.mark.parametrize("open_loop", [False, True])
+def test_compiled_and_plain_paths_agree_exactly_on_a_dice_game(open_loop):
+    """Chance sampling, outcome probabilities and open-loop legality on both paths (slow: a
+    second game to compile)."""
+    g = DiceNim(pile=15)
+    runs = []
+    for jit in (False, True):
+        rng = random.Random(2)
+        agent = MCTSAgent(game=g, jit=jit, seed=4, max_sims=700, open_loop=open_loop, background_compile=False)
+        state, trace = g.initial(), []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state = sample(state, rng)
+                continue
+            a = agent.choose(state, time.perf_counter() + FAR)
+            info = agent.info()
+            trace.append((a, info["visits"], info["action_values"], info["pv"], info["nodes"], info.get("reused")))
+            state = state.apply(a)
+        runs.append(trace)
+    assert runs[0] == runs[1]
+    assert any(t[1] for t in runs[0])

@@ -176,7 +176,7 @@ class MCTSAgent:
         sims, batch = 0, 8
         while True:
             left = end - time.perf_counter()
-            if left <= 0 and sims > 0:
+            if left <= 0:
                 break
             if self.max_sims:
                 batch = min(batch, self.max_sims - sims)
