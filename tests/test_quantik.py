@@ -57,7 +57,25 @@ def compiled_legal(ck, garr, words) -> list[int]:
     return sorted(int(a) for a in out[:n])
 
 
-@settings(max_examples=40, deadline=None)
+def check_order(game, ck, garr, s) -> None:
+    """The order hook permutes the moves: winning ones, then those after which the opponent
+    cannot win at once, then the rest, each group in generation order; both paths alike."""
+    moves = s.legal_actions()
+    win = [a for a in moves if K.complete(s.apply(a).words)]
+    safe = [a for a in moves if a not in win and not any(K.wins_now(game.g, s.apply(a).words, b)
+                                                          for b in s.apply(a).legal_actions())]
+    expected = win + safe + [a for a in moves if a not in win and a not in safe]
+    plain = [0] * 70
+    plain[3:3 + len(moves)] = moves
+    K.order(game.g, s.words, plain, 3, len(moves), [0.0])
+    assert plain[3:3 + len(moves)] == expected
+    arr = np.zeros(70, dtype=np.int64)
+    arr[3:3 + len(moves)] = moves
+    ck.order(garr, s.words, arr, 3, len(moves), np.zeros(1))
+    assert list(arr[3:3 + len(moves)]) == expected
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 1))
 def test_random_games_agree_with_the_reference_on_both_paths(seed, first):
     game = make_game("quantik", first=first)
@@ -75,6 +93,12 @@ def test_random_games_agree_with_the_reference_on_both_paths(seed, first):
             assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
             assert ck.outcome(garr, s.words) == s.returns()[0]
             break
+        wins = sorted(to_action(m) for m in moves if ref.play(*m).someone_completed())
+        assert bool(K.can_win_now(s.words)) == bool(wins) == bool(ck.can_win_now(s.words))
+        assert K.bounds(game.g, s.words) == tuple(ck.bounds(garr, s.words)) == ((1.0, 1.0) if wins else (-1.0, 1.0))
+        if len(moves) <= 12:  # the oracle costs a reply scan per move: checked on later plies
+            check_order(game, ck, garr, s)
+        assert tuple(ck.key(garr, s.words)) == tuple(K.key(game.g, s.words))
         move = rng.choice(moves)
         a = to_action(move)
         nxt = s.apply(a)

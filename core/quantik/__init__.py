@@ -8,6 +8,7 @@ player 0's pieces are upper case, player 1's lower case.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -63,6 +64,30 @@ def image(words: tuple, m: list[int], perm: tuple, swap: bool) -> tuple:
     return tuple(out) + ((1 - words[4]) if swap else words[4],)
 
 
+@functools.lru_cache(maxsize=1)
+def symmetry_tables() -> tuple[int, ...]:
+    """The tables of ``g`` after its two parameters (layout in :mod:`core.quantik.kernels`):
+    nibble images of the 128 board maps, then each occupied plane's set of least-image maps."""
+    import numpy as np
+
+    nib = np.zeros((K.NUM_BOARD_SYMS, 4, 16), dtype=np.int64)
+    for b, m in enumerate(BOARD_MAPS):
+        for row in range(4):
+            for v in range(16):
+                nib[b, row, v] = sum(1 << m[4 * row + c] for c in range(4) if (v >> c) & 1)
+    planes = np.arange(1 << 16, dtype=np.int64)
+    images = np.zeros((K.NUM_BOARD_SYMS, 1 << 16), dtype=np.int64)
+    for row in range(4):
+        images |= nib[:, row, (planes >> (4 * row)) & 15]
+    least = images == images.min(axis=0)
+    ties = np.zeros((1 << 16, 3), dtype=np.int64)
+    for b in range(K.NUM_BOARD_SYMS):
+        j, bit = divmod(b, K.TIE_BITS)
+        ties[least[b], j] |= 1 << bit
+    assert len(nib.ravel()) == K.TIES - K.TABLES
+    return tuple(int(x) for x in nib.ravel()) + tuple(int(x) for x in ties.ravel())
+
+
 def cell_name(cell: int) -> str:
     return COLS[cell & 3] + str(4 - (cell >> 2))
 
@@ -85,12 +110,7 @@ class Quantik(Game):
                 raise ValueError(f"game quantik: parameter {k}={self.params[k]} must be 0 or 1")
 
     def constants(self) -> list[int]:
-        g = [self.params["canonical"], self.params["first"]]
-        for m in BOARD_MAPS:
-            for row in range(4):
-                for v in range(16):
-                    g.append(sum(1 << m[4 * row + c] for c in range(4) if (v >> c) & 1))
-        return g
+        return [self.params["canonical"], self.params["first"]] + list(symmetry_tables())
 
     def initial_words(self):
         return (0, 0, 0, 0, self.params["first"])

@@ -17,7 +17,9 @@ loser to move, so at a terminal state the side to move has lost: no draws, ``out
 ``g`` (built by :meth:`core.quantik.Quantik.constants`): ``g[0]`` = 1 when :func:`key` is the
 canonical key (0: the exact state), ``g[1]`` = the first player, then ``128 * 4 * 16`` nibble
 tables of the board symmetries (:data:`TABLES`): ``g[TABLES + 64 * b + 16 * i + v]`` is the image
-under board symmetry ``b`` of the cells of row ``i`` given by the 4-bit value ``v``.
+under board symmetry ``b`` of the cells of row ``i`` given by the 4-bit value ``v``; then, from
+:data:`TIES`, three words per occupied plane ``o`` (``g[TIES + 3 * o + j]``, 43 bits each): the
+board symmetries whose image of ``o`` is least, as a 128-bit set (see :func:`canonical`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ from util.jit import hot
 PLANE = 0xFFFF
 TABLES = 2  # offset of the symmetry tables in g
 NUM_BOARD_SYMS = 128
+TIES = TABLES + NUM_BOARD_SYMS * 64  # offset of the least-occupancy symmetry sets in g
+TIE_BITS = 43  # symmetries per word of a set (3 words, each below 2**43)
 
 
 @hot
@@ -136,6 +140,83 @@ def wins_now(g, s, a) -> bool:
     return complete(play(g, s, a))
 
 
+LINES = (0x000F, 0x00F0, 0x0F00, 0xF000, 0x1111, 0x2222, 0x4444, 0x8888, 0x0033, 0x00CC, 0x3300, 0xCC00)
+
+
+@hot
+def win_planes(s):
+    """For each shape, the empty cells where it would complete a line (the line's one empty
+    cell, its three pieces the three other shapes), whoever places it."""
+    occ = occupied(s)
+    p0 = (s[0] | (s[0] >> 16)) & PLANE
+    p1 = (s[1] | (s[1] >> 16)) & PLANE
+    p2 = (s[2] | (s[2] >> 16)) & PLANE
+    p3 = (s[3] | (s[3] >> 16)) & PLANE
+    w0 = w1 = w2 = w3 = 0
+    for line in LINES:
+        e = line & ~occ
+        if e == 0 or (e & (e - 1)) != 0:
+            continue
+        m = (1 if p0 & line else 0) | (2 if p1 & line else 0) | (4 if p2 & line else 0) | (8 if p3 & line else 0)
+        if m == 14:
+            w0 |= e
+        elif m == 13:
+            w1 |= e
+        elif m == 11:
+            w2 |= e
+        elif m == 7:
+            w3 |= e
+    return w0, w1, w2, w3
+
+
+@hot
+def can_win_now(s) -> bool:
+    """The side to move has a placement that completes a line (it wins at once)."""
+    w0, w1, w2, w3 = win_planes(s)
+    if (w0 | w1 | w2 | w3) == 0:
+        return False
+    empty = ~occupied(s) & PLANE
+    if w0 != 0 and (shape_moves(s, 0, empty) & w0) != 0:
+        return True
+    if w1 != 0 and (shape_moves(s, 1, empty) & w1) != 0:
+        return True
+    if w2 != 0 and (shape_moves(s, 2, empty) & w2) != 0:
+        return True
+    return w3 != 0 and (shape_moves(s, 3, empty) & w3) != 0
+
+
+@hot
+def bounds(g, s):
+    """Proven value bounds for the side to move (the solver's cut-offs): +1 when it can win
+    at once; else the full range."""
+    if not complete(s) and can_win_now(s):
+        return 1.0, 1.0
+    return -1.0, 1.0
+
+
+@hot
+def order(g, s, out, base, n, params) -> None:
+    """Move ordering for the searches: winning moves, then moves after which the opponent
+    cannot win at once, then the rest; each group in generation order (stable partitions)."""
+    front = 0
+    for i in range(n):
+        a = out[base + i]
+        c = play(g, s, a)
+        if complete(c) or not can_win_now(c):
+            for j in range(i, front, -1):
+                out[base + j] = out[base + j - 1]
+            out[base + front] = a
+            front += 1
+    wins = 0
+    for i in range(front):
+        a = out[base + i]
+        if complete(play(g, s, a)):
+            for j in range(i, wins, -1):
+                out[base + j] = out[base + j - 1]
+            out[base + wins] = a
+            wins += 1
+
+
 @hot
 def exact_key(g, s):
     return s
@@ -164,36 +245,35 @@ def canonical(g, s):
 
     Colours are normalised so that the side to move owns the low halves (the key's side to move
     is always 0: a key keeps the value *for the side to move*, not player 0's). Images are
-    ordered by their occupied plane first (one table pass over 128 board maps), then by the
-    four shape words sorted (the least relabelling), computed only for the board maps that
-    tie on the occupied plane."""
+    ordered by their occupied plane first, then by the four shape words sorted (the least
+    relabelling). A table in ``g`` gives, for each occupied plane, the board maps with the
+    least image of it, so only those (one or two in most positions) are tried."""
     w0, w1, w2, w3 = s[0], s[1], s[2], s[3]
     if s[4] == 1:
         w0, w1, w2, w3 = swap_colours(w0), swap_colours(w1), swap_colours(w2), swap_colours(w3)
-    occ = occupied(s)
-    best_occ = 1 << 20
-    for b in range(NUM_BOARD_SYMS):
-        o = map_plane(g, b, occ)
-        if o < best_occ:
-            best_occ = o
+    at = TIES + 3 * occupied(s)
     k0 = k1 = k2 = k3 = 1 << 40
-    for b in range(NUM_BOARD_SYMS):
-        if map_plane(g, b, occ) != best_occ:
-            continue
-        a0, a1, a2, a3 = map_word(g, b, w0), map_word(g, b, w1), map_word(g, b, w2), map_word(g, b, w3)
-        # sorting network on four values: the least shape relabelling
-        if a0 > a1:
-            a0, a1 = a1, a0
-        if a2 > a3:
-            a2, a3 = a3, a2
-        if a0 > a2:
-            a0, a2 = a2, a0
-        if a1 > a3:
-            a1, a3 = a3, a1
-        if a1 > a2:
-            a1, a2 = a2, a1
-        if a0 < k0 or (a0 == k0 and (a1 < k1 or (a1 == k1 and (a2 < k2 or (a2 == k2 and a3 < k3))))):
-            k0, k1, k2, k3 = a0, a1, a2, a3
+    for j in range(3):
+        m = g[at + j]
+        b = TIE_BITS * j
+        while m:
+            if m & 1:
+                a0, a1, a2, a3 = map_word(g, b, w0), map_word(g, b, w1), map_word(g, b, w2), map_word(g, b, w3)
+                # sorting network on four values: the least shape relabelling
+                if a0 > a1:
+                    a0, a1 = a1, a0
+                if a2 > a3:
+                    a2, a3 = a3, a2
+                if a0 > a2:
+                    a0, a2 = a2, a0
+                if a1 > a3:
+                    a1, a3 = a3, a1
+                if a1 > a2:
+                    a1, a2 = a2, a1
+                if a0 < k0 or (a0 == k0 and (a1 < k1 or (a1 == k1 and (a2 < k2 or (a2 == k2 and a3 < k3))))):
+                    k0, k1, k2, k3 = a0, a1, a2, a3
+            m >>= 1
+            b += 1
     return (k0, k1, k2, k3, 0)
 
 
