@@ -16,6 +16,7 @@ GAME_CLASSES: dict[str, str] = {
     "quantik": "core.quantik:Quantik",
     "quixo": "core.quixo:Quixo",
     "connect4_count": "core.connect4_count:Connect4Count",
+    "einstein": "core.einstein:Einstein",
 }
 
 
