@@ -145,7 +145,7 @@ class DepthFirstAgent:
         r, depth, roots = done  # depth 1 always finishes
         action = r.best if r.best in legal else legal[0]
         values = {a: v for a, v in roots}
-        self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value) if self.PRUNE else [action],
+        self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
                       "value": r.value, "exact": not r.cut, "depth": depth, "nodes": total,
                       "seconds": time.perf_counter() - t0, "compiled": jit}
         return action

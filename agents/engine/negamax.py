@@ -402,8 +402,9 @@ class Search:
         base = int(self.ints[BUF])
         return [(int(self.ints[base + i]), float(self.floats[fs + ROOTV + i]) + 0.0) for i in range(n)]
 
-    def lookup(self, state: Any, ply: int = 0) -> tuple[float, int, int, bool] | None:
-        """``(value, flag, depth, cut)`` of ``state``'s table entry as seen at ``ply``, or None."""
+    def lookup(self, state: Any, ply: int = 0) -> tuple[float, int, int, bool, int] | None:
+        """``(value, flag, depth, cut, move)`` of ``state``'s table entry as seen at ``ply``, or None
+        (``move``: the best action of whichever state wrote it, -1 if none)."""
         key_fn = getattr(self.game.kernel_module, "key", None)
         k = tuple(int(w) for w in (key_fn(self.game.g, state.words) if key_fn else state.words))
         slot = slot_of(k, self.size)
@@ -414,29 +415,36 @@ class Search:
         fs = int(self.ints[FSET])
         fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
         v = from_table(float(self.floats[int(self.ints[FTT]) + slot]), ply, fl, 0)
-        return v, (meta >> FLAG_SHIFT) & 3, (meta >> DEPTH_SHIFT) - 1, bool((meta >> CUT_SHIFT) & 1)
+        return v, (meta >> FLAG_SHIFT) & 3, (meta >> DEPTH_SHIFT) - 1, bool((meta >> CUT_SHIFT) & 1), (meta & MOVE_MASK) - 1
 
     def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
-        """The actions from ``state`` whose table values reproduce ``value`` (root-relative):
-        ``first`` (the root's best), then at each node a child whose exact entry (or terminal
-        value) gives the node's value. Stops where the table cannot tell."""
+        """The root's best action ``first``, then at each node the table's move when keys are
+        exact (the game has no ``key`` hook or no symmetries); with canonical keys an entry's
+        move may belong to a symmetric state, so a child is followed only when its exact entry
+        (or terminal value) reproduces the node's value (``value``: the root's). Stops where
+        the table cannot tell."""
         fs = int(self.ints[FSET])
         fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
+        exact_keys = not hasattr(self.game.kernel_module, "key") or not self.game.symmetries()
         pv, s, v, ply = [], state, value, 0
-        action = first
+        action: int | None = first
         while action is not None and len(pv) < limit:
             child = s.apply(action)
             pv.append(action)
-            me = s.current_player()
             if child.is_terminal() or child.is_chance_node():
                 break
-            cv = v if child.current_player() == me else -v
-            s, v, ply, action = child, cv, ply + 1, None
-            for a in s.legal_actions():
+            v = v if child.current_player() == s.current_player() else -v
+            s, ply, action = child, ply + 1, None
+            legal = s.legal_actions()
+            entry = self.lookup(s, ply)
+            if exact_keys:
+                action = entry[4] if entry is not None and entry[4] in legal else None
+                continue
+            for a in legal:
                 c = s.apply(a)
                 if c.is_terminal():
-                    o = c.returns()[0] * (1 if c.current_player() == 0 else -1)
-                    got = terminal_value(o, ply + 1, fl, 0)
+                    r0 = c.returns()[0]
+                    got = terminal_value(r0 if c.current_player() == 0 else -r0, ply + 1, fl, 0)
                 else:
                     e = self.lookup(c, ply + 1)
                     if e is None or e[1] != EXACT:
