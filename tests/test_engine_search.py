@@ -246,7 +246,7 @@ def test_alphabeta_agent_returns_before_a_short_deadline_on_the_plain_path():
     agent._use_jit = lambda deadline: False  # type: ignore[method-assign]
     t0 = time.perf_counter()
     a = agent.choose(game.initial(), t0 + 0.3)
-    assert time.perf_counter() - t0 < 0.3 + 0.2 and a in game.initial().legal_actions()
+    assert time.perf_counter() - t0 < 0.3 + 0.5 and a in game.initial().legal_actions()
     assert agent.info()["depth"] >= 2
 
 
