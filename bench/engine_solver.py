@@ -22,25 +22,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     from agents.engine.negamax import Search
     from agents.engine.solver import Solver, SolveError
     from core.game import parse_line
-    from core.games import game_class, names
+    from agents.engine.cli import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m bench.engine_solver", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, help=f"the game ({', '.join(names())})")
-    parser.add_argument("--param", action="append", default=[], metavar="K=V", help="a game parameter (repeatable)")
+    add_game_arguments(parser)
     parser.add_argument("--moves", action="append", default=None, help="a position as a move list (repeatable; default: initial)")
     parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
     parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")
     parser.add_argument("--repeat", type=positive_int, default=3, help="solves per position, median (default 3)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels")
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.param:
-        k, eq, v = item.partition("=")
-        if not eq:
-            parser.error(f"--param {item!r}: write key=value")
-        params[k.strip()] = v.strip()
+    game = game_from_args(parser, args)
     try:
-        game = game_class(args.game)(**params)
         states = [parse_line(game, m) for m in (args.moves or [""])]
         solver = Solver(game, tt_bits=args.tt_bits, jit=False if args.no_jit else None, max_plies=args.max_plies)
     except ValueError as exc:

@@ -31,25 +31,18 @@ def timed(search, state, depth: int, repeat: int) -> tuple[float, int, float]:
 def main(argv: Optional[list[str]] = None) -> int:
     from agents.engine.negamax import Search
     from core.game import parse_line
-    from core.games import game_class, names
+    from agents.engine.cli import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m bench.minimax_vs_alphabeta", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, help=f"the game ({', '.join(names())})")
-    parser.add_argument("--param", action="append", default=[], metavar="K=V", help="a game parameter (repeatable)")
+    add_game_arguments(parser)
     parser.add_argument("--moves", default="", help="start from this move list (game notation; default: initial)")
     parser.add_argument("--depth", type=positive_int, default=6, help="deepest depth (default 6)")
     parser.add_argument("--heuristic", default="none", help="leaf heuristic of the game (default none)")
     parser.add_argument("--repeat", type=positive_int, default=3, help="runs per figure, median (default 3)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels")
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.param:
-        k, eq, v = item.partition("=")
-        if not eq:
-            parser.error(f"--param {item!r}: write key=value")
-        params[k.strip()] = v.strip()
+    game = game_from_args(parser, args)
     try:
-        game = game_class(args.game)(**params)
         state = parse_line(game, args.moves)
         jit = False if args.no_jit else None
         mm = Search(game, args.heuristic, jit=jit, prune=False, use_tt=False, ply_cap=args.depth)

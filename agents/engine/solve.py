@@ -98,13 +98,12 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from core.games import game_class, names
+    from agents.engine.cli import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m agents.engine.solve",
                            description="Exact values for the side to move of positions read from stdin, one move "
                            "list a line in the game's notation (empty line: the initial position).")
-    parser.add_argument("--game", required=True, help=f"the game ({', '.join(names())})")
-    parser.add_argument("--param", action="append", default=[], metavar="K=V", help="a game parameter (repeatable)")
+    add_game_arguments(parser)
     parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
     parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
     parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")
@@ -116,16 +115,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--timing", action="store_true", help="append nodes and seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.param:
-        k, eq, v = item.partition("=")
-        if not eq or not k.strip():
-            parser.error(f"--param {item!r}: write key=value, e.g. --param rows=4")
-        params[k.strip()] = v.strip()
-    try:
-        game = game_class(args.game)(**params)
-    except ValueError as exc:
-        parser.error(str(exc))
+    game = game_from_args(parser, args)
     if args.tree_depth < 0:
         parser.error("--tree-depth must be >= 0")
     if args.tree and args.tree.endswith(".svg"):
