@@ -122,6 +122,32 @@ def test_mirror_symmetry_maps_states_actions_and_values(shape, choices):
     for name, fn in H.HEURISTICS.items():
         p = H.DEFAULT_PARAMS[name]
         assert fn(game.g, image.words, p) == pytest.approx(fn(game.g, state.words, p), abs=1e-9)
+    assert state.key() == image.key()
+
+
+def test_keys_identify_positions_up_to_the_mirror():
+    """Over every reachable 3x4 position: two positions share a key exactly when they are equal
+    or mirror images (the reference's grids decide), and a key has a state's length."""
+    shape = (3, 4, 3)
+    game = game_of(*shape)
+    by_key: dict = {}
+    seen: set = set()
+
+    def walk(b: RefCount, state) -> None:
+        if b.key() in seen:
+            return
+        seen.add(b.key())
+        canonical = min(b.key(), b.mirrored().key())
+        k = state.key()
+        assert len(k) == game.words
+        assert by_key.setdefault(k, canonical) == canonical
+        for c in b.legal():
+            b.play(c)
+            walk(b, state.apply(c))
+            b.undo()
+
+    walk(RefCount(*shape), game.initial())
+    assert len(by_key) == len({min(k, tuple(reversed(k))) for k in seen})
 
 
 @pytest.mark.parametrize("shape,depth", [((4, 4, 4), 7), ((5, 6, 4), 5), ((2, 3, 2), 6), ((9, 9, 4), 3)])

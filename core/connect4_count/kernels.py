@@ -14,7 +14,7 @@ so the state needs nothing else. Action = column (0-based).
 """
 from __future__ import annotations
 
-from core.bitboard import can_play, move_bit, position_key, popcount
+from core.bitboard import can_play, mirror_key, move_bit, position_key, popcount
 from util.jit import hot
 
 ROWS, COLUMNS, INAROW, BOARD, BITS = 0, 1, 2, 3, 4  # slots of ``g``
@@ -97,9 +97,12 @@ def play(g, s, a):
 
 @hot
 def key(g, s):
-    """The exact one-word key of :func:`core.bitboard.position_key` (side to move included, by
-    the stone count), padded to a state's length. Not canonical: a table move stays valid."""
-    return (position_key(s[0], s[1], g[ROWS], g[COLUMNS]), 0)
+    """Canonical key: the smaller of the position's and its mirror image's
+    :func:`core.bitboard.position_key` (side to move included, by the stone count), padded to
+    a state's length. Mirror images have the same value, so a table serves both."""
+    k = position_key(s[0], s[1], g[ROWS], g[COLUMNS])
+    m = mirror_key(s[0], s[1], g[ROWS], g[COLUMNS])
+    return (m if m < k else k, 0)
 
 
 @hot
