@@ -1,0 +1,337 @@
+"""Expectimax for any game of the engine, with alpha-beta pruning at decision nodes and
+Ballard's Star1 pruning at chance nodes, a transposition table and iterative deepening (the
+agent is :class:`ExpectimaxAgent`). On a game without chance it is fail-soft alpha-beta.
+
+Value model (``tests/test_einstein_expectimax.py``'s plain expectimax implements it). Values
+are **expected returns in outcome units** (``outcome``, at most ``Game.win_value`` in size),
+seen from a player ``view`` passed down the tree, so that they can be averaged:
+- terminal: ``outcome`` (player 0's return), negated for ``view == 1``;
+- chance node: ``sum(chance_prob(a) * value(child a))`` over its outcomes, in their order;
+  chance nodes use no depth;
+- decision node of player ``m``: the maximum over its actions of the children's values seen by
+  ``m`` (negated when ``m != view``); at ``depth == 0`` (or the ply cap) the heuristic
+  ``evaluate(g, s, params)`` for ``m``, clipped to ``[-win_value, win_value]``.
+Values do not depend on the distance from the root, so a table entry holds wherever its state
+appears. Iterative deepening still plays the quickest certain win: the previous iteration's
+move is searched first and a later move must beat it strictly.
+
+Star1 (Ballard 1983, in the negamax form of Hauk, Buro and Schaeffer 2004): with outcome
+values known to lie in ``[L, U] = [-win_value, win_value]``, after the outcomes seen so far
+(``total`` = sum of ``p * v``, ``after`` = the probability left after outcome ``i``) outcome
+``i`` is searched in the window ``((alpha - total - after * U) / p_i, (beta - total - after *
+L) / p_i)``; a value outside it bounds the chance node outside ``(alpha, beta)`` and the rest
+is skipped. Windows are widened by a relative ``MARGIN`` (far above float rounding), so a cut
+never decides a value within rounding of the window: pruned and plain searches return the
+same floats, bit for bit.
+
+Table: exact key (``key``), entries at decision nodes only: ``(depth + 1) << 35 | cut << 34 |
+flag << 32 | (move + 1)`` and the value for the node's mover, used for a cut-off at the same
+remaining depth only (so the table never changes a value), and its move ordered first.
+
+Arrays as in :mod:`agents.engine.negamax` (whose table helpers this module imports): ``ints``
+holds settings, per-ply action lists and the table; ``floats`` the heuristic's parameters from
+0, then the settings at ``ints[FSET]`` and the root's child values.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+from agents.engine.agents import DepthFirstAgent
+from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, EXACT, FLAG_SHIFT, INF, LOWER, MOVE_MASK, UPPER, Result,
+                                   heuristic_function, prime_below, slot_of)
+from core.game import bind, constants_array
+from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
+from util.jit import numba_available, hot
+
+CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
+MARGIN = 1.0e-9  # relative widening of Star1's windows (float rounding is ~1e-16)
+
+# Slots of ``ints``.
+NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, USE_TT, SIZE, WORDS, TT, BUF = range(12)
+STRIDE, PLY_CAP, CUT, ROOT_ALL, ROOT_N, FSET, FTT = range(12, 19)
+HEADER = 24
+# Offsets from ``ints[FSET]`` in ``floats``.
+BOUND, ROOTV = 0, 2
+
+
+@hot
+def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints, floats) -> float:
+    """Value of ``s`` for player ``view`` (module docstring), fail-soft within ``(alpha, beta)``;
+    with ``ints[PRUNE] == 0`` the exact expectimax value (every node, no table)."""
+    ints[NODES] += 1
+    if ints[NODES] > ints[LIMIT] or ((ints[NODES] & ints[CLOCK_MASK]) == 0 and clock_ns() > ints[DEADLINE]):
+        ints[ABORTED] = 1
+        return 0.0
+    fs = ints[FSET]
+    if terminal(g, s):
+        o = outcome(g, s)
+        return o if view == 0 else -o
+    prune = ints[PRUNE] != 0
+    base = ints[BUF] + ply * ints[STRIDE]
+    m = to_move(g, s)
+    top = floats[fs + BOUND]
+
+    if m == CHANCE:
+        if ply > ints[PLY_CAP]:  # a chain of chance nodes past the buffer: no estimate there
+            ints[CUT] = 1
+            return 0.0
+        n = legal(g, s, ints, base)
+        rest = 0.0
+        for i in range(n):
+            rest += chance_prob(g, s, ints[base + i])
+        total = 0.0
+        for i in range(n):
+            a = ints[base + i]
+            p = chance_prob(g, s, a)
+            after = rest - p
+            if after < 0.0:
+                after = 0.0
+            c = play(g, s, a)
+            if prune and p > 0.0:
+                lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - after * top) / p
+                hi = (beta + MARGIN * (1.0 + abs(beta)) - total + after * top) / p
+                v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
+                if ints[ABORTED] != 0:
+                    return 0.0
+                if v <= lo:
+                    return total + p * v + after * top
+                if v >= hi:
+                    return total + p * v - after * top
+            else:
+                v = node(g, c, depth, ply + 1, -INF, INF, view, ints, floats)
+                if ints[ABORTED] != 0:
+                    return 0.0
+            total += p * v
+            rest = after
+        return total
+
+    # A decision node of player m: search in m's view, return in view's.
+    sign = 1.0
+    if m != view:
+        sign = -1.0
+        alpha, beta = -beta, -alpha
+    if depth <= 0 or ply >= ints[PLY_CAP]:
+        ints[CUT] = 1
+        e = evaluate(g, s, floats)
+        e = min(top, max(-top, e))
+        return sign * e
+
+    use_tt = prune and ints[USE_TT] != 0
+    words = ints[WORDS]
+    k = s
+    at = 0
+    slot = 0
+    tt_move = -1
+    if use_tt:
+        k = key(g, s)
+        slot = slot_of(k, ints[SIZE])
+        at = ints[TT] + slot * (words + 1)
+        meta = ints[at + words]
+        hit = meta != 0
+        if hit:
+            for i in range(words):
+                if ints[at + i] != k[i]:
+                    hit = False
+                    break
+        if hit:
+            tt_move = (meta & MOVE_MASK) - 1
+            if ply > 0 and (meta >> DEPTH_SHIFT) - 1 == depth:
+                v = floats[ints[FTT] + slot]
+                flag = (meta >> FLAG_SHIFT) & 3
+                if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                    if (meta >> CUT_SHIFT) & 1:
+                        ints[CUT] = 1
+                    return sign * v
+
+    n = legal(g, s, ints, base)
+    order(g, s, ints, base, n, floats)
+    if tt_move >= 0:
+        for i in range(n):
+            if ints[base + i] == tt_move:
+                for j in range(i, 0, -1):
+                    ints[base + j] = ints[base + j - 1]
+                ints[base] = tt_move
+                break
+    root = ply == 0
+    wide = not prune or (root and ints[ROOT_ALL] != 0)
+    cut_outer = ints[CUT]
+    ints[CUT] = 0
+    alpha0 = alpha
+    best = -INF
+    best_move = ints[base]
+    for i in range(n):
+        a = ints[base + i]
+        c = play(g, s, a)
+        if wide:
+            v = node(g, c, depth - 1, ply + 1, -INF, INF, m, ints, floats)
+        else:
+            v = node(g, c, depth - 1, ply + 1, alpha, beta, m, ints, floats)
+        if ints[ABORTED] != 0:
+            return 0.0
+        if root:
+            floats[fs + ROOTV + i] = v
+            ints[ROOT_N] = i + 1
+        if v > best:
+            best = v
+            best_move = a
+            if prune and v > alpha:
+                alpha = v
+                if v >= beta and not wide:
+                    break
+    cut_here = ints[CUT]
+    ints[CUT] = cut_here | cut_outer
+    if use_tt:
+        flag = EXACT
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        for i in range(words):
+            ints[at + i] = k[i]
+        ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut_here << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
+        floats[ints[FTT] + slot] = best
+    if root:
+        ints[BEST] = best_move
+    return sign * best
+
+
+from util.hotclock import clock_ns  # noqa: E402  (hot: bound by name like the kernels)
+
+
+class Search:
+    """The kernel bound to one game (and heuristic) with its own arrays and table; the same
+    calls as :class:`agents.engine.negamax.Search` (``run``, ``root_values``,
+    ``principal_variation``), so :class:`agents.engine.agents.DepthFirstAgent` drives it."""
+
+    def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
+                 tt_bits: int = 18, jit: bool | None = None, prune: bool = True, use_tt: bool = True,
+                 ply_cap: int = 64, root_all: bool = False) -> None:
+        fn, default = heuristic_function(game, heuristic)
+        self.game = game
+        self.ns = bind(game, sys.modules[__name__], fn, jit)
+        self.jit = bool(self.ns.jit)
+        self.g = constants_array(game, self.jit)
+        words, stride = int(game.words), max(1, int(game.num_actions))
+        pr = [float(x) for x in (default if params is None else params)]
+        if not self.jit:
+            tt_bits = min(tt_bits, 18)
+        size = prime_below(1 << max(4, int(tt_bits)))
+        tt = HEADER + (ply_cap + 2) * stride  # plies 0..ply_cap + 1 (a chance node just past the cap)
+        fset = max(len(pr), 1)
+        ftt = fset + ROOTV + stride
+        head = [0] * tt
+        head[LIMIT], head[DEADLINE] = 1 << 62, 1 << 62
+        head[CLOCK_MASK] = 1023 if self.jit else 63
+        head[PRUNE], head[USE_TT], head[ROOT_ALL] = int(prune), int(use_tt), int(root_all)
+        head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, HEADER, stride, ply_cap
+        head[FSET], head[FTT] = fset, ftt
+        fhead = pr + [0.0] * (ftt - len(pr))
+        fhead[fset + BOUND] = float(game.win_value)
+        n_ints, n_floats = tt + size * (words + 1), ftt + size
+        if self.jit:
+            import numpy as np
+
+            self.ints = np.zeros(n_ints, dtype=np.int64)
+            self.ints[:tt] = head
+            self.floats = np.zeros(n_floats, dtype=np.float64)
+            self.floats[:ftt] = fhead
+        else:
+            self.ints = head + [0] * (n_ints - tt)
+            self.floats = fhead + [0.0] * size
+        self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
+
+    def set(self, **flags: int) -> None:
+        names = {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL}
+        for k, v in flags.items():
+            self.ints[names[k]] = int(v)
+
+    def clear(self) -> None:
+        """Empty the table."""
+        start = int(self.ints[TT])
+        if self.jit:
+            self.ints[start:] = 0
+        else:
+            self.ints[start:] = [0] * (len(self.ints) - start)
+
+    def run(self, state: Any, depth: int, alpha: float = -INF, beta: float = INF,
+            deadline_ns: int | None = None, node_limit: int | None = None) -> Result:
+        """One call from ``state`` (a decision node, not terminal) to ``depth`` decision plies;
+        the value is for the side to move. ``deadline_ns`` in ``time.perf_counter_ns`` units."""
+        if depth > self.ply_cap:
+            raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
+        ints = self.ints
+        ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[ROOT_N] = 0, 0, -1, 0, 0
+        ints[LIMIT] = (1 << 62) if node_limit is None else max(1, int(node_limit))
+        ints[DEADLINE] = (1 << 62) if deadline_ns is None else int(deadline_ns)
+        me = state.current_player()
+        v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta),
+                         int(me), ints, self.floats)
+        chance = bool(getattr(self.game, "has_chance", False))
+        return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), chance, int(ints[NODES]))
+
+    def root_values(self) -> list[tuple[int, float]]:
+        """(action, value) of the root's children searched by the last call, in search order:
+        exact with ``root_all``; otherwise exact for the best, bounds for the others."""
+        n, fs, base = int(self.ints[ROOT_N]), int(self.ints[FSET]), HEADER
+        return [(int(self.ints[base + i]), float(self.floats[fs + ROOTV + i]) + 0.0) for i in range(n)]
+
+    def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
+        """The root's best action (after a chance node the line depends on the dice)."""
+        return [first]
+
+
+def is_compiled(game: Any, heuristic: Any = None) -> bool:
+    fn, _ = heuristic_function(game, heuristic)
+    ns = bind(game, sys.modules[__name__], fn, True)
+    return len(getattr(ns.node, "signatures", ())) > 0
+
+
+@dataclass
+class ExpectimaxAgent(DepthFirstAgent):
+    """Expectimax with Star1 pruning at chance nodes, alpha-beta at decision nodes, a table and
+    iterative deepening to the deadline (on games without chance: alpha-beta). Values in
+    ``info()`` are expected returns for the side to move in the game's outcome units."""
+
+    games: ClassVar[tuple[str, ...] | None] = None  # every game
+    PVS: ClassVar[bool] = False
+
+    def _search(self, jit: bool) -> Search:
+        if jit not in self._searches:
+            cap = self.max_depth if self.max_depth else self.PLY_CAP
+            self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
+                                         ply_cap=cap, root_all=self.all_values)
+        return self._searches[jit]
+
+    def warm_up(self) -> float:
+        """Compile the kernel for this game now (no-op without numba); returns seconds taken."""
+        t0 = time.perf_counter()
+        if numba_available() and self.game.fits_int64():
+            state = _first_decision(self.game)
+            if state is not None:
+                Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
+        self._gate.ready = True
+        return time.perf_counter() - t0
+
+    def _use_jit(self, deadline: float) -> bool:
+        if not (numba_available() and self.game.fits_int64()):
+            return False
+        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic),
+                                self.background_compile, self.compile_share)
+
+
+def _first_decision(game: Any, limit: int = 1000) -> Any:
+    """The first decision node of the game along first outcomes and actions (None if none)."""
+    s = game.initial()
+    for _ in range(limit):
+        if s.is_terminal():
+            return None
+        if not s.is_chance_node():
+            return s
+        s = s.apply(s.legal_actions()[0])
+    return None
+
+
+__all__ = ["ExpectimaxAgent", "Search", "node", "is_compiled"]
