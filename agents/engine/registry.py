@@ -14,10 +14,12 @@ from agents.registry import SpecError, convert_params, parse_spec
 
 ENGINE_AGENTS: dict[str, str] = {
     "random": "agents.engine.random_agent:RandomAgent",
+    "mcts": "agents.engine.mcts:MCTSAgent",
     "alphabeta": "agents.engine.agents:AlphaBetaAgent",
     "minimax": "agents.engine.agents:MinimaxAgent",
     "solver": "agents.engine.agents:SolverAgent",
     "perfect": "agents.engine.agents:SolverAgent",
+    "expectimax": "agents.engine.expectimax:ExpectimaxAgent",
 }
 
 
