@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections import deque
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -145,6 +146,11 @@ class MCTSAgent:
         self._info = {}
 
     def info(self) -> dict:
+        """The last choice: ``visits`` and ``action_values`` (mean discounted reward in [-1, 1]
+        for the side to move) per root action, ``pv`` (most visited line; in closed loop it
+        passes chance nodes by their most sampled outcome), ``value`` (the chosen child's mean,
+        or with ``exact`` the proven value, outcome / win_value, undiscounted), ``simulations``,
+        ``seconds``, ``nodes``, ``reused`` (nodes kept from the last tree), ``compiled``."""
         return dict(self._info)
 
     def choose(self, state: State, deadline: float) -> int:
@@ -164,7 +170,7 @@ class MCTSAgent:
         tree = self._tree
         info: dict[str, Any] = {"reused": reused, "compiled": jit}
         if len(legal) == 1:
-            info.update(self._describe(state, legal))
+            info.update(self._describe(state, legal, legal[0]))
             info.update(reason="only move", simulations=0, seconds=time.perf_counter() - start)
             self._info = info
             return legal[0]
@@ -192,7 +198,7 @@ class MCTSAgent:
             batch = int(min(max(rate * min(0.02, max(left, 0.0) / 8), 1), 1_000_000))
         action = self._best(state, legal)
         elapsed = time.perf_counter() - start
-        info.update(self._describe(state, legal))
+        info.update(self._describe(state, legal, action))
         info.update(reason="search", simulations=sims, seconds=elapsed, rate=sims / max(elapsed, 1e-9))
         self._info = info
         return action
@@ -228,7 +234,7 @@ class MCTSAgent:
                 best = _most_visited(safe)
         return best["action"]
 
-    def _describe(self, state: State, legal: list[int]) -> dict:
+    def _describe(self, state: State, legal: list[int], action: int) -> dict:
         tree = self._tree
         kids = [k for k in tree.children(0) if k["action"] in legal]  # open loop: a reused root may hold others
         root = tree.node(0)
@@ -250,9 +256,8 @@ class MCTSAgent:
         out["exact"] = bool(lo == hi and self.solver and not self.open_loop)
         if out["exact"]:
             out["value"] = lo
-        elif out["action_values"]:
-            best = _most_visited([k for k in kids if k["visits"] > 0])
-            out["value"] = best["value"] / best["visits"]
+        elif action in out["action_values"]:
+            out["value"] = out["action_values"][action]
         return out
 
     # --- settings, heuristic, kernels --------------------------------------------------------
@@ -373,9 +378,9 @@ class MCTSAgent:
             return node
         if self.open_loop:
             return -1
-        queue, seen = [(0, old.words)], 0
+        queue, seen = deque([(0, old.words)]), 0
         while queue and seen < FIND_LIMIT:
-            node, s = queue.pop(0)
+            node, s = queue.popleft()
             seen += 1
             if tuple(int(w) for w in s) == tuple(new.words):
                 return node
