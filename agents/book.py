@@ -36,7 +36,7 @@ from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.position import Position
 from core.shape import STANDARD, Shape
-from util.cli import OneLineParser, exit_code, shape_type, signal_name, stop_on_signals
+from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 MODES = ("weak", "strong", "given")
 SLICE_SECONDS = 0.2  # an in-process solve returns to Python this often, to see Ctrl-C and SIGTERM
@@ -126,7 +126,7 @@ def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, in
         _WORKER.clear()
         # Slices: in this process (``--workers 1``) Ctrl-C must be seen within a fraction of a
         # second; a pool worker ignores SIGINT and is killed by the driver.
-        _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS)
+        _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS, on_slice=lambda nodes: raise_if_signalled())
         _WORKER[key].warm_up()  # the compile stays out of the first job's time
     solver = _WORKER[key]
     t0 = time.perf_counter()

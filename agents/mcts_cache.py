@@ -32,7 +32,7 @@ from core.position import Position
 from core.shape import STANDARD, Shape
 from util.atomic import write_bytes
 from util.jit import kernels
-from util.cli import OneLineParser, exit_code, shape_type, signal_name, stop_on_signals
+from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
@@ -252,6 +252,7 @@ def _grow(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
 
     def on_batch(sims: int, nodes: int) -> None:
+        raise_if_signalled()
         bar.n = min(time.perf_counter() - t0, args.seconds) if by_time else sims
         bar.set_postfix_str(f"{sims:,} sims, {nodes:,} nodes")
 

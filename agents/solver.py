@@ -20,7 +20,8 @@ from core.position import Position
 from core.shape import STANDARD, Shape
 from util.hotclock import COMPILED_CLOCK
 from util.jit import kernels, numba_enabled
-from util.cli import OneLineParser, exit_code, parse_moves, shape_type, signal_name, stop_on_signals
+from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
+                      stop_on_signals)
 
 DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
@@ -338,8 +339,11 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
                 bad += 1
                 continue
             t0 = time.perf_counter()
-            solver.on_slice = lambda nodes: bar.set_postfix_str(
-                f"{moves}: {nodes:,} nodes, {time.perf_counter() - t0:.0f} s")
+            def on_slice(nodes: int, moves: str = moves, t0: float = t0) -> None:
+                raise_if_signalled()
+                bar.set_postfix_str(f"{moves}: {nodes:,} nodes, {time.perf_counter() - t0:.0f} s")
+
+            solver.on_slice = on_slice
             if all_moves:
                 scores = solver.child_scores(position, weak)
                 answer = " ".join("-" if s is None else str(s) for s in scores)

@@ -74,14 +74,30 @@ def stop_on_signals() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: object) -> None:
+        _RECEIVED.append(signum)
         raise Interrupted(signum)
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    _RECEIVED.clear()
     try:
         yield
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        _RECEIVED.clear()
+
+
+_RECEIVED: list[int] = []
+"""Signals received inside :func:`stop_on_signals` (process-wide, as signals are). A handler's
+exception raised while Python runs a ``__del__`` or a weakref callback (numba's compiler runs
+many) is printed and dropped; :func:`raise_if_signalled` at the next checkpoint raises it again."""
+
+
+def raise_if_signalled() -> None:
+    """Raise :class:`Interrupted` if a signal came inside :func:`stop_on_signals`: a checkpoint
+    for long loops (each solver slice, each batch of simulations)."""
+    if _RECEIVED:
+        raise Interrupted(_RECEIVED[0])
 
 
 # --- columns as people write them -----------------------------------------------------------

@@ -59,8 +59,8 @@ class PlayerSpec:
 
 def split_specs(text: str) -> list[str]:
     """Split ``--agents`` text at commas that start a new spec (a comma followed by ``key=``
-    continues the previous spec's parameters): ``"alphabeta:max_depth=6,power=2,rules"`` ->
-    ``["alphabeta:max_depth=6,power=2", "rules"]``."""
+    continues the previous spec's parameters): ``"alphabeta:max_depth=6,tt_bits=18,rules"`` ->
+    ``["alphabeta:max_depth=6,tt_bits=18", "rules"]``."""
     out: list[str] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:

@@ -1,0 +1,183 @@
+"""Long commands stop on Ctrl-C (SIGINT) or SIGTERM within a second or so, with one line and the
+shell's exit code (130 / 143), their stores intact; ``--seconds`` holds.
+
+Each test starts the real command in a subprocess, waits until it is inside its long work (a
+progress line seen on stderr, so the signal lands in compiled code, not in numba's compile),
+sends the signal and times the stop. The bounds are generous: a loaded 2-core machine.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agents import book, mcts_cache
+from agents.solver import Solver
+from core import Position, Shape
+from util.cli import Interrupted, exit_code
+from util.jit import numba_available
+
+ROOT = Path(__file__).resolve().parents[1]
+STOP_S = 2.0  # signal -> the one-line message (work stopped)
+EXIT_S = 5.0  # signal -> the process gone (interpreter teardown included)
+
+
+class Running:
+    """A command in a subprocess whose stderr is read as it comes, with arrival times."""
+
+    def __init__(self, args: list[str], stdin: str = "", env: dict | None = None) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", *args], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+        self.err = b""
+        self.seen: dict[str, float] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+        self.proc.stdin.write(stdin.encode())
+        self.proc.stdin.close()
+
+    def _read(self) -> None:
+        while chunk := self.proc.stderr.read1(4096):
+            self.err += chunk
+
+    def wait_for(self, text: str, timeout: float = 240.0) -> None:
+        end = time.monotonic() + timeout
+        while text.encode() not in self.err:
+            if self.proc.poll() is not None or time.monotonic() > end:
+                self.proc.kill()
+                pytest.fail(f"never saw {text!r} on stderr: {self.err[-500:]!r}")
+            time.sleep(0.05)
+
+    def stop(self, signum: int, message: str) -> tuple[int, float, float]:
+        """Send ``signum``; returns (exit code, seconds to ``message`` on stderr, seconds to exit)."""
+        t0 = time.monotonic()
+        self.proc.send_signal(signum)
+        to_message = None
+        while time.monotonic() - t0 < 60:
+            if to_message is None and message.encode() in self.err:
+                to_message = time.monotonic() - t0
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        else:
+            self.proc.send_signal(signal.SIGABRT)  # faulthandler prints where it was
+            time.sleep(2)
+            self.proc.kill()
+            pytest.fail(f"did not stop within 60 s: {self.err[-3000:].decode(errors='replace')}")
+        to_exit = time.monotonic() - t0
+        time.sleep(0.1)  # the reader thread drains the pipe
+        if to_message is None and message.encode() in self.err:
+            to_message = to_exit
+        assert to_message is not None, self.err[-500:]
+        return self.proc.returncode, to_message, to_exit
+
+
+def last_lines(err: bytes) -> list[str]:
+    """stderr's lines with the progress bar's carriage-return redraws dropped."""
+    return [ln.split("\r")[-1] for ln in err.decode().splitlines() if ln.split("\r")[-1].strip()]
+
+
+# --- in-process: slices change nothing but when Python runs -----------------------------------
+def test_sliced_solves_give_the_same_answers_and_call_back():
+    """Slices of 5 ms on the plain path (several a solve): scores, moves and node counts
+    (within 5%: a slice searches one path again) agree with one uninterrupted call."""
+    lines = [ln.split() for ln in (ROOT / "data" / "pons" / "Test_L2_R2").read_text().splitlines() if ln.strip()]
+    calls: list[int] = []
+    plain = Solver(tt_size=1 << 20, use_numba=False)
+    sliced = Solver(tt_size=1 << 20, use_numba=False, slice_seconds=0.005, on_slice=calls.append)
+    for moves, score in (lines[5], lines[10]):  # 26 K and 5 K nodes
+        pos = Position.from_moves(moves)
+        plain.reset(), sliced.reset()
+        assert sliced.solve(pos) == plain.solve(pos) == int(score)
+        assert abs(sliced.nodes - plain.nodes) <= 0.05 * plain.nodes, (sliced.nodes, plain.nodes)
+        assert sliced.best_move(pos) == plain.best_move(pos)
+    assert len(calls) > 3 and all(n > 0 for n in calls)
+
+
+def test_sliced_solve_keeps_node_limit_and_deadline():
+    solver = Solver(tt_size=1 << 16, use_numba=False, slice_seconds=0.01)
+    pos = Position.from_moves("44")  # minutes to solve
+    assert solver.solve(pos, node_limit=20_000) is None and 20_000 <= solver.nodes <= 20_100
+    t0 = time.perf_counter()
+    assert solver.solve(pos, deadline=t0 + 0.2) is None
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_interrupted_carries_the_shell_exit_code():
+    assert exit_code(Interrupted(signal.SIGINT)) == 130
+    assert exit_code(Interrupted(signal.SIGTERM)) == 143
+    assert exit_code(KeyboardInterrupt()) == 130
+    assert isinstance(Interrupted(signal.SIGTERM), KeyboardInterrupt)
+
+
+# --- the real commands ------------------------------------------------------------------------
+@pytest.mark.skipif(not numba_available(), reason="the point is compiled code; the plain path is interruptible anyway")
+def test_solver_cli_stops_on_sigint_inside_a_long_solve():
+    run = Running(["-m", "agents.solver", "--tt-size", str(1 << 20), "--progress", "on"], stdin="44\n")
+    run.wait_for("nodes")  # a slice of the solve finished: we are in compiled code
+    time.sleep(0.5)
+    code, to_message, to_exit = run.stop(signal.SIGINT, "interrupted (SIGINT)")
+    assert code == 130
+    assert to_message < STOP_S and to_exit < EXIT_S, (to_message, to_exit)
+    assert sum("interrupted" in ln for ln in last_lines(run.err)) == 1 and b"Traceback" not in run.err
+
+
+@pytest.mark.skipif(not numba_available(), reason="the point is compiled code; the plain path is interruptible anyway")
+def test_book_build_stops_on_sigterm_and_keeps_its_store(tmp_path):
+    """In this process (``--workers 1``): a ply-2 position takes hours to solve."""
+    store = tmp_path / "b.store"
+    run = Running(["-m", "agents.book", "build", "--max-ply", "2", "--given-root", "--expand-all-to", "2",
+                   "--store", str(store), "--book", str(tmp_path / "b.npz"), "--tt-size", str(1 << 20), "--progress", "on"])
+    run.wait_for("ply 2:")  # the bar of ply 2: its first solve (and the compile before it) has started
+    run.wait_for("positions")
+    time.sleep(4)  # past the compile (3.6 s on an idle core) most often; during it the stop must hold too
+    code, to_message, to_exit = run.stop(signal.SIGTERM, "interrupted (SIGTERM)")
+    assert code == 143
+    assert to_message < STOP_S and to_exit < EXIT_S, (to_message, to_exit)
+    kept = book.Store(store, Shape())
+    assert kept.bad_lines == 0 and len(kept.records) == 1  # the given root, nothing half written
+    again = Running(["-m", "agents.book", "info", "--store", str(store), "--book", str(tmp_path / "b.npz")])
+    assert again.proc.wait(timeout=120) == 0
+
+
+def test_grow_stops_on_sigint_and_leaves_the_file(tmp_path):
+    """Plain path (no compile): the old file is left as it was."""
+    out = tmp_path / "c.npz"
+    out.write_bytes(b"the old cache")
+    run = Running(["-m", "agents.mcts_cache", "grow", "--seconds", "60", "--agent", "mcts:leaf=rollout",
+                   "--out", str(out), "--progress", "on"], env={"CONNECTX_NUMBA": "0"})
+    run.wait_for("sims")
+    code, to_message, to_exit = run.stop(signal.SIGINT, "interrupted (SIGINT)")
+    assert code == 130 and to_message < STOP_S and to_exit < EXIT_S, (code, to_message, to_exit)
+    assert out.read_bytes() == b"the old cache"
+
+
+def test_grow_seconds_holds(tmp_path):
+    """Plain path: ``--seconds 2`` grows 2 s (meta), and the whole command, start-up and save
+    included, stays within a bound."""
+    out = tmp_path / "c.npz"
+    t0 = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "agents.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
+                          "--min-visits", "3", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "CONNECTX_NUMBA": "0"})
+    wall = time.monotonic() - t0
+    assert res.returncode == 0, res.stderr
+    meta = json.loads(mcts_cache.load(out)["meta"])
+    assert 2.0 <= meta["seconds"] <= 2.3 and meta["sims"] > 0
+    assert wall < 2 + 8, wall  # Python start-up and imports (~2 s loaded) and the save
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_grow_seconds_holds_compiled(tmp_path):
+    """Compiled: the growing time holds within a batch; the compile is reported apart."""
+    out = tmp_path / "c.npz"
+    res = subprocess.run([sys.executable, "-m", "agents.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
+                          "--min-visits", "20", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert 2.0 <= json.loads(mcts_cache.load(out)["meta"])["seconds"] <= 2.3
