@@ -53,6 +53,7 @@ except ImportError:  # pragma: no cover - the module is part of the repo
 # so that the first move does not overrun.
 _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
 _EXIT_WAIT = 120.0  # seconds the interpreter's exit waits for a compile in progress
+_PLAIN_SLACK = 0.2  # seconds before the deadline the plain-Python screen stops while the compile runs
 _AFTER_WAIT = 0.1  # seconds before the hard deadline a wait stops: time to still play a move
 _RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
 
@@ -83,6 +84,7 @@ class PerfectAgent:
     _compile_seconds: Optional[float] = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _hard: Optional[float] = field(default=None, init=False, repr=False)  # this move's hard deadline (set_hard_deadline)
+    _plain: Optional[Solver] = field(default=None, init=False, repr=False)  # screens moves until the solver is compiled
 
     def __post_init__(self) -> None:
         if not 0.0 < self.solver_share <= 1.0:
@@ -269,13 +271,24 @@ class PerfectAgent:
 
     def _screened_move(self, position: Position, deadline: float) -> int:
         """While the fallback search is not compiled: the solver's move order, skipping moves a
-        small search proves lost, taking one it proves won (see :meth:`Solver.screen`)."""
-        assert self._solver is not None
+        small search proves lost, taking one it proves won (see :meth:`Solver.screen`). Before
+        the solver itself is compiled, a small plain-Python solver screens (shallow traps only,
+        at ~40 K nodes/s): without a book, the first moves of a fresh process are played here,
+        and the unscreened move order lost games to kaggle's depth-4 negamax."""
+        if self._solver_ready.is_set():
+            solver, rate, end = self._solver, self._rate, deadline - 0.01
+        else:
+            if self._plain is None or self._plain.shape != position.shape:
+                self._plain = Solver(position.shape, 1 << 16, use_numba=False)
+            # Beside the compile thread, which holds the GIL in long stretches, pure Python runs
+            # at a fraction of its speed and gets the GIL back late: plan on less, stop earlier.
+            solver, rate, end = self._plain, _FIRST_RATE[False] / 4, deadline - _PLAIN_SLACK
+        assert solver is not None
         columns = len(position.legal_columns())
-        per_move = int(self._rate * _RATE_SAFETY * max(0.0, deadline - time.perf_counter() - 0.01) / max(1, columns))
-        if not self._solver_ready.is_set() or per_move < 100:
-            return self._solver.ordered_columns(position)[0]
-        screened = self._solver.screen(position, per_move, deadline=deadline - 0.01)
+        per_move = int(rate * _RATE_SAFETY * max(0.0, end - time.perf_counter()) / max(1, columns))
+        if per_move < 100:
+            return solver.ordered_columns(position)[0]
+        screened = solver.screen(position, per_move, deadline=end)
         return max(screened, key=lambda cv: cv[1])[0]  # max keeps the first of equal values
 
     def _report(self, how: str, t0: float, **extra: Any) -> None:
