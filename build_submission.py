@@ -480,7 +480,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="build without the agent's data file (book, MCTS opening cache); without it, a missing data file is an error")
     p.add_argument("--no-validate", action="store_true", help="only build")
     p.add_argument("--list", action="store_true", help="list agents and their parameters with defaults, then exit")
+    p.add_argument("--game", default="connectx", help="the game: connectx only (Kaggle's game; the board comes from Kaggle's configuration)")
     args = p.parse_args(argv)
+    if args.game.partition(":")[0].strip() != "connectx":
+        raise UsageError(f"Kaggle submissions exist only for ConnectX, not {args.game!r}: build_submission.py builds "
+                         "connectx agents (other games: python -m util.tournament/util.play --game NAME)")
     if args.games < 1 or args.workers < 1:
         raise UsageError("--games and --workers must be at least 1")
     return args

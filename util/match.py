@@ -1,26 +1,53 @@
-"""Scheduled games as plain data (:class:`GameJob`) and the worker function that plays one.
+"""Scheduled games as plain data (:class:`GameJob`), the arena's game loop (:func:`play`), and
+the worker function that plays one job (:func:`run_job`).
 
-A job holds everything that defines its game (player specs with code versions, shape, time,
-engine, opening index, seat, seed), so any worker (a local process or a Ray task) plays the
-same game from it, and its ``key`` (a hash of those fields) tells the store whether the game
+A job holds everything that defines its game (player specs with code versions, the game's spec,
+time, engine, opening index, seat, seeds), so any worker (a local process or a Ray task) plays
+the same game from it, and its ``key`` (a hash of those fields) tells the store whether the game
 was already played. The worker never touches the store: it returns a result dict.
+
+One loop for every game (:mod:`core.games`): players choose on :class:`core.game.State`
+(ConnectX's own players through :func:`util.players.state_player`), and the loop judges them the
+same way on every game: an agent that raises, returns something that is not a legal action, or
+runs past the hard time limit loses at once, and the reason is recorded. Chance outcomes (dice)
+are drawn by the loop from a generator seeded per game pair, so both games of a pair roll the
+same dice as far as the moves allow; they are stored among the actions, their indices in
+``chance``.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import numbers
+import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
-from core.position import Position
+from core.game import Game, State
+from core.games import parse_game
 from core.shape import Shape
 from util import openings
-from util.game import play_game
-from util.players import PlayerSpec, build
+from util.game import default_hard_limit
+from util.players import PlayerSpec, as_game, build, state_player
 
 ENGINES = ("direct", "kaggle")
 FORMATS = ("round-robin", "gauntlet")
+TERMINATIONS = ("win", "draw", "illegal", "error", "timeout")
+
+
+@functools.lru_cache(maxsize=32)
+def game_of(spec: str) -> Game:
+    """The game of a spec (cached: a game is an immutable value; parsing imports its kernels)."""
+    return parse_game(spec)
+
+
+def game_spec(game: Game | Shape | str) -> str:
+    """``Game.spec()`` of a game, a ConnectX shape, or a spec (canonicalized)."""
+    if isinstance(game, str):
+        return game_of(game).spec()
+    return as_game(game).spec()
 
 
 @dataclass(frozen=True)
@@ -28,27 +55,51 @@ class GameJob:
     a: PlayerSpec  # the pairing's first agent
     b: PlayerSpec  # the pairing's second agent
     index: int  # game number within the pairing: opening index // 2, seats swapped on odd
-    shape: Shape
+    game: str  # the game's spec (core.game.Game.spec()), e.g. connectx:rows=6,columns=7,inarow=4
     time_per_move: float  # seconds per move
-    engine: str  # "direct" (util.game loop) or "kaggle" (kaggle-environments)
+    engine: str  # "direct" (this module's loop) or "kaggle" (kaggle-environments, ConnectX only)
     seed: int  # seeds the players' randomness for this game
+    plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
+    base_seed: int = 0  # the tournament's seed: openings and dice of game pair index // 2 come from it
+
+    @property
+    def game_obj(self) -> Game:
+        return game_of(self.game)
+
+    @property
+    def shape(self) -> Shape:
+        """ConnectX's board (ConnectX jobs only)."""
+        return self.game_obj.shape  # type: ignore[attr-defined]
+
+    def _opening(self) -> tuple[tuple[int, ...], int]:
+        return openings.game_opening(self.game_obj, self.index, self.plies, self.base_seed)
 
     @property
     def opening(self) -> tuple[int, ...]:
-        return openings.opening_for(self.index, self.shape)[0]
+        return self._opening()[0]
 
     @property
     def first(self) -> PlayerSpec:
-        return self.a if openings.opening_for(self.index, self.shape)[1] == 0 else self.b
+        return self.a if self._opening()[1] == 0 else self.b
 
     @property
     def second(self) -> PlayerSpec:
         return self.b if self.first is self.a else self.a
 
     @property
+    def chance_seed(self) -> int:
+        """Seed of the dice: the same for both games of a pair (and every pairing)."""
+        return game_seed(self.base_seed, "chance", self.game, self.index // 2)
+
+    @property
     def key(self) -> str:
-        ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, str(self.shape),
-                 self.time_per_move, self.engine, self.seed]
+        g = self.game_obj
+        if g.name == "connectx":  # as before games had specs: stores written then resume
+            ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, str(g.shape),  # type: ignore[attr-defined]
+                     self.time_per_move, self.engine, self.seed]
+        else:
+            ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, self.game,
+                     self.time_per_move, self.engine, self.seed, self.plies, self.base_seed]
         return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:20]
 
 
@@ -58,13 +109,16 @@ def game_seed(base: int, a: str, b: str, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_per_move: float, engine: str, seed: int,
-             seed_names: list[str] | None = None) -> list[GameJob]:
+def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | Shape | str, time_per_move: float, engine: str,
+             seed: int, seed_names: list[str] | None = None, plies: int | None = None) -> list[GameJob]:
     """Every game of the tournament, pairing by pairing. ``fmt``: ``round-robin`` (all pairs)
     or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing;
-    ``seed_names``: names the game seeds are derived from, one per spec (default: the specs'
-    text). Tuning names its candidate the same in every trial, so that every trial plays
-    with the same seeds and differs only by its parameters (common random numbers)."""
+    ``game``: the game (a ConnectX shape stands for ConnectX on that board); ``plies``: random
+    opening plies (games other than ConnectX; None: the game's default); ``seed_names``: names
+    the game seeds are derived from, one per spec (default: the specs' text). Tuning names its
+    candidate the same in every trial, so that every trial plays with the same seeds and
+    differs only by its parameters (common random numbers)."""
+    spec = game_spec(game)
     names = dict(zip((s.text for s in specs), seed_names or [s.text for s in specs]))
     if fmt == "round-robin":
         pairs = [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
@@ -72,29 +126,120 @@ def schedule(specs: list[PlayerSpec], games: int, fmt: str, shape: Shape, time_p
         pairs = [(specs[0], other) for other in specs[1:]]
     else:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
-    return [GameJob(a, b, k, shape, time_per_move, engine, game_seed(seed, names[a.text], names[b.text], k))
+    return [GameJob(a, b, k, spec, time_per_move, engine, game_seed(seed, names[a.text], names[b.text], k), plies, seed)
             for k in range(games) for a, b in pairs]
 
 
+# --- the game loop ---------------------------------------------------------------------------
+def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, opening: Sequence[int] = (),
+         hard_limit: float | None = None, chance_seed: int = 0) -> dict[str, Any]:
+    """Play one game of ``first`` (player 0, mark 1) against ``second`` (player 1, mark 2).
+
+    Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
+    optionally ``reset()``, called before the game. ``opening``: actions (chance outcomes
+    included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
+    after which a move forfeits (default :func:`util.game.default_hard_limit`); an agent cannot
+    be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
+    of chance outcomes.
+
+    Returns the stored fields: ``moves`` (every action, opening and chance outcomes included),
+    ``chance`` (indices in ``moves`` of chance outcomes), ``winner`` (0 draw, 1 or 2: the mark
+    that won, also by forfeit), ``termination`` (see :data:`TERMINATIONS`), ``errors`` (mark ->
+    why it forfeited), ``move_times`` and ``movers`` (seconds and mark of each agent move),
+    ``opening``, ``returns`` (both players' returns when the rules ended the game, e.g. a score
+    difference; None after a forfeit)."""
+    if time_per_move <= 0:
+        raise ValueError(f"time_per_move must be positive, got {time_per_move}")
+    limit = default_hard_limit(time_per_move) if hard_limit is None else hard_limit
+    opening = tuple(int(a) for a in opening)
+    for agent in (first, second) if first is not second else (first,):
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset()
+    state: State = game.initial()
+    moves: list[int] = []
+    chance: list[int] = []
+    for i, a in enumerate(opening):
+        if state.is_terminal():
+            raise ValueError(f"opening move {i + 1} ({a}) comes after the game has ended")
+        if state.is_chance_node():
+            chance.append(len(moves))
+        try:
+            state = state.apply(a)
+        except ValueError:
+            raise ValueError(f"opening move {i + 1} ({a}) is illegal; legal: {state.legal_actions()}") from None
+        moves.append(a)
+    rng = random.Random(chance_seed)
+    times: list[float] = []
+    movers: list[int] = []
+    agents = (first, second)
+
+    def result(winner: int, how: str, errors: dict[int, str], returns: Any = None) -> dict[str, Any]:
+        return {"moves": moves, "chance": chance, "winner": winner, "termination": how, "errors": errors,
+                "move_times": times, "movers": movers, "opening": list(opening), "returns": returns}
+
+    while True:
+        if state.is_terminal():
+            r = state.returns()
+            winner = 1 if r[0] > 0 else 2 if r[0] < 0 else 0
+            return result(winner, "win" if winner else "draw", {}, list(r))
+        if state.is_chance_node():
+            chance.append(len(moves))
+            a = openings.sample_chance(state, rng)
+            state = state.apply(a)
+            moves.append(a)
+            continue
+        mark = state.current_player() + 1
+        start = time.perf_counter()
+        try:
+            choice = agents[mark - 1].choose(state, start + time_per_move)
+        except Exception as exc:  # the agent's failure decides the game; it must not stop the caller
+            times.append(time.perf_counter() - start)
+            movers.append(mark)
+            return result(3 - mark, "error", {mark: f"{type(exc).__name__}: {exc}"})
+        elapsed = time.perf_counter() - start
+        times.append(elapsed)
+        movers.append(mark)
+        if elapsed > limit:
+            return result(3 - mark, "timeout", {mark: f"move took {elapsed:.3f} s, hard limit {limit:.3f} s"})
+        if isinstance(choice, bool) or not isinstance(choice, numbers.Integral):
+            return result(3 - mark, "illegal", {mark: f"returned {choice!r} ({type(choice).__name__}), not an int"})
+        action = int(choice)
+        legal = state.legal_actions()
+        if action not in legal:
+            if game.name == "connectx":  # as ConnectX players have always been told
+                why = "full" if 0 <= action < game.num_actions else f"out of range 0..{game.num_actions - 1}"
+                message = f"column {action} is {why}"
+            else:
+                message = f"action {action} is not legal here; legal: {legal}"
+            return result(3 - mark, "illegal", {mark: message})
+        state = state.apply(action)
+        moves.append(action)
+
+
+# --- workers ---------------------------------------------------------------------------------
 # Specs already warmed up in this process (a cache of what was compiled, not agent state).
 _WARM: set[tuple[str, str]] = set()
 
 
-def warm_up(spec: PlayerSpec, shape: Shape, time_per_move: float) -> None:
-    """Let a throwaway player make one move, once per process and spec, so that one-time costs
-    (numba compiling on first call, imports) do not count against a game's first move. The
-    game itself then uses fresh players, so warming up changes no result."""
-    if (spec.text, str(shape)) in _WARM or spec.kind == "file":  # a file loads in its own process per game
+def warm_up(spec: PlayerSpec, game: Game, time_per_move: float) -> None:
+    """Let a throwaway player make one move, once per process, spec and game, so that one-time
+    costs (numba compiling on first call, imports) do not count against a game's first move.
+    The game itself then uses fresh players, so warming up changes no result."""
+    if (spec.text, game.spec()) in _WARM or spec.kind == "file":  # a file loads in its own process per game
         return
-    _WARM.add((spec.text, str(shape)))
+    _WARM.add((spec.text, game.spec()))
     try:
-        player = build(spec, shape, time_per_move, 0)
+        player = state_player(spec, game, time_per_move, 0)
         try:
-            # The empty board and a middle-game position: agents often special-case the first.
-            for moves in ((), openings.suite(shape)[-1]):
-                pos = Position.from_moves(list(moves), shape)
-                if not pos.is_terminal():
-                    player.choose(pos, time.perf_counter() + time_per_move)
+            # The initial state and a middle-game one: agents often special-case the first.
+            later = openings.suite(game.shape)[-1] if game.name == "connectx" else openings.random_opening(game, 0, 4)  # type: ignore[attr-defined]
+            state = game.initial()
+            for line in ((), later):
+                for a in line:
+                    state = state.apply(a)
+                if not state.is_terminal() and not state.is_chance_node():
+                    player.choose(state, time.perf_counter() + time_per_move)
         finally:
             player.close()
     except Exception:  # a broken agent shows its failure in the game, where it is recorded
@@ -102,26 +247,35 @@ def warm_up(spec: PlayerSpec, shape: Shape, time_per_move: float) -> None:
 
 
 def run_job(job: GameJob) -> dict[str, Any]:
-    """Play ``job``'s game and return its result (moves, winner, termination, errors,
-    move_times, opening). A player that fails to build forfeits; nothing is raised."""
+    """Play ``job``'s game and return its result (see :func:`play`). A player that fails to
+    build forfeits; nothing is raised."""
+    game = job.game_obj
+    opening = job.opening
     players: list[Any] = []
     for spec in (job.first, job.second):
-        warm_up(spec, job.shape, job.time_per_move)
+        warm_up(spec, game, job.time_per_move)
     try:
         for mark, spec in ((1, job.first), (2, job.second)):
             try:
-                players.append(build(spec, job.shape, job.time_per_move, job.seed + mark))
+                if job.engine == "kaggle":
+                    players.append(build(spec, game, job.time_per_move, job.seed + mark))
+                else:
+                    players.append(state_player(spec, game, job.time_per_move, job.seed + mark))
             except Exception as exc:  # e.g. an agent file that no longer loads: that side loses
-                return {"moves": list(job.opening), "winner": 3 - mark, "termination": "error",
-                        "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "opening": list(job.opening)}
+                return {"moves": list(opening), "chance": [], "winner": 3 - mark, "termination": "error",
+                        "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "movers": [],
+                        "opening": list(opening), "returns": None}
         if job.engine == "kaggle":
             from util.kaggle_play import play_kaggle
-            return play_kaggle(players[0], players[1], job.shape, job.time_per_move, job.opening)
-        r = play_game(players[0], players[1], job.shape, job.time_per_move, job.opening)
-        if r.termination == "error" and any(m.startswith("TimeoutError") for m in r.errors.values()):
-            r.termination = "timeout"  # an agent file that stopped answering: a timeout, as Kaggle calls it
-        return {"moves": r.moves, "winner": r.winner, "termination": r.termination, "errors": r.errors,
-                "move_times": r.move_times, "opening": list(r.opening)}
+            r = play_kaggle(players[0], players[1], job.shape, job.time_per_move, opening)
+            r["movers"] = [1 + (len(opening) + k) % 2 for k in range(len(r["move_times"]))]
+            r["chance"] = []
+            r["returns"] = None if r["errors"] else [float(v) for v in {0: (0, 0), 1: (1, -1), 2: (-1, 1)}[r["winner"]]]
+            return r
+        r = play(players[0], players[1], game, job.time_per_move, opening, chance_seed=job.chance_seed)
+        if r["termination"] == "error" and any(m.startswith("TimeoutError") for m in r["errors"].values()):
+            r["termination"] = "timeout"  # an agent file that stopped answering: a timeout, as Kaggle calls it
+        return r
     finally:
         for player in players:
             try:

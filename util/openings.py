@@ -15,11 +15,22 @@ Command used: ``awk 'length($1)<=4 && $2==0' Test_L1_R3`` then the mirror dedupe
 
 Other shapes have no solved values here: their suite is every two-ply opening up to mirror
 symmetry, centre columns first (balanced only by the seat swap).
+
+Other games (:mod:`core.games`) have no suite: their openings are seeded random lines of a few
+plies (:func:`random_opening`, the same for every pairing of a run), skipping lines that end the
+game; chance outcomes on the way are drawn with their probabilities. Games with chance
+(dice) default to no opening: the dice vary the games already.
 """
 from __future__ import annotations
 
+import hashlib
+import random
+
+from core.game import Game, State
 from core.position import Position
 from core.shape import STANDARD, Shape
+
+DEFAULT_PLIES = 2  # random opening plies of games other than ConnectX (0 for games with chance)
 
 # Pons notation (1-based column digits); every entry is a solved draw on 6x7x4.
 STANDARD_OPENINGS: tuple[str, ...] = (
@@ -63,3 +74,56 @@ def opening_for(index: int, shape: Shape = STANDARD) -> tuple[tuple[int, ...], i
 def to_text(opening: tuple[int, ...]) -> str:
     """0-based columns as comma-separated text (works for any number of columns)."""
     return ",".join(str(c) for c in opening)
+
+
+def default_plies(game: Game) -> int:
+    """Random opening plies when none are asked for: none for games with chance nodes."""
+    return 0 if game.has_chance else DEFAULT_PLIES
+
+
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def sample_chance(state: State, rng: random.Random) -> int:
+    """A chance outcome of ``state`` drawn with its probability from ``rng`` (one draw)."""
+    outcomes = state.chance_outcomes()
+    x, acc = rng.random(), 0.0
+    for action, prob in outcomes:
+        acc += prob
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def random_opening(game: Game, number: int, plies: int, seed: int = 0, tries: int = 50) -> tuple[int, ...]:
+    """Opening ``number`` of ``game``: ``plies`` uniformly random decision moves (chance outcomes
+    drawn with their probabilities and kept in the line) from a generator seeded by the game's
+    spec, ``seed`` and ``number``. A line that ends the game is drawn again (``tries`` times,
+    then with one ply fewer), so an opening always leaves a game to play."""
+    for length in range(plies, -1, -1):
+        for attempt in range(tries):
+            rng = _rng(game.spec(), seed, number, length, attempt)
+            state, line, made = game.initial(), [], 0
+            while made < length and not state.is_terminal():
+                if state.is_chance_node():
+                    a = sample_chance(state, rng)
+                else:
+                    a = rng.choice(state.legal_actions())
+                    made += 1
+                line.append(a)
+                state = state.apply(a)
+            if not state.is_terminal():
+                return tuple(line)
+    return ()
+
+
+def game_opening(game: Game, index: int, plies: int | None = None, seed: int = 0) -> tuple[tuple[int, ...], int]:
+    """Game ``index`` of a pairing on any game: (opening actions, seat), as :func:`opening_for`.
+    ConnectX plays its suite; other games random openings of ``plies`` (default
+    :func:`default_plies`)."""
+    if game.name == "connectx":
+        return opening_for(index, game.shape)  # type: ignore[attr-defined]
+    plies = default_plies(game) if plies is None else plies
+    return random_opening(game, index // 2, plies, seed), index % 2

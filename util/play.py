@@ -1,24 +1,27 @@
 """Play against any agent in the terminal: ``python -m util.play --agent rules``.
 
-The board is drawn after each move, with the agent's evaluation (its ``info()``) when it has
-one. Type a column number (1-based, as printed under the board), ``u`` to undo your last move
-and the agent's reply, ``q`` to quit. A finished game is saved in the tournament store (player
-``human``), so it shows up in ratings and can be replayed with ``util.tournament --replay``.
+Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, default connectx;
+``python -m core --list`` shows them): the state is drawn after each move with the legal actions
+(ConnectX: the column numbers under the board), and the agent's evaluation (its ``info()``) when
+it has one. Type an action in the game's notation (ConnectX: a 1-based column), ``u`` to undo
+your last move and the agent's reply, ``q`` to quit. Chance outcomes (dice) are rolled by the
+tool and shown. A finished game is saved in the tournament store (player ``human``) with its
+game's spec, so it shows up in ratings and can be replayed with ``util.tournament --replay``.
 """
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 import uuid
 from typing import Any, TextIO
 
 from agents.registry import SpecError
-from core.position import Position
-from core.shape import Shape
-from util import players
+from core.game import Game, State, play_line
+from util import openings, players
 from util.store import Store, StoreError
-from util.tournament import DEFAULT_DB, UsageError, parse_shape
+from util.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
 
 HUMAN = "human"
 
@@ -28,109 +31,141 @@ def describe(info: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in info.items())
 
 
-def ask(position: Position, inp: TextIO, out: TextIO) -> str | int:
-    """The human's next command: a legal 0-based column, ``"undo"`` or ``"quit"`` (also at EOF).
-    Bad input is explained and asked again."""
-    cols = position.shape.columns
+def _connectx(state: State) -> bool:
+    return state.game.name == "connectx"
+
+
+def ask(state: State, inp: TextIO, out: TextIO) -> str | int:
+    """The human's next command: a legal action, ``"undo"`` or ``"quit"`` (also at EOF). Bad
+    input is explained and asked again."""
+    legal = state.legal_actions()
+    if _connectx(state):
+        prompt = f"your move (1-{state.game.num_actions}, u = undo, q = quit): "
+    else:
+        out.write("legal: " + " ".join(state.action_to_string(a) for a in legal) + "\n")
+        prompt = "your move (one of the legal actions, u = undo, q = quit): "
     while True:
-        out.write(f"your move (1-{cols}, u = undo, q = quit): ")
+        out.write(prompt)
         out.flush()
         line = inp.readline()
         if not line:
             return "quit"
-        text = line.strip().lower()
-        if text in ("u", "undo"):
+        text = line.strip()
+        if text.lower() in ("u", "undo"):
             return "undo"
-        if text in ("q", "quit", "exit"):
+        if text.lower() in ("q", "quit", "exit"):
             return "quit"
-        if not text.isdigit() or not 1 <= int(text) <= cols:
-            out.write(f"'{line.strip()}' is not a column: type a number from 1 to {cols}\n")
+        try:
+            action = state.string_to_action(text)
+        except ValueError as exc:
+            out.write(f"{exc}\n")
             continue
-        if not position.can_play(int(text) - 1):
-            out.write(f"column {text} is full: choose another\n")
+        if action not in legal:
+            out.write(f"column {text} is full: choose another\n" if _connectx(state) else
+                      f"{text!r} is not legal here: type one of the legal actions listed above\n")
             continue
-        return int(text) - 1
+        return action
 
 
-def play(agent: Any, shape: Shape, human_mark: int, time_per_move: float, inp: TextIO, out: TextIO) -> tuple[list[int], int, str, dict[int, str], list[float]] | None:
-    """One game; returns (moves, winner, termination, errors, agent move times), or None if
-    the human quit."""
-    moves: list[int] = []
-    times: list[float] = []
-    pos = Position.empty(shape)
-    out.write(f"{pos}\n")
-    while not pos.is_terminal():
-        if pos.side_to_move == human_mark:
-            cmd = ask(pos, inp, out)
+def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: TextIO, out: TextIO,
+         seed: int = 0) -> dict[str, Any] | None:
+    """One game of a person (``human_mark`` 1: moves first) against ``agent`` (``choose(state,
+    deadline)``); returns the stored fields (see :func:`util.match.play`), or None if the person
+    quit. ``seed`` seeds the chance outcomes the tool rolls."""
+    rng = random.Random(seed)
+    history: list[tuple[int, str, float]] = []  # (action, "human" | "agent" | "chance", seconds the agent took)
+    state = game.initial()
+
+    def result(winner: int, how: str, errors: dict[int, str], returns: Any = None, failed: float | None = None) -> dict[str, Any]:
+        times = [t for _, who, t in history if who == "agent"] + ([failed] if failed is not None else [])
+        return {"moves": [a for a, _, _ in history], "chance": [i for i, (_, who, _) in enumerate(history) if who == "chance"],
+                "winner": winner, "termination": how, "errors": errors, "move_times": times,
+                "movers": [3 - human_mark] * len(times), "opening": [], "returns": returns}
+
+    out.write(f"{state}\n")
+    while not state.is_terminal():
+        if state.is_chance_node():
+            action = openings.sample_chance(state, rng)
+            out.write(f"chance: {state.action_to_string(action)}\n")
+            history.append((action, "chance", 0.0))
+        elif state.current_player() + 1 == human_mark:
+            cmd = ask(state, inp, out)
             if cmd == "quit":
                 return None
             if cmd == "undo":
-                if not any(1 + (i % 2) == human_mark for i in range(len(moves))):
+                if not any(who == "human" for _, who, _ in history):
                     out.write("nothing to undo\n")
                     continue
-                while True:  # back to before my last move (the agent's reply goes too)
-                    moves.pop()
-                    if 1 + (len(moves) % 2) == human_mark:
-                        break
-                times = times[: sum(1 for i in range(len(moves)) if 1 + (i % 2) != human_mark)]
-                pos = Position.from_moves(moves, shape)
+                while history.pop()[1] != "human":  # back to before my last move (the agent's replies and rolls after it go too)
+                    pass
+                state = play_line(game, [a for a, _, _ in history])
                 getattr(agent, "reset", lambda: None)()
-                out.write(f"undone\n{pos}\n")
+                out.write(f"undone\n{state}\n")
                 continue
-            col = cmd
+            action = int(cmd)
+            history.append((action, "human", 0.0))
         else:
             start = time.perf_counter()
             try:
-                col = agent.choose(pos, start + time_per_move)
+                action = agent.choose(state, start + time_per_move)
             except Exception as exc:  # the agent forfeits, as in a tournament
                 out.write(f"the agent failed ({type(exc).__name__}: {exc}): you win\n")
-                return moves, human_mark, "error", {3 - human_mark: f"{type(exc).__name__}: {exc}"}, times
-            times.append(time.perf_counter() - start)
-            if isinstance(col, bool) or not isinstance(col, int) or not pos.can_play(col):
-                out.write(f"the agent played an illegal column ({col!r}): you win\n")
-                return moves, human_mark, "illegal", {3 - human_mark: f"column {col!r} is illegal"}, times
+                return result(human_mark, "error", {3 - human_mark: f"{type(exc).__name__}: {exc}"}, failed=time.perf_counter() - start)
+            took = time.perf_counter() - start
+            if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
+                what = "column" if _connectx(state) else "action"
+                out.write(f"the agent played an illegal {what} ({action!r}): you win\n")
+                return result(human_mark, "illegal", {3 - human_mark: f"{what} {action!r} is illegal"}, failed=took)
             info = agent.info()
-            out.write(f"agent plays {col + 1}" + (f"   [{describe(info)}]" if info else "") + "\n")
-        pos = pos.play(col)
-        moves.append(col)
-        out.write(f"{pos}\n")
-    winner = pos.winner
-    out.write("draw\n" if winner == 0 else "you win\n" if winner == human_mark else "the agent wins\n")
-    return moves, winner, "win" if winner else "draw", {}, times
+            out.write(f"agent plays {state.action_to_string(action)}" + (f"   [{describe(info)}]" if info else "") + "\n")
+            history.append((action, "agent", took))
+        state = state.apply(action)
+        out.write(f"{state}\n")
+    r = state.returns()
+    winner = 1 if r[0] > 0 else 2 if r[0] < 0 else 0
+    mine = r[human_mark - 1]
+    margin = f" (score difference {mine:+g})" if game.win_value > 1 and r[0] else ""
+    out.write(("draw\n" if winner == 0 else "you win" + margin + "\n" if winner == human_mark else "the agent wins" + margin + "\n"))
+    return result(winner, "win" if winner else "draw", {}, list(r))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m util.play", description=__doc__.split("\n\n")[0],
+                                epilog="Commands at the prompt: an action (ConnectX: a column number), u (undo), q (quit). "
+                                       "Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows "
+                                       "the games and their parameters; other games play the engine agents, e.g. "
+                                       "--game tictactoe --agent alphabeta.")
+    p.add_argument("--agent", required=True, help="agent spec, as in util.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
+    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; python -m core --list)")
+    p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
+    p.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")
+    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
+    p.add_argument("--seed", type=int, default=0, help="seed for the agent's randomness and the dice (default 0)")
+    return p
 
 
 def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    parser = argparse.ArgumentParser(prog="python -m util.play", description=__doc__.split("\n\n")[0],
-                                     epilog="Commands at the prompt: a column number, u (undo), q (quit).")
-    parser.add_argument("--agent", required=True, help="agent spec, as in util.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
-    parser.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
-    parser.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")
-    parser.add_argument("--shape", default="6x7x4", help="board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
-    parser.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the agent's randomness (default 0)")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
-        shape = parse_shape(args.shape)
-        spec = players.resolve(args.agent)
-        agent = players.build(spec, shape, args.time, args.seed)
+        game = parse_game_args(args.game, args.shape)
+        spec = players.resolve(args.agent, game)
+        agent = players.state_player(spec, game, args.time, args.seed)
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:
-                game = play(agent, shape, human_mark, args.time, inp, out)
+                result = play(agent, game, human_mark, args.time, inp, out, args.seed)
             finally:
                 agent.close()
-            if game is None:
+            if result is None:
                 out.write("quit: the unfinished game is not saved\n")
                 return 0
-            moves, winner, termination, errors, times = game
             ids = [store.player_id(HUMAN, HUMAN, {}), store.player_id(spec.text, spec.version, dict(spec.params))]
             first, second = ids if human_mark == 1 else ids[::-1]
-            result = {"moves": moves, "winner": winner, "termination": termination, "errors": errors,
-                      "move_times": times, "opening": []}
-            gid = store.add_game(f"play-{uuid.uuid4().hex}", first, second, str(shape), result,
-                                 time_per_move=args.time, engine="human", seed=args.seed, source="play")
+            gid = store.add_game(f"play-{uuid.uuid4().hex}", first, second, shape_text(game), result,
+                                 time_per_move=args.time, engine="human", seed=args.seed, source="play", game=game.spec())
             out.write(f"saved as game {gid} in {store.path}\n")
             return 0
     except (UsageError, SpecError, StoreError) as exc:

@@ -6,12 +6,16 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
                                               clash with ours, hence the prefix);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
                                               its own process as Kaggle would;
-  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
+  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed);
+  engine agents (:mod:`agents.engine.registry`)  on every game (``--game``); on ConnectX the names
+                                              above come first, the others (``solver``) are engine agents.
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
 A built player has ``choose(position, deadline)``, ``reset()``, ``info()``, ``close()`` and
-``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``).
+``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``); ConnectX's players
+take a :class:`core.position.Position`, engine players a :class:`core.game.State`, and
+:func:`state_player` gives every kind the ``choose(state, deadline)`` of the arena's one game loop.
 
 Run as ``python -m util.players --serve FILE`` this module is the host process of an agent file.
 """
@@ -36,6 +40,7 @@ from typing import Any, Callable
 from agents import registry
 from agents.base import info_of
 from agents.registry import SpecError
+from core.game import Game, State
 from core.position import Position
 from core.shape import Shape
 
@@ -76,11 +81,27 @@ def _is_file(spec: str) -> bool:
     return spec.endswith(".py") or os.sep in spec
 
 
-def resolve(spec: str) -> PlayerSpec:
-    """Check ``spec`` and return its :class:`PlayerSpec`; raises SpecError (one line) if bad."""
+def as_game(game: Game | Shape | None) -> Game:
+    """A :class:`core.game.Game` from a game, a ConnectX board shape, or None (standard ConnectX)."""
+    if isinstance(game, Game):
+        return game
+    from core.games import make_game
+    shape = game if game is not None else Shape(6, 7, 4)
+    return make_game("connectx", rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
+
+
+def _shape_of(game: Game | Shape) -> Shape:
+    return game if isinstance(game, Shape) else game.shape  # type: ignore[attr-defined]
+
+
+def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
+    """Check ``spec`` for ``game`` (default ConnectX) and return its :class:`PlayerSpec`; raises
+    SpecError (one line) if bad, naming the games an agent plays when ``game`` is not one."""
     spec = spec.strip()
     if not spec:
         raise SpecError("empty agent spec")
+    if game is not None and game.name != "connectx":
+        return _resolve_engine(spec, game)
     if _is_file(spec):
         path = Path(spec).expanduser()
         if not path.is_file():
@@ -97,6 +118,9 @@ def resolve(spec: str) -> PlayerSpec:
         from util.openspiel_player import resolve_params
         return PlayerSpec(*resolve_params(params))
     if name not in registry.AGENT_CLASSES:
+        from agents.engine import registry as engine
+        if name in engine.ENGINE_AGENTS:  # a game-generic agent on ConnectX (e.g. the engine's solver)
+            return _resolve_engine(spec, as_game(game))
         valid = registry.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
         raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(valid)}")
     agent = registry.make(name, **params)  # validates names and values
@@ -105,9 +129,48 @@ def resolve(spec: str) -> PlayerSpec:
     return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
 
 
-def build(spec: PlayerSpec, shape: Shape, time_per_move: float, seed: int) -> Any:
-    """A fresh player for one game. ``seed`` seeds the player's randomness (an agent's ``seed``
-    field when the spec leaves it unset; Python's ``random`` for Kaggle built-ins and files)."""
+def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
+    """An engine agent (:mod:`agents.engine.registry`) for ``game``; Kaggle built-ins, agent
+    files, OpenSpiel's MCTS and ConnectX's own agents play ConnectX only."""
+    from agents.engine import registry as engine
+    here = f"agents that play {game.name}: {', '.join(engine.names(game.name))}"
+    if _is_file(spec) or spec.startswith("kaggle:"):
+        raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
+    name, params = registry.parse_spec(spec)
+    if name not in engine.ENGINE_AGENTS:
+        if name in registry.AGENT_CLASSES or name == "openspiel_mcts":
+            raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: connectx; {here}")
+        raise SpecError(f"unknown agent {name!r}; {here}")
+    cls = engine.agent_class(name)
+    if not engine.supports(cls, game.name):
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}; {here}")
+    kwargs = registry.convert_params(cls, name, params)
+    kwargs.pop("game", None)
+    try:
+        agent = cls(game=game, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"agent {name!r}: {exc}") from None
+    built = {k: getattr(agent, k) for k in kwargs}
+    text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
+    modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
+    return PlayerSpec(text, "engine", name, tuple(sorted(built.items())), _module_version(*modules))
+
+
+def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int) -> Any:
+    """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
+    ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
+    unset; Python's ``random`` for Kaggle built-ins and files). Engine players choose on a
+    :class:`core.game.State`, the others on a :class:`core.position.Position`."""
+    if spec.kind == "engine":
+        from agents.engine import registry as engine
+        game = as_game(shape)
+        cls = engine.agent_class(spec.name)
+        params = dict(spec.params)
+        fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+        if "seed" in fields and params.get("seed") is None:
+            params["seed"] = seed
+        return EnginePlayer(cls(game=game, **params))
+    shape = _shape_of(shape)
     if spec.kind == "agent":
         params = dict(spec.params)
         fields = {f.name for f in dataclasses.fields(registry.agent_class(spec.name))}
@@ -126,7 +189,14 @@ def build(spec: PlayerSpec, shape: Shape, time_per_move: float, seed: int) -> An
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
 
-def check_loads(spec: PlayerSpec, shape: Shape, time_per_move: float) -> None:
+def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int) -> Any:
+    """A fresh player of any kind that chooses on :class:`core.game.State` (ConnectX's players
+    are wrapped: they get ``game.position(state)``)."""
+    player = build(spec, game, time_per_move, seed)
+    return player if spec.kind == "engine" else PositionPlayer(player, game)
+
+
+def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:
     """Build and close the player once, so a file that fails to load stops the command early."""
     player = build(spec, shape, time_per_move, 0)
     getattr(player, "close", lambda: None)()
@@ -137,10 +207,10 @@ def _hash_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-def _module_version(module: str) -> str:
-    """Hash of the source of ``module`` and every project module it imports, transitively."""
+def _module_version(*modules: str) -> str:
+    """Hash of the source of ``modules`` and every project module they import, transitively."""
     seen: dict[str, bytes] = {}
-    todo = [module]
+    todo = list(modules)
     while todo:
         name = todo.pop()
         path = _module_path(name)
@@ -211,6 +281,45 @@ class AgentPlayer:
         start = time.perf_counter()
         pos = Position.from_board(list(obs["board"]), self.shape, obs["mark"])
         return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
+
+
+class EnginePlayer:
+    """An engine agent (``choose(state, deadline)``) with the player interface."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def choose(self, state: State, deadline: float) -> int:
+        return self.agent.choose(state, deadline)
+
+    def reset(self) -> None:
+        getattr(self.agent, "reset", lambda: None)()
+
+    def info(self) -> dict:
+        return info_of(self.agent)
+
+    def close(self) -> None:
+        pass
+
+
+class PositionPlayer:
+    """A ConnectX player (``choose(position, deadline)``) choosing on the game's states."""
+
+    def __init__(self, inner: Any, game: Game) -> None:
+        self.inner, self.game = inner, game
+        self.kaggle_agent = getattr(inner, "kaggle_agent", None)
+
+    def choose(self, state: State, deadline: float) -> int:
+        return self.inner.choose(self.game.position(state), deadline)  # type: ignore[attr-defined]
+
+    def reset(self) -> None:
+        getattr(self.inner, "reset", lambda: None)()
+
+    def info(self) -> dict:
+        return self.inner.info()
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class StatelessPlayer:

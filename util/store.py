@@ -12,6 +12,12 @@ its games, and reports show one run, not every game ever stored. Claims: a runne
 by writing a claim row (its id, an expiry) before playing it, so that several runners pointed
 at one store split the work; a claim left by a runner that died expires and the game is
 played by whoever comes next.
+
+Games: every game row names its game and parameters (``game``: :meth:`core.game.Game.spec`,
+e.g. ``tictactoe`` or ``connectx:rows=6,columns=7,inarow=4``); reports never pool two specs.
+Moves are the game's actions (ConnectX: 0-based columns), chance outcomes (dice) among them
+with their indices in ``chance``. Stores of schema 1 or 2 (ConnectX only, a ``shape`` column)
+are upgraded in place when opened: their ``game`` is derived from the shape.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-SCHEMA_VERSION = 2  # 2: runs, run_games, claims
+SCHEMA_VERSION = 3  # 2: runs, run_games, claims; 3: game, chance, movers, returns
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players(
@@ -38,9 +44,9 @@ CREATE TABLE IF NOT EXISTS games(
     key TEXT NOT NULL UNIQUE,    -- identity of the scheduled game: resume skips known keys
     first INTEGER NOT NULL REFERENCES players(id),   -- mark 1
     second INTEGER NOT NULL REFERENCES players(id),  -- mark 2
-    shape TEXT NOT NULL,         -- rows x columns x inarow, e.g. 6x7x4
-    opening TEXT NOT NULL,       -- 0-based columns, comma-separated
-    moves TEXT NOT NULL,         -- every column played (opening included), comma-separated
+    shape TEXT NOT NULL,         -- ConnectX: rows x columns x inarow, e.g. 6x7x4; '' for other games
+    opening TEXT NOT NULL,       -- actions (ConnectX: 0-based columns), comma-separated
+    moves TEXT NOT NULL,         -- every action played (opening and chance outcomes included), comma-separated
     winner INTEGER NOT NULL,     -- 0 draw, 1 or 2 the winning mark
     termination TEXT NOT NULL,   -- win, draw, illegal, error, timeout
     errors TEXT NOT NULL,        -- JSON object mark -> message of the side that forfeited
@@ -49,9 +55,14 @@ CREATE TABLE IF NOT EXISTS games(
     engine TEXT NOT NULL,        -- direct, kaggle, or human (util.play)
     seed INTEGER NOT NULL,
     source TEXT NOT NULL,        -- tournament, play, tune
-    finished REAL NOT NULL       -- unix time
+    finished REAL NOT NULL,      -- unix time
+    game TEXT NOT NULL DEFAULT '',     -- core.game.Game.spec(), e.g. connectx:rows=6,columns=7,inarow=4
+    chance TEXT NOT NULL DEFAULT '',   -- indices in moves of chance outcomes, comma-separated
+    movers TEXT NOT NULL DEFAULT '',   -- mark (1, 2) of each timed move, as digits ('': alternating from the opening)
+    returns TEXT NOT NULL DEFAULT ''   -- JSON [player 0's, player 1's] returns when the rules ended the game ('' after a forfeit)
 );
 CREATE INDEX IF NOT EXISTS games_shape ON games(shape);
+CREATE INDEX IF NOT EXISTS games_game ON games(game);
 CREATE TABLE IF NOT EXISTS runs(
     id INTEGER PRIMARY KEY,
     tag TEXT NOT NULL UNIQUE,    -- --tag, or a hash of the schedule (same command, same run)
@@ -71,6 +82,15 @@ CREATE TABLE IF NOT EXISTS claims(
 );
 """
 FOREIGN_HINT = "give --db another file (a new path is created)"
+_NEW_COLUMNS = ("game", "chance", "movers", "returns")  # added by schema 3
+
+
+def connectx_spec(shape: str) -> str:
+    """The game spec of a ConnectX board ``RxCxK`` (what schema-3 rows hold in ``game``)."""
+    from core.games import make_game
+
+    rows, columns, inarow = (int(x) for x in shape.lower().split("x"))
+    return make_game("connectx", rows=rows, columns=columns, inarow=inarow).spec()
 
 
 class StoreError(RuntimeError):
@@ -92,6 +112,17 @@ class Game:
     time_per_move: float
     engine: str
     key: str = ""  # the scheduled game's identity (see util.match.GameJob.key)
+    game: str = ""  # the game's spec (core.game.Game.spec())
+    chance: tuple[int, ...] = ()  # indices in moves of chance outcomes
+    movers: tuple[int, ...] = ()  # mark of each timed move (empty: alternating from the opening)
+    returns: tuple[float, float] | None = None  # the players' returns; None after a forfeit
+
+    def mover_marks(self) -> list[int]:
+        """The mark (1, 2) of each of ``move_times``: as recorded, else alternating after the
+        opening (ConnectX games stored before schema 3)."""
+        if self.movers:
+            return list(self.movers)
+        return [1 + (len(self.opening) + k) % 2 for k in range(len(self.move_times))]
 
 
 class Store:
@@ -124,6 +155,8 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"database {self.path} has schema version {version}; this code reads up to {SCHEMA_VERSION}")
             self._db.execute("PRAGMA journal_mode=WAL")
+            if "games" in tables:
+                self._upgrade()
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db.commit()
@@ -133,6 +166,19 @@ class Store:
         except (sqlite3.Error, OSError) as exc:
             self._db.close()
             raise StoreError(f"cannot use database {self.path}: {exc}; give --db a new path or an SQLite file written by this tool") from None
+
+    def _upgrade(self) -> None:
+        """Schema 1-2 -> 3 in one transaction: the new columns, ``game`` from each shape."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        missing = [c for c in _NEW_COLUMNS if c not in columns]
+        if not missing:
+            return
+        with self._db:
+            for c in missing:
+                self._db.execute(f"ALTER TABLE games ADD COLUMN {c} TEXT NOT NULL DEFAULT ''")
+            shapes = [s for (s,) in self._db.execute("SELECT DISTINCT shape FROM games WHERE game=''")]
+            for shape in shapes:
+                self._db.execute("UPDATE games SET game=? WHERE shape=? AND game=''", (connectx_spec(shape), shape))
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -179,31 +225,43 @@ class Store:
         return {k for (k,) in self._db.execute("SELECT key FROM games")}
 
     def add_game(self, key: str, first: int, second: int, shape: str, result: dict[str, Any], *,
-                 time_per_move: float, engine: str, seed: int, source: str) -> int:
+                 time_per_move: float, engine: str, seed: int, source: str, game: str | None = None) -> int:
         """Insert one finished game (``result``: moves, winner, termination, errors, move_times,
-        opening) in its own transaction; a key already present is left as it is."""
+        opening; optionally chance, movers, returns, see :func:`util.match.play`) in its own
+        transaction; a key already present is left as it is. ``game``: the game's spec (default:
+        ConnectX on ``shape``); ``shape``: ConnectX's board, ``""`` for other games."""
+        game = game or connectx_spec(shape)
+        returns = result.get("returns")
         row = (
             key, first, second, shape, ",".join(map(str, result["opening"])), ",".join(map(str, result["moves"])),
             int(result["winner"]), result["termination"], json.dumps({str(k): v for k, v in result["errors"].items()}),
             json.dumps([round(t, 6) for t in result["move_times"]]), float(time_per_move), engine, int(seed), source, time.time(),
+            game, ",".join(map(str, result.get("chance") or ())), "".join(map(str, result.get("movers") or ())),
+            json.dumps([float(x) for x in returns]) if returns is not None else "",
         )
         with self._write() as db:
             cur = db.execute(
                 "INSERT OR IGNORE INTO games(key, first, second, shape, opening, moves, winner, termination, errors,"
-                " move_times, time_per_move, engine, seed, source, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " move_times, time_per_move, engine, seed, source, finished, game, chance, movers, returns)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 row,
             )
             db.execute("DELETE FROM claims WHERE key=?", (key,))
         return int(cur.lastrowid or 0)
 
-    def games(self, shape: str | None = None, runs: Iterable[int] | None = None, since: int = 0) -> Iterator[Game]:
-        """Stored games, oldest first: of one board ``shape``, of the ``runs`` given (ids), with
-        an id above ``since`` (those stored after a game seen before), or all."""
+    def games(self, shape: str | None = None, runs: Iterable[int] | None = None, since: int = 0,
+              game: str | None = None) -> Iterator[Game]:
+        """Stored games, oldest first: of one ConnectX board ``shape``, of one ``game`` spec, of
+        the ``runs`` given (ids), with an id above ``since`` (those stored after a game seen
+        before), or all."""
         query = f"SELECT {_COLUMNS} FROM games"
         where, args = ["id>?"], [since]
         if shape is not None:
             where.append("shape=?")
             args.append(shape)
+        if game is not None:
+            where.append("game=?")
+            args.append(game)
         if runs is not None:
             ids = [int(r) for r in runs]
             where.append(f"key IN (SELECT key FROM run_games WHERE run IN ({','.join('?' * len(ids))}))")
@@ -221,6 +279,13 @@ class Store:
         """The stored games among ``keys``, by key."""
         wanted = set(keys)
         return {g.key: g for g in map(_game, self._db.execute(f"SELECT {_COLUMNS} FROM games")) if g.key in wanted}
+
+    def game_specs(self, runs: Iterable[int] | None = None) -> list[str]:
+        """The game specs among the stored games (of ``runs``, if given), first stored first."""
+        seen: dict[str, None] = {}
+        for g in self.games(runs=runs):
+            seen.setdefault(g.game, None)
+        return list(seen)
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
@@ -284,10 +349,12 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(",") if x != "")
 
 
-_COLUMNS = "id, first, second, shape, opening, moves, winner, termination, errors, move_times, time_per_move, engine, key"
+_COLUMNS = ("id, first, second, shape, opening, moves, winner, termination, errors, move_times, time_per_move, engine, key,"
+            " game, chance, movers, returns")
 
 
 def _game(row: tuple) -> Game:
-    gid, first, second, shape, opening, moves, winner, term, errors, times, tpm, engine, key = row
+    gid, first, second, shape, opening, moves, winner, term, errors, times, tpm, engine, key, game, chance, movers, returns = row
     return Game(int(gid), int(first), int(second), shape, _ints(opening), _ints(moves), int(winner), term,
-                json.loads(errors), tuple(json.loads(times)), float(tpm), engine, key)
+                json.loads(errors), tuple(json.loads(times)), float(tpm), engine, key, game, _ints(chance),
+                tuple(int(c) for c in movers), tuple(json.loads(returns)) if returns else None)

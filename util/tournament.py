@@ -9,6 +9,13 @@ a Bradley-Terry fit (:mod:`util.ratings`) over the games of one run (``--tag``, 
 command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.sprt`).
 ``--sprt`` plays a two-agent match pair by pair until the sequential test decides.
 
+Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, ``python -m core --list``):
+ConnectX (the default; ``--shape`` is its board) starts from its opening suite and plays our
+ConnectX agents, Kaggle's built-ins, agent files and OpenSpiel's MCTS as well as the engine
+agents; other games play the engine agents (:mod:`agents.engine.registry`) from seeded random
+openings of ``--opening-plies`` plies. The store records each game's spec, and every report
+groups games by it: two games, or two boards, are never rated together.
+
 Exit codes: 0 done, 1 some games failed inside their worker (not recorded: rerun to retry them),
 2 bad input or a store that cannot be written (one line on stderr), 130 interrupted (rerun to
 resume).
@@ -30,8 +37,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.registry import SpecError
+from core.game import Game
 from core.shape import Shape
-from util import backends, match, players, sprt
+from util import backends, match, openings, players, sprt
 from util.cli import OneLineParser
 from util.ratings import Rating, rate, tables
 from util.store import Store, StoreError
@@ -52,17 +60,45 @@ def parse_shape(text: str) -> Shape:
         raise UsageError(f"bad --shape {text!r}: {exc}") from None
 
 
+def parse_game_args(game: str | None, shape: str | None) -> Game:
+    """The game of ``--game`` (default connectx) and ``--shape`` (ConnectX's board shorthand)."""
+    from core.games import parse_game
+    try:
+        g = parse_game(game or "connectx")
+    except ValueError as exc:
+        raise UsageError(f"bad --game {game!r}: {exc} (python -m core --list shows the games and their parameters)") from None
+    if shape is not None:
+        if g.name != "connectx":
+            raise UsageError(f"--shape is ConnectX's board; {g.name}'s parameters go in --game {g.name}:key=value,...")
+        if game and ":" in game:
+            raise UsageError("give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both")
+        s = parse_shape(shape)
+        g = parse_game(f"connectx:rows={s.rows},columns={s.columns},inarow={s.inarow}")
+    return g
+
+
+def _spec(game: Game | Shape | str) -> str:
+    return match.game_spec(game)
+
+
+def shape_text(game: Game) -> str:
+    """What the store's ``shape`` column holds: ConnectX's board, '' for other games."""
+    return str(game.shape) if game.name == "connectx" else ""  # type: ignore[attr-defined]
+
+
 def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
-    """Player labels: the spec, plus ``@version`` when the store holds several versions of it."""
+    """Player labels: the spec, plus ``@version`` when ``ids`` hold several versions of it (a
+    spec names different agents in different games: ConnectX's ``random`` is not the engine's)."""
     known = store.players()
-    specs = [known[i][0] for i in known]
+    specs = [known[i][0] for i in set(ids)]
     return {i: known[i][0] + (f"@{known[i][1][:6]}" if specs.count(known[i][0]) > 1 else "") for i in ids}
 
 
-def standings(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
-    """(labels, ratings strongest first, games table, scores table) over the store's games on
-    ``shape`` (of ``runs`` only, if given); table rows and columns follow ``labels``."""
-    results = list(store.games(str(shape), runs))
+def standings(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
+    """(labels, ratings strongest first, games table, scores table) over the store's games of
+    one game (a :class:`core.game.Game`, its spec, or a ConnectX :class:`Shape`; of ``runs``
+    only, if given); table rows and columns follow ``labels``."""
+    results = list(store.games(runs=runs, game=_spec(shape)))
     ids = sorted({g.first for g in results} | {g.second for g in results})
     index = {pid: k for k, pid in enumerate(ids)}
     names = labels(store, ids)
@@ -92,15 +128,21 @@ def format_report(names: list[str], ratings: list[Rating], n: np.ndarray, s: np.
     return "\n".join(lines)
 
 
-def pair_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> str:
+def pair_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> str:
     """Per pairing: the first-listed agent's Elo against the other with its 95% interval, LOS,
-    draw ratio and pentanomial counts, over game pairs (same opening, seats swapped)."""
-    results = list(store.games(str(shape), runs))
+    draw ratio and pentanomial counts, over game pairs (same opening, seats swapped); for games
+    whose returns are scores (win_value above 1), the mean score difference too."""
+    spec = _spec(shape)
+    results = list(store.games(runs=runs, game=spec))
+    scored = match.game_of(spec).win_value > 1
     names = labels(store, sorted({g.first for g in results} | {g.second for g in results}))
     by_pair: dict[tuple[int, int], list[tuple[object, bool, float]]] = {}
     draws: dict[tuple[int, int], int] = {}
+    margins: dict[tuple[int, int], list[float]] = {}
     for g in results:
         a, b = sorted((g.first, g.second))
+        if g.returns is not None:  # a's return: player 0's when a moved first
+            margins.setdefault((a, b), []).append(g.returns[0] if g.first == a else g.returns[1])
         points = 0.5 if g.winner == 0 else float((g.winner == 1) == (g.first == a))
         by_pair.setdefault((a, b), []).append((g.opening, g.first == a, points))
         draws[(a, b)] = draws.get((a, b), 0) + (g.winner == 0)
@@ -111,22 +153,24 @@ def pair_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) -
             # draws of paired games only are not known apart from the unpaired; count all games' draws
             summary = sprt.summarize(sprt.pentanomial(pairs), None)
             ratio = draws[(a, b)] / len(games)
-            lines.append(f"{names[a]} vs {names[b]}: {summary.text()}, draw ratio {100 * ratio:.1f}% of {len(games)} games")
+            margin = margins.get((a, b))
+            extra = f", mean score difference {sum(margin) / len(margin):+.2f} over {len(margin)} games" if scored and margin else ""
+            lines.append(f"{names[a]} vs {names[b]}: {summary.text()}, draw ratio {100 * ratio:.1f}% of {len(games)} games{extra}")
     return "\n".join(lines)
 
 
-def clock_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) -> str:
+def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> str:
     """Per agent: moves timed, median and slowest move, and games forfeited (error, timeout,
     illegal move), so that "no timeout, every move inside actTimeout" can be read off."""
-    results = list(store.games(str(shape), runs))
+    results = list(store.games(runs=runs, game=_spec(shape)))
     ids = sorted({g.first for g in results} | {g.second for g in results})
     names = labels(store, ids)
     times: dict[int, list[float]] = {i: [] for i in ids}
     forfeits: dict[int, int] = {i: 0 for i in ids}
     for g in results:
         movers = (g.first, g.second)
-        for k, t in enumerate(g.move_times):  # timed moves start after the opening
-            times[movers[(len(g.opening) + k) % 2]].append(t)
+        for mark, t in zip(g.mover_marks(), g.move_times):
+            times[movers[mark - 1]].append(t)
         for mark in g.errors:
             forfeits[movers[int(mark) - 1]] += 1
     if not results:
@@ -142,10 +186,13 @@ def clock_report(store: Store, shape: Shape, runs: Sequence[int] | None = None) 
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.tournament", description=__doc__.split("\n\n")[0],
-                      epilog=f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
+                      epilog="Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows the games and "
+                             "their parameters. "
+                             f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
                              f"{EXAMPLE_SPECS[2]}, {EXAMPLE_SPECS[3]}, a Kaggle agent file path, {EXAMPLE_SPECS[4]}. "
                              "SPRT match: --agents NEW,OLD --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05 --games 2000 "
-                             "(stops when the test decides; --games is the most it plays).")
+                             "(stops when the test decides; --games is the most it plays). Other games: engine agents "
+                             "(agents.engine.registry), e.g. --game tictactoe --agents random,alphabeta:max_depth=4.")
     p.add_argument("--agents", help="comma-separated agent specs (see below)")
     p.add_argument("--games", type=int, default=10, help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
@@ -161,7 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="local process pool (default) or Ray tasks")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray; default: a fresh local instance)")
     p.add_argument("--engine", choices=match.ENGINES, default="direct", help="direct loop (fast, default) or kaggle-environments (full fidelity)")
-    p.add_argument("--shape", default="6x7x4", help="board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; "
+                                                "python -m core --list shows them); with --report: only this game")
+    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4): shorthand for "
+                                                 "--game connectx:rows=R,columns=C,inarow=K")
+    p.add_argument("--opening-plies", type=int, default=None, metavar="N",
+                   help="games other than ConnectX: random opening plies, each opening played twice with seats swapped "
+                        f"(default {openings.DEFAULT_PLIES}, 0 for games with chance); ConnectX plays its opening suite")
     p.add_argument("--plot", metavar="DIR", help="write ratings.png and crosstable.png into DIR")
     p.add_argument("--replay", metavar="GAME_ID", type=int, nargs="+", help="write an HTML replay of these stored games (with --out) and exit")
     p.add_argument("--out", default="results/replays", help="folder for --replay files (default results/replays)")
@@ -174,14 +227,26 @@ def build_parser() -> argparse.ArgumentParser:
 def run_tag(specs: Sequence[players.PlayerSpec], args: argparse.Namespace) -> str:
     """The default name of a run: a hash of what it schedules, so that the same command (to
     resume, or from a second runner) joins the same run."""
-    ident = [[s.text, s.version] for s in specs] + [args.games, args.format, args.time, args.engine, args.seed, args.shape, args.sprt]
+    game = parse_game_args(args.game, args.shape)
+    where = str(game.shape) if game.name == "connectx" else game.spec()  # type: ignore[attr-defined]
+    ident = [[s.text, s.version] for s in specs] + [args.games, args.format, args.time, args.engine, args.seed, where, args.sprt]
+    if game.name != "connectx":
+        ident.append(args.opening_plies)
     return "run-" + hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:8]
 
 
-def lease_seconds(shape: Shape, time_per_move: float) -> float:
+LEASE_PLIES = 200  # plies of a long game of a game other than ConnectX, for claims' leases
+
+
+def lease_seconds(game: Game | Shape, time_per_move: float) -> float:
     """How long a claim on a game lasts without news from its runner: twice the longest game
-    (every cell a move at the full time) plus a minute for starting processes."""
-    return 60.0 + 2.0 * shape.cells * time_per_move
+    (ConnectX: every cell a move; others: :data:`LEASE_PLIES`) at the full time, plus a minute
+    for starting processes."""
+    if isinstance(game, Shape):
+        plies = game.cells
+    else:
+        plies = game.shape.cells if game.name == "connectx" else LEASE_PLIES  # type: ignore[attr-defined]
+    return 60.0 + 2.0 * plies * time_per_move
 
 
 class SprtMatch:
@@ -232,9 +297,9 @@ class SprtMatch:
                 f"  {sprt.summarize(counts, draws).text()}")
 
 
-def play(args: argparse.Namespace, store: Store, shape: Shape) -> tuple[int, int, str]:
+def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, str]:
     """Play what the run still misses: (exit code, run id, run tag)."""
-    specs = [players.resolve(s) for s in players.split_specs(args.agents or "")]
+    specs = [players.resolve(s, game) for s in players.split_specs(args.agents or "")]
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agent specs, comma-separated")
     if len({s.text for s in specs}) < len(specs):
@@ -247,17 +312,25 @@ def play(args: argparse.Namespace, store: Store, shape: Shape) -> tuple[int, int
             test = sprt.parse(args.sprt)
         except ValueError as exc:
             raise UsageError(f"--sprt: {exc}") from None
+    if args.engine == "kaggle":
+        engine_only = [s.text for s in specs if s.kind == "engine"]
+        if game.name != "connectx" or engine_only:
+            raise UsageError("--engine kaggle plays ConnectX with ConnectX's agents only"
+                             + (f" ({engine_only[0]} is an engine agent)" if engine_only and game.name == "connectx" else "")
+                             + "; use --engine direct")
     for spec in specs:
-        players.check_loads(spec, shape, args.time)
+        players.check_loads(spec, game, args.time)
     games = args.games + args.games % 2 if test else args.games
-    jobs = match.schedule(specs, games, args.format, shape, args.time, args.engine, args.seed)
+    jobs = match.schedule(specs, games, args.format, game, args.time, args.engine, args.seed, plies=args.opening_plies)
     tag = args.tag or run_tag(specs, args)
     command = {"agents": [s.text for s in specs], "games": games, "format": args.format, "time": args.time,
-               "engine": args.engine, "seed": args.seed, "shape": str(shape), "sprt": args.sprt}
+               "engine": args.engine, "seed": args.seed, "shape": shape_text(game), "game": game.spec(), "sprt": args.sprt}
+    if game.name != "connectx":
+        command["opening_plies"] = openings.default_plies(game) if args.opening_plies is None else args.opening_plies
     run = store.start_run(tag, command, [j.key for j in jobs])
     ids = {s.text: store.player_id(s.text, s.version, dict(s.params)) for s in specs}
     me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    lease = lease_seconds(shape, args.time)
+    lease = lease_seconds(game, args.time)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
     elsewhere = store.claimed_elsewhere(me, (j.key for j in todo))
@@ -291,8 +364,8 @@ def play(args: argparse.Namespace, store: Store, shape: Shape) -> tuple[int, int
                 failed += 1
                 bar.write(f"game {job.key} failed in its worker ({type(result).__name__}: {result}); rerun to retry it")
                 continue
-            store.add_game(job.key, ids[job.first.text], ids[job.second.text], str(shape), result,
-                           time_per_move=args.time, engine=args.engine, seed=job.seed, source="tournament")
+            store.add_game(job.key, ids[job.first.text], ids[job.second.text], shape_text(game), result,
+                           time_per_move=args.time, engine=args.engine, seed=job.seed, source="tournament", game=game.spec())
             if state:
                 state.update(store)
                 bar.set_postfix_str(state.status())
@@ -339,22 +412,30 @@ def chosen_runs(args: argparse.Namespace, store: Store) -> tuple[list[int] | Non
     return [rid], f"latest run {tag} ({', '.join(command.get('agents', []))}; {n} games){others}"
 
 
-def report(args: argparse.Namespace, store: Store, shape: Shape, runs: list[int] | None, note: str) -> None:
-    names, ratings, n, s = standings(store, shape, runs)
+def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: list[int] | None, note: str) -> None:
+    """The ratings, pair statistics and clock report of each game spec in ``games``, one after
+    the other (never pooled); plots (``--plot``) of the first, or ``DIR/<game spec>/`` each
+    when there are several."""
     print(note)
-    print(format_report(names, ratings, n, s))
-    pairs = pair_report(store, shape, runs)
-    if pairs:
-        print("\ngame pairs (same opening, seats swapped): the first agent's Elo against the second\n" + pairs)
-    clocks = clock_report(store, shape, runs)
-    if clocks:
-        print("\n" + clocks)
-    if args.plot and ratings:
-        from util.plots import crosstable_png, ratings_png
-        ratings_png(ratings, Path(args.plot) / "ratings.png")
-        order = [names.index(r.name) for r in ratings]  # strongest first, as printed
-        crosstable_png([names[i] for i in order], n[order][:, order], s[order][:, order], Path(args.plot) / "crosstable.png")
-        print(f"plots written to {args.plot}", file=sys.stderr)
+    if not games:
+        print(format_report([], [], np.zeros((0, 0)), np.zeros((0, 0))))
+    for k, spec in enumerate(games):
+        names, ratings, n, s = standings(store, spec, runs)
+        print(("\n" if k else "") + f"game {spec}")
+        print(format_report(names, ratings, n, s))
+        pairs = pair_report(store, spec, runs)
+        if pairs:
+            print("\ngame pairs (same opening, seats swapped): the first agent's Elo against the second\n" + pairs)
+        clocks = clock_report(store, spec, runs)
+        if clocks:
+            print("\n" + clocks)
+        if args.plot and ratings:
+            from util.plots import crosstable_png, ratings_png
+            folder = Path(args.plot) if len(games) == 1 else Path(args.plot) / spec.replace(":", "_").replace(",", "_")
+            ratings_png(ratings, folder / "ratings.png")
+            order = [names.index(r.name) for r in ratings]  # strongest first, as printed
+            crosstable_png([names[i] for i in order], n[order][:, order], s[order][:, order], folder / "crosstable.png")
+            print(f"plots written to {folder}", file=sys.stderr)
 
 
 def replay(args: argparse.Namespace, store: Store) -> int:
@@ -365,18 +446,41 @@ def replay(args: argparse.Namespace, store: Store) -> int:
         if game is None:
             raise UsageError(f"no game {gid} in {store.path}")
         forfeit = next((int(m) for m in game.errors), 0) if game.termination in ("error", "timeout") else 0
-        html = replay_html(game.moves, parse_shape(game.shape), forfeit)
+        g = match.game_of(game.game)
+        html = replay_html(game.moves, g.shape, forfeit) if g.name == "connectx" else text_replay_html(g, game)  # type: ignore[attr-defined]
         path = Path(args.out) / f"game_{gid}.html"
         write_text(path, html)
         print(path)
     return 0
 
 
+def text_replay_html(game: Game, stored: Any) -> str:
+    """A plain HTML page of a stored game of any game: the state's text after each action."""
+    import html
+
+    state = game.initial()
+    frames = [f"<h3>start</h3><pre>{html.escape(str(state))}</pre>"]
+    chance = set(stored.chance)
+    for i, a in enumerate(stored.moves):
+        if state.is_terminal() or a not in state.legal_actions():
+            break
+        what = ("chance: " if i in chance else f"player {state.current_player() + 1}: ") + state.action_to_string(a)
+        state = state.apply(a)
+        frames.append(f"<h3>{i + 1}. {html.escape(what)}</h3><pre>{html.escape(str(state))}</pre>")
+    end = {0: "draw", 1: "player 1 wins", 2: "player 2 wins"}[stored.winner] + f" ({stored.termination})"
+    errors = "".join(f"<p>player {m}: {html.escape(str(e))}</p>" for m, e in stored.errors.items())
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(game.spec())} game {stored.id}</title></head>"
+            f"<body><h2>{html.escape(game.spec())}: game {stored.id}</h2>{''.join(frames)}<p>{end}</p>{errors}</body></html>")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     backends.interrupt_on_sigterm()
     try:
-        shape = parse_shape(args.shape)
+        game = parse_game_args(args.game, args.shape)
+        if args.opening_plies is not None and (args.opening_plies < 0 or game.name == "connectx"):
+            raise UsageError("--opening-plies must be >= 0" if args.opening_plies < 0 else
+                             "ConnectX games start from its opening suite (util.openings); --opening-plies is for other games")
         for name in ("games", "workers"):
             if getattr(args, name) < 1:
                 raise UsageError(f"--{name} must be at least 1")
@@ -390,12 +494,13 @@ def main(argv: list[str] | None = None) -> int:
                 return replay(args, store)
             if args.report:
                 runs, note = chosen_runs(args, store)
-                report(args, store, shape, runs, note)
+                specs = [game.spec()] if args.game or args.shape else store.game_specs(runs)
+                report(args, store, specs, runs, note)
                 return 0
-            code, run, tag = play(args, store, shape)
+            code, run, tag = play(args, store, game)
             if code == 130:
                 return code
-            report(args, store, shape, [run], f"run {tag}")
+            report(args, store, [game.spec()], [run], f"run {tag}")
             return code
     except (UsageError, SpecError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -15,6 +15,11 @@ make tuning fast, such as ``max_sims``) stay out of it. ``--confirm N`` then pla
 parameters against the defaults in a separate match with a different seed, over N games or,
 with ``--confirm-sprt``, game pairs until the sequential test decides (N at most).
 
+Any game (``--game NAME[:key=value,...]``, default connectx; ``python -m core --list``): on
+games other than ConnectX the agent and its opponents are engine agents
+(:mod:`agents.engine.registry`), e.g. ``--game connect4_count:rows=4,columns=5 --agent mcts
+--space exploration=float:0.5:2 --opponents random,alphabeta:max_depth=2``.
+
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
 ``name=cat:A|B|C``. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted.
 """
@@ -31,11 +36,12 @@ import numpy as np
 
 from agents import registry
 from agents.registry import SpecError
+from core.game import Game
 from core.shape import Shape
 from util import backends, match, players, sprt
 from util.atomic import write_text
 from util.cli import OneLineParser
-from util.tournament import UsageError, parse_shape
+from util.tournament import UsageError, parse_game_args
 
 # The example in the help text (tests resolve it): keep it valid.
 EXAMPLE = {"agent": "alphabeta", "fixed": "max_depth=4", "space": "power=float:1:3", "opponents": "rules,kaggle:negamax"}
@@ -58,9 +64,24 @@ class Dim:
         return trial.suggest_categorical(self.name, list(self.choices))
 
 
-def parse_space(text: str, agent: str) -> list[Dim]:
-    """``power=float:1:3,depth=int:2:8,heuristic=cat:a|b`` -> dims; checks names against the agent."""
-    valid = registry.parameters(agent)
+def agent_parameters(agent: str, game: Game | None = None) -> dict[str, Any]:
+    """Parameter names of ``agent`` with their defaults: a ConnectX agent on ConnectX (default),
+    else the engine agent (:mod:`agents.engine.registry`) of that name."""
+    if (game is None or game.name == "connectx") and agent in registry.AGENT_CLASSES:
+        return registry.parameters(agent)
+    import dataclasses
+
+    from agents.engine import registry as engine
+    if agent not in engine.ENGINE_AGENTS and agent in registry.AGENT_CLASSES:
+        return registry.parameters(agent)  # the spec check then says which games it plays
+    cls = engine.agent_class(agent)
+    return {f.name: registry._default(f) for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_") and f.name != "game"}
+
+
+def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
+    """``power=float:1:3,depth=int:2:8,heuristic=cat:a|b`` -> dims; checks names against the
+    agent (of ``game``, default ConnectX)."""
+    valid = agent_parameters(agent, game)
     dims = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         name, eq, rest = item.partition("=")
@@ -89,7 +110,7 @@ def parse_space(text: str, agent: str) -> list[Dim]:
     return dims
 
 
-def check_space(agent: str, fixed: dict[str, Any], dims: list[Dim]) -> None:
+def check_space(agent: str, fixed: dict[str, Any], dims: list[Dim], game: Game | None = None) -> None:
     """Build the agent at each end of every range and with every choice (the others at their
     fixed values or defaults), so that a value the agent rejects stops the command before the
     first trial instead of in the middle of the study."""
@@ -97,7 +118,7 @@ def check_space(agent: str, fixed: dict[str, Any], dims: list[Dim]) -> None:
         values = d.choices if d.kind == "cat" else (int(d.low), int(d.high)) if d.kind == "int" else (d.low, d.high)
         for value in values:
             try:
-                players.resolve(spec_text(agent, {**fixed, d.name: value}))
+                players.resolve(spec_text(agent, {**fixed, d.name: value}), game)
             except SpecError as exc:
                 raise UsageError(f"--space {d.name}: {value!r} is in the space but the agent refuses it ({exc}); narrow the space") from None
 
@@ -141,7 +162,7 @@ def spec_text(agent: str, params: dict[str, Any]) -> str:
     return agent + (":" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) if params else "")
 
 
-def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Shape,
+def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Game | Shape,
           time_per_move: float, seed: int, runner: backends.Runner) -> float:
     """The candidate's points per game against the opponents (a gauntlet of ``games`` each)."""
     jobs = match.schedule([candidate, *opponents], games, "gauntlet", shape, time_per_move, "direct", seed,
@@ -155,7 +176,7 @@ def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], ga
     return points / len(jobs)
 
 
-def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games: int, shape: Shape, time_per_move: float,
+def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games: int, shape: Game | Shape, time_per_move: float,
                  seed: int, runner: backends.Runner, test: sprt.Sprt) -> str:
     """Tuned against baseline pair by pair (same opening, seats swapped) until ``test``
     decides or ``games`` are played; the verdict and the pentanomial summary as text."""
@@ -195,7 +216,7 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.tune", description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry)")
+    p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry; other games: agents.engine.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
     p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.tournament")
@@ -207,7 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument("--storage", default="sqlite:///results/tune.sqlite", help="Optuna storage URL (default sqlite:///results/tune.sqlite)")
     p.add_argument("--study", default=None, help="study name (default: built from agent, space, fixed, opponents, games, time)")
-    p.add_argument("--shape", default="6x7x4", help="board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
+    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; "
+                                                "python -m core --list shows them)")
+    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4): shorthand for "
+                                                 "--game connectx:rows=R,columns=C,inarow=K")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the games (default 0)")
     p.add_argument("--out", default=None, help="best parameters JSON (default results/tune/<study>.json)")
     p.add_argument("--confirm", type=int, default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
@@ -230,13 +254,14 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError(f"--{name} must be at least 1")
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
-        shape = parse_shape(args.shape)
+        shape = parse_game_args(args.game, args.shape)  # the game (ConnectX: on its board)
         fixed = registry.parse_spec(f"{args.agent}:{args.fixed}")[1]
-        dims = parse_space(args.space, args.agent)
+        players.resolve(spec_text(args.agent, fixed), shape)  # an agent that does not play the game: say so first
+        dims = parse_space(args.space, args.agent, shape)
         clash = {d.name for d in dims} & set(fixed)
         if clash:
             raise UsageError(f"parameter {sorted(clash)[0]!r} is both fixed and in --space")
-        check_space(args.agent, fixed, dims)
+        check_space(args.agent, fixed, dims, shape)
         test = None
         if args.confirm_sprt:
             if args.confirm < 2:
@@ -245,13 +270,14 @@ def main(argv: list[str] | None = None) -> int:
                 test = sprt.parse(args.confirm_sprt)
             except ValueError as exc:
                 raise UsageError(f"--confirm-sprt: {exc}") from None
-        baseline = players.resolve(spec_text(args.agent, fixed))
-        opponents = [players.resolve(s) for s in players.split_specs(args.opponents)]
+        baseline = players.resolve(spec_text(args.agent, fixed), shape)
+        opponents = [players.resolve(s, shape) for s in players.split_specs(args.opponents)]
         if not opponents:
             raise UsageError("--opponents needs at least one agent spec")
         for spec in opponents:
             players.check_loads(spec, shape, args.time)
-        study_name = args.study or "|".join([args.agent, args.space, args.fixed, args.opponents, str(args.games), str(args.time), args.shape])
+        where = str(shape.shape) if shape.name == "connectx" else shape.spec()  # type: ignore[attr-defined]
+        study_name = args.study or "|".join([args.agent, args.space, args.fixed, args.opponents, str(args.games), str(args.time), where])
         out = Path(args.out) if args.out else Path("results") / "tune" / (_slug(study_name) + ".json")
         check_out(out)
         check_storage(args.storage)
@@ -276,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def objective(trial: Any) -> float:
         params = {**fixed, **{d.name: d.suggest(trial) for d in dims}}
-        candidate = players.resolve(spec_text(args.agent, params))
+        candidate = players.resolve(spec_text(args.agent, params), shape)
         value = score(candidate, opponents, args.games, shape, args.time, args.seed, runner)
         print(f"trial {trial.number}: {candidate.text} scored {value:.3f}", file=sys.stderr)
         return value
@@ -299,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, str], baseline: players.PlayerSpec,
-            opponents: list[players.PlayerSpec], shape: Shape, runner: backends.Runner, test: sprt.Sprt | None) -> int:
+            opponents: list[players.PlayerSpec], shape: Game, runner: backends.Runner, test: sprt.Sprt | None) -> int:
     """Write the best tuned parameters (not the fixed ones) and play the confirmation match."""
     from optuna.trial import TrialState
     if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
@@ -311,7 +337,7 @@ def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, st
     print(f"best score {best.value:.3f} (trial {best.number}): {json.dumps(params, sort_keys=True)}")
     print(f"written to {out}" + (f" (held fixed while tuning, not written: {args.fixed})" if fixed else ""))
     if args.confirm:
-        tuned = players.resolve(spec_text(args.agent, {**fixed, **params}))
+        tuned = players.resolve(spec_text(args.agent, {**fixed, **params}), shape)
         if tuned.text == baseline.text:
             print("confirmation skipped: the best parameters are the defaults")
         elif test:

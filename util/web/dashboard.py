@@ -41,7 +41,17 @@ def _open():
 
 
 def _shape(text: str | None):
+    """The game whose games a report shows: ``?game=SPEC`` (any game), else ConnectX's ``?shape=``."""
     from core.shape import Shape
+
+    game = request.args.get("game")
+    if game:
+        from core.games import parse_game
+
+        try:
+            return parse_game(game)
+        except ValueError as exc:
+            raise RequestError(f"bad game {game!r}: {exc}") from None
 
     try:
         return Shape.parse(text or "6x7x4")
@@ -111,13 +121,13 @@ def register(app: Flask) -> None:
             runs = _run_arg(store)
             rows = list(store.games(runs=runs))
             names = tournament.labels(store, sorted({g.first for g in rows} | {g.second for g in rows}))
-        return jsonify(games=[{"id": g.id, "first": names[g.first], "second": names[g.second], "shape": g.shape,
+        return jsonify(games=[{"id": g.id, "first": names[g.first], "second": names[g.second], "shape": g.shape, "game": g.game,
                                "plies": len(g.moves), "winner": g.winner, "termination": g.termination}
                               for g in rows[-500:]])
 
     @app.get("/api/db/games/<int:game_id>")
     def game(game_id: int):
-        from core.games import make_game
+        from core.games import parse_game
         from util import tournament
 
         with _open() as store:
@@ -125,16 +135,16 @@ def register(app: Flask) -> None:
             if g is None:
                 raise RequestError(f"no game {game_id} in the store", 404)
             names = tournament.labels(store, [g.first, g.second])
-        rows, columns, inarow = (int(x) for x in g.shape.split("x"))
-        cx = make_game("connectx", rows=rows, columns=columns, inarow=inarow)
+        cx = parse_game(g.game)  # any game: its spec is stored with it
         state = cx.initial()
-        frames = [{"grid": cx.grid(state), "move": None}]
-        for col in g.moves:
+        frames = [{"grid": cx.grid(state), "text": str(state), "move": None}]
+        for i, col in enumerate(g.moves):
             if state.is_terminal() or col not in state.legal_actions():
                 break
-            frames.append({"grid": cx.grid(state.apply(col)), "move": state.action_to_string(col)})
+            move = ("chance: " if i in g.chance else "") + state.action_to_string(col)
             state = state.apply(col)
-        return jsonify(id=g.id, first=names[g.first], second=names[g.second], winner=g.winner,
+            frames.append({"grid": cx.grid(state), "text": str(state), "move": move})
+        return jsonify(id=g.id, game=g.game, first=names[g.first], second=names[g.second], winner=g.winner,
                        termination=g.termination, errors=g.errors, opening=len(g.opening),
                        move_times=list(g.move_times), frames=frames)
 
