@@ -40,21 +40,29 @@ def sample(state, rng):
     return state.apply(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
 
 
+def self_play_trace(game, jit: bool, **params) -> list[tuple]:
+    """One agent playing both seats to the end (chance sampled with a fixed seed): each move's
+    action, visits, values, pv, nodes and reuse."""
+    rng = random.Random(2)
+    agent = MCTSAgent(game=game, jit=jit, background_compile=False, **params)
+    state, trace = game.initial(), []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state = sample(state, rng)
+            continue
+        a = agent.choose(state, time.perf_counter() + FAR)
+        info = agent.info()
+        trace.append((a, info["visits"], info["action_values"], info["pv"], info["nodes"], info.get("reused")))
+        state = state.apply(a)
+    return trace
+
+
 # --- both paths ------------------------------------------------------------------------------
 @needs_numba
 @pytest.mark.parametrize("open_loop", [False, True])
 def test_compiled_and_plain_paths_agree_exactly_over_a_game_with_reuse(open_loop):
     g = make_game("tictactoe")
-    runs = []
-    for jit in (False, True):
-        agent = MCTSAgent(game=g, jit=jit, seed=7, max_sims=1500, open_loop=open_loop, background_compile=False)
-        state, trace = g.initial(), []
-        while not state.is_terminal():
-            a = agent.choose(state, time.perf_counter() + FAR)
-            info = agent.info()
-            trace.append((a, info["visits"], info["action_values"], info["pv"], info["nodes"], info.get("reused")))
-            state = state.apply(a)
-        runs.append(trace)
+    runs = [self_play_trace(g, jit, seed=7, max_sims=1500, open_loop=open_loop) for jit in (False, True)]
     assert runs[0] == runs[1]
     assert any(t[5] for t in runs[0][1:])  # the tree was reused and re-rooted on both paths
 
@@ -280,19 +288,22 @@ def test_compiled_and_plain_paths_agree_exactly_on_a_dice_game(open_loop):
     """Chance sampling, outcome probabilities and open-loop legality on both paths (slow: a
     second game to compile)."""
     g = DiceNim(pile=15)
-    runs = []
-    for jit in (False, True):
-        rng = random.Random(2)
-        agent = MCTSAgent(game=g, jit=jit, seed=4, max_sims=700, open_loop=open_loop, background_compile=False)
-        state, trace = g.initial(), []
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state = sample(state, rng)
-                continue
-            a = agent.choose(state, time.perf_counter() + FAR)
-            info = agent.info()
-            trace.append((a, info["visits"], info["action_values"], info["pv"], info["nodes"], info.get("reused")))
-            state = state.apply(a)
-        runs.append(trace)
+    runs = [self_play_trace(g, jit, seed=4, max_sims=700, open_loop=open_loop) for jit in (False, True)]
     assert runs[0] == runs[1]
     assert any(t[1] for t in runs[0])
+
+
+def test_run_batches_stops_at_the_limit_the_deadline_and_a_short_batch():
+    from util.batches import run_batches
+
+    assert run_batches(lambda n: n, time.perf_counter() + 10, limit=1000) == 1000
+    assert run_batches(lambda n: min(n, 3), time.perf_counter() + 10) == 3  # nothing left to do
+    assert run_batches(lambda n: n, time.perf_counter() - 1) == 0  # already late
+
+    def slow(n):
+        time.sleep(0.001 * n)
+        return n
+
+    start = time.perf_counter()
+    assert run_batches(slow, start + 0.2) > 0
+    assert time.perf_counter() - start < 0.2 + 0.1  # a batch lasts at most an eighth of the time left

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.engine import mcts_kernels as K
 from core.game import CHANCE, State, bind, constants_array
+from util.batches import run_batches
 from util.jit import CompileGate, numba_available
 
 LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
@@ -178,24 +179,8 @@ class MCTSAgent:
         g = constants_array(self.game, jit)
         hp = self._hp_array(jit)
         words = tuple(int(w) for w in state.words)
-        end = deadline - self.margin
-        sims, batch = 0, 8
-        while True:
-            left = end - time.perf_counter()
-            if left <= 0:
-                break
-            if self.max_sims:
-                batch = min(batch, self.max_sims - sims)
-                if batch <= 0:
-                    break
-            t = time.perf_counter()
-            done = int(k.run(g, tree.ints, tree.floats, hp, 0, words, batch))
-            dt = time.perf_counter() - t
-            sims += done
-            if done < batch:  # the root is proven
-                break
-            rate = done / max(dt, 1e-6)
-            batch = int(min(max(rate * min(0.02, max(left, 0.0) / 8), 1), 1_000_000))
+        sims = run_batches(lambda n: int(k.run(g, tree.ints, tree.floats, hp, 0, words, n)),
+                           deadline - self.margin, self.max_sims)
         action = self._best(state, legal)
         elapsed = time.perf_counter() - start
         info.update(self._describe(state, legal, action))
