@@ -14,6 +14,7 @@ from agents.registry import SpecError, convert_params, parse_spec
 
 ENGINE_AGENTS: dict[str, str] = {
     "random": "agents.engine.random_agent:RandomAgent",
+    "quantik_strategy": "agents.engine.quantik_strategy:QuantikStrategyAgent",
     "mcts": "agents.engine.mcts:MCTSAgent",
     "alphabeta": "agents.engine.agents:AlphaBetaAgent",
     "minimax": "agents.engine.agents:MinimaxAgent",
