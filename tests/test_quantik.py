@@ -3,6 +3,7 @@ kernel paths, the symmetry group and canonical keys, and the game's text."""
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -233,3 +234,105 @@ def test_text_round_trip_and_errors(game):
     s3 = parse_line(game, "Aa4 Bd1 Ab1")
     with pytest.raises(ValueError, match="no A left"):
         s3.apply(s3.string_to_action("Bc2")).string_to_action("Ac3")
+
+
+# --- the scripted second player (agents/engine/quantik_strategy.py) ----------------------------
+REFUTATION = "Aa4 Bb3 Ab4 Ba3 Bc4 Ad3 Cc2 Dd1 Bd4 Ac3 Cd2"  # the plain mirror (A<->B, C<->D) loses: column d
+
+
+def ref_value(ref: RefQuantik) -> int:
+    """Brute-force value for the side to move (+1 win, -1 loss) on the plain reference."""
+    if ref.is_over():
+        return -1
+    return max(-ref_value(ref.play(*m)) for m in ref.moves())
+
+
+def ref_of(state) -> RefQuantik:
+    ref = RefQuantik(to_move=state.game.params["first"])
+    for a in state.history:
+        ref = ref.play((a & 15) >> 2, a & 3, a >> 4)
+    return ref
+
+
+def test_strategy_agent_is_registered_for_quantik_only(game):
+    from agents.engine import registry
+
+    assert "quantik_strategy" in registry.names("quantik") and "quantik_strategy" not in registry.names("tictactoe")
+    assert registry.make("quantik_strategy:proof=false", game).proof is False
+
+
+def test_plain_mirror_reply_is_always_legal_and_loses_to_the_column_line(game):
+    from agents.engine.quantik_strategy import QuantikStrategyAgent
+
+    agent = QuantikStrategyAgent(game=game, proof=False)
+    rng = random.Random(2)
+    for _ in range(200):
+        s = game.initial()
+        while not s.is_terminal():
+            s = s.apply(rng.choice(s.legal_actions()))
+            if s.is_terminal():
+                break
+            a = agent.choose(s, time.perf_counter() + 10)
+            assert agent.info()["rule"] in ("win", "mirror")  # never without a mirror reply
+            s = s.apply(a)
+    toks = REFUTATION.split()
+    s = game.initial()
+    for i, tok in enumerate(toks):
+        if i % 2:
+            assert s.action_to_string(agent.choose(s, time.perf_counter() + 10)) == tok
+        s = s.apply(s.string_to_action(tok))
+    assert s.is_terminal() and s.returns()[0] == 1.0  # the first player completed column d
+
+
+def test_proven_strategy_leaves_the_losing_mirror_for_a_proven_win(game):
+    """Where the mirror (Ac3) loses at once, the solver-backed strategy plays a win, checked by
+    brute force on the plain reference."""
+    from agents.engine.quantik_strategy import QuantikStrategyAgent
+
+    s = parse_line(game, " ".join(REFUTATION.split()[:9]))
+    agent = QuantikStrategyAgent(game=game, compiled=False)
+    a = agent.choose(s, time.perf_counter() + 120)
+    assert s.action_to_string(a) != "Ac3" and agent.info()["rule"] == "solver"
+    assert ref_value(ref_of(s.apply(a))) == -1  # the first player, to move, is lost
+    assert ref_value(ref_of(s.apply(s.string_to_action("Ac3")))) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opponent,games,seconds", [("random", 20, 5.0), ("alphabeta", 4, 0.3), ("perfect", 2, 5.0)])
+def test_every_first_player_loses_to_the_proven_strategy(game, opponent, games, seconds):
+    from agents.engine import registry
+    from agents.engine.quantik_strategy import QuantikStrategyAgent
+
+    second = QuantikStrategyAgent(game=game)
+    for i in range(games):
+        first = registry.make(f"random:seed={i}" if opponent == "random" else opponent, game)
+        s = game.initial()
+        while not s.is_terminal():
+            player = first if s.current_player() == 0 else second
+            s = s.apply(player.choose(s, time.perf_counter() + seconds))
+        assert s.returns() == (-1.0, 1.0), f"game {i} against {opponent}: {[s.action_to_string(a) for a in s.history]}"
+
+
+@pytest.mark.slow
+def test_proven_strategy_wins_after_every_first_player_line_of_three_moves(game):
+    """Every first-player line of three moves from Aa4 (any first move is an image of Aa4
+    under the board maps and the relabellings keeping the pairing, which commute with the
+    mirror), each answered by the strategy: the position after its answer is proven lost for
+    the first player."""
+    from agents.engine.quantik_strategy import QuantikStrategyAgent
+    from agents.engine.solver import Solver
+
+    agent, check = QuantikStrategyAgent(game=game), Solver(game)
+    lines = [parse_line(game, "Aa4")]
+    for depth in range(3):
+        answered = []
+        for s in lines:
+            a = agent.choose(s, time.perf_counter() + 60)
+            t = s.apply(a)
+            assert t.is_terminal() or check.value(t) == -1.0, [s.action_to_string(x) for x in t.history]
+            if not t.is_terminal():
+                answered.append(t)
+        if depth == 2:
+            break
+        lines = [t.apply(b) for t in answered for b in t.legal_actions()]
+        lines = [s for s in lines if not s.is_terminal()]
