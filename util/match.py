@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from core.game import Game, State
+from core.game import CHANCE, Game, State
 from core.games import parse_game
 from core.shape import Shape
 from util import openings
@@ -183,13 +183,14 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
             r = state.returns()
             winner = 1 if r[0] > 0 else 2 if r[0] < 0 else 0
             return result(winner, "win" if winner else "draw", {}, list(r))
-        if state.is_chance_node():
+        player = state.current_player()
+        if player == CHANCE:
             chance.append(len(moves))
             a = openings.sample_chance(state, rng)
             state = state.apply(a)
             moves.append(a)
             continue
-        mark = state.current_player() + 1
+        mark = player + 1
         start = time.perf_counter()
         try:
             choice = agents[mark - 1].choose(state, start + time_per_move)
@@ -205,15 +206,15 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         if isinstance(choice, bool) or not isinstance(choice, numbers.Integral):
             return result(3 - mark, "illegal", {mark: f"returned {choice!r} ({type(choice).__name__}), not an int"})
         action = int(choice)
-        legal = state.legal_actions()
-        if action not in legal:
+        try:
+            state = state.apply(action)  # checks legality
+        except ValueError:
             if game.name == "connectx":  # as ConnectX players have always been told
                 why = "full" if 0 <= action < game.num_actions else f"out of range 0..{game.num_actions - 1}"
                 message = f"column {action} is {why}"
             else:
-                message = f"action {action} is not legal here; legal: {legal}"
+                message = f"action {action} is not legal here; legal: {state.legal_actions()}"
             return result(3 - mark, "illegal", {mark: message})
-        state = state.apply(action)
         moves.append(action)
 
 
