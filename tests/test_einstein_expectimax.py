@@ -69,7 +69,8 @@ def _check(game, positions, depths, heuristic, h, params, jit=False) -> int:
     checked = 0
     plain = Search(game, heuristic, params, jit=jit, prune=False, ply_cap=16)
     all_values = Search(game, heuristic, params, jit=jit, root_all=True, ply_cap=16)
-    pruned = Search(game, heuristic, params, jit=jit, ply_cap=16)
+    pruned = Search(game, heuristic, params, jit=jit, ply_cap=16, star2=True)
+    star1 = Search(game, heuristic, params, jit=jit, ply_cap=16)
     for s in positions:
         for d in depths:
             want = brute_root(s, d, h, params)
@@ -81,6 +82,9 @@ def _check(game, positions, depths, heuristic, h, params, jit=False) -> int:
             assert r.value == best and dict(all_values.root_values()) == want
             pruned.clear()
             r = pruned.run(s, d)
+            assert r.value == best and want[r.best] == best
+            star1.clear()
+            r = star1.run(s, d)
             assert r.value == best and want[r.best] == best
             checked += 1
     return checked
@@ -104,11 +108,12 @@ def test_no_chance_is_minimax():
     assert _check(game, positions, (1, 3, 9), None, None, ()) == 18
 
 
-def test_star1_prunes():
+def test_star1_and_star2_prune():
     s = decision_positions(EIN, 1, seed=4, min_plies=3)[0]
     plain = Search(EIN, "race", jit=False, prune=False).run(s, 3)
-    pruned = Search(EIN, "race", jit=False, use_tt=False).run(s, 3)
-    assert pruned.value == plain.value and pruned.nodes < plain.nodes
+    star1 = Search(EIN, "race", jit=False, use_tt=False).run(s, 3)
+    star2 = Search(EIN, "race", jit=False, use_tt=False, star2=True).run(s, 3)
+    assert star1.value == plain.value == star2.value and star1.nodes < plain.nodes and star2.nodes < plain.nodes
 
 
 def test_table_never_changes_a_value():
@@ -120,7 +125,7 @@ def test_table_never_changes_a_value():
         for s in positions:
             with_tt = Search(game, heur, jit=False, root_all=True)
             for d in range(1, depths + 1):
-                fresh = Search(game, heur, jit=False, use_tt=False, root_all=True)
+                fresh = Search(game, heur, jit=False, use_tt=False, root_all=True, star2=d % 2 == 0)
                 a, b = with_tt.run(s, d), fresh.run(s, d)
                 assert a.value == b.value
                 assert dict(with_tt.root_values()) == dict(fresh.root_values())

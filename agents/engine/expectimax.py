@@ -24,6 +24,12 @@ is skipped. Windows are widened by a relative ``MARGIN`` (far above float roundi
 never decides a value within rounding of the window: pruned and plain searches return the
 same floats, bit for bit.
 
+Star2 (``star2``, off by default): before Star1, each outcome that is a decision node is
+probed by searching its first action only, which bounds it from one side (below for the
+viewer's nodes, above for the opponent's); the probes' sums may cut at once and tighten
+Star1's windows. Same values; on EinStein würfelt nicht! the probes cost more than they save
+(depth 3, median of 8 positions: Star1 5,715 nodes, Star2 8,497, plain 8,343).
+
 Table: exact key (``key``), entries at decision nodes only: ``(depth + 1) << 35 | cut << 34 |
 flag << 32 | (move + 1)`` and the value for the node's mover, used for a cut-off at the same
 remaining depth only (so the table never changes a value), and its move ordered first.
@@ -51,7 +57,7 @@ MARGIN = 1.0e-9  # relative widening of Star1's windows (float rounding is ~1e-1
 
 # Slots of ``ints``.
 NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, USE_TT, SIZE, WORDS, TT, BUF = range(12)
-STRIDE, PLY_CAP, CUT, ROOT_ALL, ROOT_N, FSET, FTT = range(12, 19)
+STRIDE, PLY_CAP, CUT, ROOT_ALL, ROOT_N, FSET, FTT, STAR2, FSCR = range(12, 21)
 HEADER = 24
 # Offsets from ``ints[FSET]`` in ``floats``.
 BOUND, ROOTV = 0, 2
@@ -82,6 +88,63 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         rest = 0.0
         for i in range(n):
             rest += chance_prob(g, s, ints[base + i])
+        lb_rest = rest * -top  # sum of p * (lower bound) over the outcomes not yet searched
+        ub_rest = rest * top
+        sb = ints[FSCR] + ply * 2 * ints[STRIDE]  # per-outcome bounds (Star2's probes)
+        if prune:
+            for i in range(n):
+                floats[sb + 2 * i] = -top
+                floats[sb + 2 * i + 1] = top
+        if prune and ints[STAR2] != 0 and depth > 0:
+            # Star2: probe each outcome's first action; a decision node of the viewer gains a
+            # lower bound, one of the other player an upper bound; stop when they decide.
+            lb_rest = 0.0
+            ub_rest = 0.0
+            lb_done = 0.0  # sums over outcomes probed so far
+            ub_done = 0.0
+            cb = ints[BUF] + (ply + 1) * ints[STRIDE]
+            for i in range(n):
+                a = ints[base + i]
+                p = chance_prob(g, s, a)
+                left = 0.0
+                for j in range(i + 1, n):
+                    left += chance_prob(g, s, ints[base + j])
+                c = play(g, s, a)
+                lb = -top
+                ub = top
+                if terminal(g, c):
+                    lb = outcome(g, c)
+                    if view == 1:
+                        lb = -lb
+                    ub = lb
+                else:
+                    q = to_move(g, c)
+                    if q != CHANCE and p > 0.0 and ply + 1 < ints[PLY_CAP]:
+                        nc = legal(g, c, ints, cb)
+                        order(g, c, ints, cb, nc, floats)
+                        gc = play(g, c, ints[cb])
+                        if q == view:
+                            hi = (beta + MARGIN * (1.0 + abs(beta)) - lb_done + left * top) / p
+                            w = node(g, gc, depth - 1, ply + 2, -INF, hi, q, ints, floats)
+                            if ints[ABORTED] != 0:
+                                return 0.0
+                            if w >= hi:
+                                return lb_done + p * w - left * top
+                            lb = w
+                        else:
+                            lo = (alpha - MARGIN * (1.0 + abs(alpha)) - ub_done - left * top) / p
+                            w = node(g, gc, depth - 1, ply + 2, -INF, -lo, q, ints, floats)
+                            if ints[ABORTED] != 0:
+                                return 0.0
+                            if w >= -lo:
+                                return ub_done - p * w + left * top
+                            ub = -w
+                floats[sb + 2 * i] = lb
+                floats[sb + 2 * i + 1] = ub
+                lb_done += p * lb
+                ub_done += p * ub
+            lb_rest = lb_done
+            ub_rest = ub_done
         total = 0.0
         for i in range(n):
             a = ints[base + i]
@@ -91,15 +154,17 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
                 after = 0.0
             c = play(g, s, a)
             if prune and p > 0.0:
-                lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - after * top) / p
-                hi = (beta + MARGIN * (1.0 + abs(beta)) - total + after * top) / p
+                lb_rest -= p * floats[sb + 2 * i]
+                ub_rest -= p * floats[sb + 2 * i + 1]
+                lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - ub_rest) / p
+                hi = (beta + MARGIN * (1.0 + abs(beta)) - total - lb_rest) / p
                 v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
                 if ints[ABORTED] != 0:
                     return 0.0
                 if v <= lo:
-                    return total + p * v + after * top
+                    return total + p * v + ub_rest
                 if v >= hi:
-                    return total + p * v - after * top
+                    return total + p * v + lb_rest
             else:
                 v = node(g, c, depth, ply + 1, -INF, INF, view, ints, floats)
                 if ints[ABORTED] != 0:
@@ -208,7 +273,7 @@ class Search:
 
     def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, use_tt: bool = True,
-                 ply_cap: int = 64, root_all: bool = False) -> None:
+                 ply_cap: int = 64, root_all: bool = False, star2: bool = False) -> None:
         fn, default = heuristic_function(game, heuristic)
         self.game = game
         self.ns = bind(game, sys.modules[__name__], fn, jit)
@@ -221,13 +286,14 @@ class Search:
         size = prime_below(1 << max(4, int(tt_bits)))
         tt = HEADER + (ply_cap + 2) * stride  # plies 0..ply_cap + 1 (a chance node just past the cap)
         fset = max(len(pr), 1)
-        ftt = fset + ROOTV + stride
+        fscr = fset + ROOTV + stride
+        ftt = fscr + 2 * (ply_cap + 2) * stride  # Star2's bounds: two floats per outcome and ply
         head = [0] * tt
         head[LIMIT], head[DEADLINE] = 1 << 62, 1 << 62
         head[CLOCK_MASK] = 1023 if self.jit else 63
         head[PRUNE], head[USE_TT], head[ROOT_ALL] = int(prune), int(use_tt), int(root_all)
         head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, HEADER, stride, ply_cap
-        head[FSET], head[FTT] = fset, ftt
+        head[FSET], head[FTT], head[STAR2], head[FSCR] = fset, ftt, int(star2), fscr
         fhead = pr + [0.0] * (ftt - len(pr))
         fhead[fset + BOUND] = float(game.win_value)
         n_ints, n_floats = tt + size * (words + 1), ftt + size
@@ -244,7 +310,7 @@ class Search:
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
     def set(self, **flags: int) -> None:
-        names = {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL}
+        names = {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL, "star2": STAR2}
         for k, v in flags.items():
             self.ints[names[k]] = int(v)
 
@@ -295,6 +361,8 @@ class ExpectimaxAgent(DepthFirstAgent):
     iterative deepening to the deadline (on games without chance: alpha-beta). Values in
     ``info()`` are expected returns for the side to move in the game's outcome units."""
 
+    star2: bool = False  # Star2: probe one action below each chance outcome first (same values; on EinStein more nodes)
+
     games: ClassVar[tuple[str, ...] | None] = None  # every game
     PVS: ClassVar[bool] = False
 
@@ -302,7 +370,7 @@ class ExpectimaxAgent(DepthFirstAgent):
         if jit not in self._searches:
             cap = self.max_depth if self.max_depth else self.PLY_CAP
             self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
-                                         ply_cap=cap, root_all=self.all_values)
+                                         ply_cap=cap, root_all=self.all_values, star2=self.star2)
         return self._searches[jit]
 
     def warm_up(self) -> float:
