@@ -359,13 +359,25 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    game = _game_arg(argv)
+    if game is not None and game.split(":")[0] != "connectx":
+        # Every other game: the game-generic exact solver (same input convention: a move list a line).
+        from agents.engine.solve import main as engine_main
+
+        return engine_main(argv)
+    if game is not None:
+        argv = _without_game(argv)
     parser = OneLineParser(
         prog="python -m agents.solver",
         description="Solve ConnectX positions read from stdin, one a line in Pons' notation "
         "(1-based column digits from the empty board; a trailing score is ignored). Prints "
         "'<moves> <score>' a line, the score for the side to move in Pons' convention. "
-        "Ctrl-C or SIGTERM stops within a second (exit 130 or 143), every answer so far printed.",
+        "Ctrl-C or SIGTERM stops within a second (exit 130 or 143), every answer so far printed. "
+        "--game NAME (see python -m core --list) solves any other game with the game-generic solver "
+        "(python -m agents.engine.solve --help).",
     )
+    parser.add_argument("--game", default="connectx", help="connectx (default, this solver) or another game (see python -m core --list)")
     parser.add_argument("--weak", action="store_true", help="print only the sign: 1 win, 0 draw, -1 loss")
     parser.add_argument("--all-moves", action="store_true", help="print the score of each column, 1 to 7 ('-' for a full one)")
     parser.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
@@ -385,6 +397,28 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"interrupted ({signal_name(exc)}): every answer so far is printed; the rest of the input is not solved",
                   file=sys.stderr)
             return exit_code(exc)
+
+
+def _game_arg(argv: list[str]) -> Optional[str]:
+    """The value of ``--game`` in ``argv`` (``--game NAME`` or ``--game=NAME``), if any."""
+    for i, a in enumerate(argv):
+        if a == "--game" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--game="):
+            return a.partition("=")[2]
+    return None
+
+
+def _without_game(argv: list[str]) -> list[str]:
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--game":
+            skip = True
+        elif not a.startswith("--game="):
+            out.append(a)
+    return out
 
 
 if __name__ == "__main__":

@@ -325,3 +325,22 @@ def test_solve_cli_prints_values_and_rejects_bad_input():
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "zz" in bad.stderr
     nogame = run(["--game", "chess"], "")
     assert nogame.returncode == 2 and len(nogame.stderr.strip().splitlines()) == 1
+
+
+def test_the_solver_command_routes_other_games_to_the_generic_solver():
+    """``python -m agents.solver --game NAME`` (issue 12 point 7): ConnectX keeps its solver,
+    every other game goes to agents.engine.solve, with the same line convention."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "tictactoe", "--all-moves"],
+                         input="\nb2\n", capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    assert first.split("\t")[1] == "0" and second.startswith("b2\t0\t")
+    bad = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "nope"], input="", capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    cx = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "connectx", "--weak"], input="4453\n",
+                        capture_output=True, text=True, timeout=120)
+    assert cx.returncode == 0 and cx.stdout.split() == ["4453", "-1"], cx.stdout + cx.stderr
