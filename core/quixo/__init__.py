@@ -120,6 +120,21 @@ class Quixo(Game):
                 out.append(Symmetry(f"{'swap+' if swap else ''}sym{k}", fn, lambda a, m=amap: m[a]))
         return out
 
+    def grid(self, state: State) -> list[list[str]]:
+        """Cubes: ``0X`` crosses (player 0), ``1O`` circles, ``""`` blank; row 0 on top."""
+        x, o, _meta = state.words
+        n = self.n
+        return [["0X" if (x >> (r * n + c)) & 1 else "1O" if (o >> (r * n + c)) & 1 else "" for c in range(n)]
+                for r in range(n)]
+
+    def action_cell(self, state: State, action: int) -> tuple[int, int]:
+        """The cube taken (the page then asks at which side it goes back in)."""
+        x, y, _side = self.decode(action)
+        return (y, x)
+
+    def extra(self, state: State) -> dict:
+        return {"to move": "XO"[state.words[2] & 1] + f" (ply {state.words[2] >> 1})"}
+
     def render(self, state: State) -> str:
         x, o, meta = state.words
         n = self.n
