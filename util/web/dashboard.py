@@ -59,6 +59,21 @@ def _shape(text: str | None):
         raise RequestError(f"bad shape {text!r}: {exc}") from None
 
 
+def _which(store: Any, runs: list[int] | None):
+    """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
+    run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
+    if request.args.get("game") or request.args.get("shape"):
+        return _shape(request.args.get("shape"))
+    latest = None
+    for g in store.games(runs=runs):
+        latest = g
+    if latest is not None and latest.game:
+        from core.games import parse_game
+
+        return parse_game(latest.game)
+    return _shape(None)
+
+
 def _run_arg(store: Any) -> list[int] | None:
     raw = request.args.get("run")
     if raw in (None, "", "all"):
@@ -84,14 +99,14 @@ def register(app: Flask) -> None:
     def standings():
         from util import tournament
 
-        shape = _shape(request.args.get("shape"))
         with _open() as store:
             runs = _run_arg(store)
+            shape = _which(store, runs)
             names, ratings, n, s = tournament.standings(store, shape, runs)
             pairs = tournament.pair_report(store, shape, runs)
             clock = tournament.clock_report(store, shape, runs)
         return jsonify(
-            runs=runs, names=names,
+            runs=runs, game=shape.spec() if hasattr(shape, "spec") else str(shape), names=names,
             ratings=[{"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games, "score": r.score} for r in ratings],
             games=n.tolist(), scores=s.tolist(), pairs=pairs, clock=clock)
 
@@ -101,9 +116,9 @@ def register(app: Flask) -> None:
 
         if kind not in ("ratings", "crosstable"):
             raise RequestError("plot must be ratings or crosstable", 404)
-        shape = _shape(request.args.get("shape"))
         with _open() as store:
-            names, ratings, n, s = tournament.standings(store, shape, _run_arg(store))
+            runs = _run_arg(store)
+            names, ratings, n, s = tournament.standings(store, _which(store, runs), runs)
         if not names:
             raise RequestError("no games in this run yet", 404)
         buf = io.BytesIO()

@@ -23,6 +23,7 @@ async function loadRun() {
   const q = `?run=${encodeURIComponent(run)}`;
   try {
     const st = await api("GET", `/api/db/standings${q}`);
+    $("db-status").textContent = `game: ${st.game}`;
     const rt = $("ratings");
     rt.innerHTML = "";
     rt.append(el("tr", {}, ...["agent", "Elo", "95% interval", "games", "score"].map((h) => el("th", {}, h))));
@@ -71,7 +72,8 @@ function showPly() {
   ply = Math.max(0, Math.min(ply, replay.frames.length - 1));
   const f = replay.frames[ply];
   $("replay-board").innerHTML = "";
-  $("replay-board").append(drawGrid(f.grid));
+  if (f.grid) $("replay-board").append(drawGrid(f.grid));
+  else $("replay-board").append(el("pre", {}, f.text || ""));
   $("r-ply").textContent = `ply ${ply} / ${replay.frames.length - 1}${f.move ? ` (last: ${f.move})` : ""}`;
 }
 
