@@ -15,7 +15,8 @@ from core.game import parse_line, play_line
 from core.games import make_game
 from core.quantik import BOARD_MAPS, SHAPE_PERMS, image
 from core.quantik import kernels as K
-from tests.reference_quantik import RefQuantik
+from agents.engine.quantik_strategy import PAIR
+from tests.reference_quantik import RefQuantik, lines
 from util.jit import compiled
 
 PERFT = [64, 3_392, 167_552, 6_776_960]  # published move-sequence counts from the empty board
@@ -58,22 +59,40 @@ def compiled_legal(ck, garr, words) -> list[int]:
     return sorted(int(a) for a in out[:n])
 
 
-def check_order(game, ck, garr, s) -> None:
-    """The order hook permutes the moves: winning ones, then those after which the opponent
-    cannot win at once, then the rest, each group in generation order; both paths alike."""
-    moves = s.legal_actions()
-    win = [a for a in moves if K.complete(s.apply(a).words)]
-    safe = [a for a in moves if a not in win and not any(K.wins_now(game.g, s.apply(a).words, b)
-                                                          for b in s.apply(a).legal_actions())]
-    expected = win + safe + [a for a in moves if a not in win and a not in safe]
+def check_order(game, ck, garr, s, ref) -> None:
+    """The order hook permutes the moves: winning ones, then mirror replies (the opponent's
+    paired shape diagonally across the zone), then other moves that open the opponent no win
+    on a line through the cell played, then the rest; each group in generation order; both
+    paths alike. The groups are computed here on the reference."""
+    def cell(m):
+        return 4 * m[0] + m[1]
+
+    def opens(m):
+        after = ref.play(*m)
+        for x in after.moves():
+            done = after.play(*x)
+            for line in lines():
+                if (m[0], m[1]) in line and (x[0], x[1]) in line and \
+                        len({done.board[r][c][1] for r, c in line if done.board[r][c] is not None}) == 4:
+                    return True
+        return False
+
+    moves = sorted(ref.moves(), key=to_action)
+    them = 1 - ref.to_move
+    win = [m for m in moves if ref.play(*m).someone_completed()]
+    mirror = [m for m in moves if m not in win and ref.board[(cell(m) ^ 5) >> 2][(cell(m) ^ 5) & 3] == (them, PAIR[m[2]])]
+    quiet = [m for m in moves if m not in win and not opens(m)]
+    expected = [to_action(m) for m in win + [m for m in mirror if m in quiet] + [m for m in quiet if m not in mirror]]
+    expected += [a for a in s.legal_actions() if a not in expected]
+    n = len(expected)
     plain = [0] * 70
-    plain[3:3 + len(moves)] = moves
-    K.order(game.g, s.words, plain, 3, len(moves), [0.0])
-    assert plain[3:3 + len(moves)] == expected
+    plain[3:3 + n] = s.legal_actions()
+    K.order(game.g, s.words, plain, 3, n, [0.0])
+    assert plain[3:3 + n] == expected
     arr = np.zeros(70, dtype=np.int64)
-    arr[3:3 + len(moves)] = moves
-    ck.order(garr, s.words, arr, 3, len(moves), np.zeros(1))
-    assert list(arr[3:3 + len(moves)]) == expected
+    arr[3:3 + n] = s.legal_actions()
+    ck.order(garr, s.words, arr, 3, n, np.zeros(1))
+    assert list(arr[3:3 + n]) == expected
 
 
 @settings(max_examples=30, deadline=None)
@@ -98,7 +117,7 @@ def test_random_games_agree_with_the_reference_on_both_paths(seed, first):
         assert bool(K.can_win_now(s.words)) == bool(wins) == bool(ck.can_win_now(s.words))
         assert K.bounds(game.g, s.words) == tuple(ck.bounds(garr, s.words)) == ((1.0, 1.0) if wins else (-1.0, 1.0))
         if len(moves) <= 12:  # the oracle costs a reply scan per move: checked on later plies
-            check_order(game, ck, garr, s)
+            check_order(game, ck, garr, s, ref)
         assert tuple(ck.key(garr, s.words)) == tuple(K.key(game.g, s.words))
         move = rng.choice(moves)
         a = to_action(move)

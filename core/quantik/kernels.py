@@ -194,27 +194,84 @@ def bounds(g, s):
     return -1.0, 1.0
 
 
+PAIR = (1, 0, 3, 2)  # the mirror strategy's shape pairing (agents/engine/quantik_strategy.py)
+
+
 @hot
-def order(g, s, out, base, n, params) -> None:
-    """Move ordering for the searches: winning moves, then moves after which the opponent
-    cannot win at once, then the rest; each group in generation order (stable partitions)."""
-    front = 0
-    for i in range(n):
+def mirror_plane(p: int) -> int:
+    """Plane ``p`` with every cell moved diagonally across its zone (``cell ^ 5``)."""
+    p = ((p & 0x5555) << 1) | ((p >> 1) & 0x5555)
+    return ((p & 0x0F0F) << 4) | ((p >> 4) & 0x0F0F)
+
+
+@hot
+def mirror_targets(s, k: int) -> int:
+    """Cells where the side to move's shape ``k`` would mirror an opponent piece of the paired
+    shape that has no mirror yet (the second-player strategy's reply)."""
+    sh = 16 * s[4]
+    j = PAIR[k]
+    opp = (s[j] >> (16 - sh)) & PLANE
+    mine = (s[k] >> sh) & PLANE
+    return mirror_plane(opp & ~mirror_plane(mine))
+
+
+@hot
+def opens_win(c, cell: int) -> bool:
+    """In ``c`` (just after a piece went on ``cell``) the side to move can complete a line
+    through ``cell``: the three lines there, not the whole board (cheap, for ordering)."""
+    occ = occupied(c)
+    empty = ~occ & PLANE
+    for t in range(3):
+        if t == 0:
+            line = 0xF << (cell & 12)
+        elif t == 1:
+            line = 0x1111 << (cell & 3)
+        else:
+            line = 0x33 << (cell & 10)
+        e = line & empty
+        if e == 0 or (e & (e - 1)) != 0:
+            continue
+        for k in range(4):
+            if ((c[k] | (c[k] >> 16)) & line) == 0:  # a missing shape: a win if the three others are there
+                m = 0
+                for j in range(4):
+                    if ((c[j] | (c[j] >> 16)) & line) != 0:
+                        m += 1
+                if m == 3 and (shape_moves(c, k, empty) & e) != 0:
+                    return True
+                break
+    return False
+
+
+@hot
+def partition(g, s, out, base, lo: int, hi: int, kind: int) -> int:
+    """Move the actions of ``out[base+lo:base+hi]`` that have property ``kind`` to the front of
+    that range, keeping both groups' order; return how many. ``kind`` 0: wins at once or opens
+    the opponent no win on its own lines (:func:`opens_win`); 1: a mirror reply; 2: wins at once."""
+    front = lo
+    for i in range(lo, hi):
         a = out[base + i]
-        c = play(g, s, a)
-        if complete(c) or not can_win_now(c):
+        if kind == 1:
+            yes = (mirror_targets(s, a >> 4) >> (a & 15)) & 1 != 0
+        else:
+            c = play(g, s, a)
+            yes = complete(c) or (kind == 0 and not opens_win(c, a & 15))
+        if yes:
             for j in range(i, front, -1):
                 out[base + j] = out[base + j - 1]
             out[base + front] = a
             front += 1
-    wins = 0
-    for i in range(front):
-        a = out[base + i]
-        if complete(play(g, s, a)):
-            for j in range(i, wins, -1):
-                out[base + j] = out[base + j - 1]
-            out[base + wins] = a
-            wins += 1
+    return front - lo
+
+
+@hot
+def order(g, s, out, base, n, params) -> None:
+    """Move ordering for the searches: winning moves, then mirror replies (the second-player
+    strategy: they refute most first-player moves), then the other moves that open the
+    opponent no win on their own lines, then the rest; each group in generation order."""
+    front = partition(g, s, out, base, 0, n, 0)
+    wins = partition(g, s, out, base, 0, front, 2)
+    partition(g, s, out, base, wins, front, 1)
 
 
 @hot
