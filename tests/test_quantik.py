@@ -355,3 +355,27 @@ def test_proven_strategy_wins_after_every_first_player_line_of_three_moves(game)
             break
         lines = [t.apply(b) for t in answered for b in t.legal_actions()]
         lines = [s for s in lines if not s.is_terminal()]
+
+
+def test_values_for_the_side_to_move_are_kept_by_every_kind_of_symmetry(game):
+    """Brute-force values (plain reference) of positions and of their images under board
+    maps, relabellings and the colour swap (which swaps the side to move too) are equal: what
+    lets a table keyed by the canonical key store values for the side to move."""
+    rng = random.Random(17)
+    syms = game.symmetries()
+    checked = 0
+    while checked < 6:
+        s = random_state(game, rng, 10)
+        if len(s.history) < 10:
+            continue
+        v = ref_value(ref_of(s))
+        for sym in rng.sample(syms, 3) + [syms[-1]]:  # the last one swaps colours
+            img = sym.state(s.words)
+            ref = RefQuantik(to_move=img[4])
+            for cell in range(16):
+                for k in range(4):
+                    for colour in (0, 1):
+                        if (img[k] >> (cell + 16 * colour)) & 1:
+                            ref.board[cell >> 2][cell & 3] = (colour, k)
+            assert ref_value(ref) == v
+        checked += 1
