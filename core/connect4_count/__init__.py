@@ -111,6 +111,22 @@ class Connect4Count(Game):
         theirs = K.count_lines(current ^ mask, self.rows, self.columns, self.inarow)
         return (mine, theirs) if mover == 0 else (theirs, mine)
 
+    click_whole_column = True
+
+    def grid(self, state: State) -> list[list[str]]:
+        from core.connectx import gravity_grid
+
+        return gravity_grid(state.words, self.rows, self.columns)
+
+    def action_cell(self, state: State, action: int) -> tuple[int, int]:
+        from core.connectx import landing_cell
+
+        return landing_cell(state.words, self.rows, action)
+
+    def extra(self, state: State) -> dict:
+        first, second = self.scores(state)
+        return {"lines": f"first {first}, second {second}"}
+
     def render(self, state: State) -> str:
         current, mask = state.words
         mover = K.to_move(self.g, state.words)

@@ -12,6 +12,27 @@ from core.position import Position
 from core.shape import Shape
 
 
+def gravity_grid(words: tuple, rows: int, columns: int) -> list[list[str]]:
+    """Rows of cell labels, top row first (``"0"`` first player, ``"1"`` second), of a
+    ``(current, mask)`` state in the Tromp layout: the picture of every gravity game here."""
+    current, mask = words
+    first = current if bb.popcount(mask) % 2 == 0 else current ^ mask
+    out = []
+    for r in range(rows - 1, -1, -1):
+        line = []
+        for c in range(columns):
+            bit = 1 << (c * (rows + 1) + r)
+            line.append("" if not mask & bit else "0" if first & bit else "1")
+        out.append(line)
+    return out
+
+
+def landing_cell(words: tuple, rows: int, column: int) -> tuple[int, int]:
+    """Grid cell (row from the top, column) where a stone dropped in ``column`` lands."""
+    height = bb.popcount(words[1] & bb.column_mask(rows, column))
+    return (rows - 1 - height, column)
+
+
 class ConnectX(Game):
     """Connect Four on any board: drop a stone, ``inarow`` in a line wins, full board draws."""
 
@@ -70,21 +91,10 @@ class ConnectX(Game):
         return State(self, (position.current, position.mask))
 
     def grid(self, state: State) -> list[list[str]]:
-        rows, columns = self.shape.rows, self.shape.columns
-        first = state.words[0] if bb.popcount(state.words[1]) % 2 == 0 else state.words[0] ^ state.words[1]
-        out = []
-        for r in range(rows - 1, -1, -1):
-            line = []
-            for c in range(columns):
-                bit = 1 << (c * (rows + 1) + r)
-                line.append("" if not state.words[1] & bit else "0" if first & bit else "1")
-            out.append(line)
-        return out
+        return gravity_grid(state.words, self.shape.rows, self.shape.columns)
 
     def action_cell(self, state: State, action: int) -> tuple[int, int]:
-        """The cell the stone lands on (grid rows count from the top)."""
-        height = bb.popcount(state.words[1] & bb.column_mask(self.shape.rows, action))
-        return (self.shape.rows - 1 - height, action)
+        return landing_cell(state.words, self.shape.rows, action)
 
     def render(self, state: State) -> str:
         return str(self.position(state))
