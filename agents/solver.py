@@ -362,10 +362,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     game = _game_arg(argv)
     if game is not None and game.split(":")[0] != "connectx":
-        # Every other game: the game-generic exact solver (same input convention: a move list a line).
-        from agents.engine.solve import main as engine_main
+        # Every other game: the game-generic exact solver (same input convention: a move list a
+        # line). Imported by name at run time, so that a submission bundling this module (the
+        # builder follows import statements) does not carry the game-generic engine too.
+        import importlib
 
-        return engine_main(argv)
+        return importlib.import_module("agents.engine.solve").main(argv)  # not in submissions
     if game is not None:
         argv = _without_game(argv)
     parser = OneLineParser(

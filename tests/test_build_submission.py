@@ -192,6 +192,15 @@ def test_dynamic_imports_of_project_names_are_reported():
     assert dynamic_imports(mod) == ["agents.z:2 ('agents.rules')"]
 
 
+def test_a_marked_command_line_import_is_not_reported_and_the_default_file_stays_small():
+    """agents.solver routes ``--game`` to the engine's solver by a marked run-time import: the
+    default submission must not carry the game-generic engine."""
+    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')  # not in submissions\n")
+    assert dynamic_imports(mod) == []
+    modules, _missing = import_graph(ROOT, ["agents.perfect", "agents.kaggle"], PROJECT_PACKAGES)
+    assert not [m for m in modules if m.startswith(("agents.engine", "core.games", "core.game", "util.web"))]
+
+
 # --- the command line ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "args, expected",

@@ -202,11 +202,14 @@ def rewrite_imports(source: str, prefix: str, packages: Iterable[str]) -> str:
 def dynamic_imports(mod: ModuleSource, packages: Iterable[str] = PROJECT_PACKAGES) -> list[str]:
     """Calls in ``mod`` that name a project module in a string (``importlib.import_module("agents.x")``,
     ``kernels("core.bitboard", bits)``): such strings are not rewritten, so inside a submission
-    they would miss the bundle. Names computed at run time (``value.__module__``) are fine."""
+    they would miss the bundle. Names computed at run time (``value.__module__``) are fine, and
+    so is a call whose line says ``# not in submissions`` (a command-line path that a submission
+    never takes, kept out of the bundle on purpose)."""
     tops = set(packages)
     out = []
+    lines = mod.source.splitlines()
     for node in ast.walk(ast.parse(mod.source)):
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and "# not in submissions" not in lines[node.lineno - 1]:
             for arg in node.args[:1]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.split(".")[0] in tops:
                     out.append(f"{mod.name}:{node.lineno} ({arg.value!r})")
