@@ -63,6 +63,6 @@ def describe() -> str:
     for name in names():
         cls = game_class(name)
         params = ", ".join(f"{k}={d} ({h})" for k, (_t, d, h) in cls.PARAMS.items()) or "no parameters"
-        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        doc = (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else ""
         lines.append(f"{name}: {params}" + (f"\n    {doc}" if doc else ""))
     return "\n".join(lines)
