@@ -7,7 +7,10 @@ printed is its time over the canonical keys' time on the same positions. Compile
 is reported apart. Goals (issue 13): empty board under 10 s, any position under 1 s.
 
     python -m bench.quantik_solve
-    python -m bench.quantik_solve --pieces 1,2,3,4 --per-count 20 --no-baseline
+    python -m bench.quantik_solve --pieces 1,2,3,4 --per-count 20 --no-baseline --classes 0
+
+``--classes N`` solves one position of every class of positions with up to N pieces (the
+hardest range: from 4 pieces on, solves take milliseconds).
 """
 from __future__ import annotations
 
@@ -45,6 +48,22 @@ def random_positions(game, pieces: int, count: int, rng: random.Random) -> list[
     return out
 
 
+def classes_upto(game, pieces: int) -> dict[int, list[State]]:
+    """One position of every class (canonical key) of non-terminal positions with 1..pieces pieces."""
+    out: dict[int, list[State]] = {}
+    level = [game.initial()]
+    for n in range(1, pieces + 1):
+        seen: dict[tuple, State] = {}
+        for s in level:
+            for a in s.legal_actions():
+                t = s.apply(a)
+                if not t.is_terminal():
+                    seen.setdefault(t.key(), t)
+        level = list(seen.values())
+        out[n] = level
+    return out
+
+
 def timed_value(solver: Solver, state: State, limit: float) -> tuple[float | None, float, int]:
     solver.search.clear()
     t0 = time.perf_counter()
@@ -71,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=120.0, help="seconds allowed per solve before giving up")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random positions")
     ap.add_argument("--no-baseline", action="store_true", help="skip the exact-key baseline")
+    ap.add_argument("--classes", type=int, default=3, help="also solve every class of positions with up to N pieces (0: none)")
     args = ap.parse_args(argv)
     try:
         counts = parse_counts(args.pieces)
@@ -123,6 +143,18 @@ def main(argv: list[str] | None = None) -> int:
             if len(row) > 1:
                 ratio = f"   {sum(row['exact keys']) / max(1e-9, sum(row['canonical'])):.1f}x"
             print(f"{pieces:>6} {len(positions):>4} {cells}{ratio}", flush=True)
+        if args.classes > 0:
+            print(f"\nevery class (canonical key) of positions with 1-{args.classes} pieces, canonical keys:")
+            for pieces, states in classes_upto(variants[0][1], args.classes).items():
+                ts, hardest = [], ""
+                for s in tqdm(states, desc=f"classes, {pieces} pieces", file=sys.stderr, leave=False):
+                    v, dt, _n = timed_value(solvers["canonical"], s, args.limit)
+                    ts.append(dt if v is not None else float("inf"))
+                    if ts[-1] >= max(ts):
+                        hardest = " ".join(s.action_to_string(a) for a in s.history)
+                worst = max(worst, max(ts))
+                print(f"{pieces:>6} {len(ts):>4} classes: median {statistics.median(ts) * 1e3:.1f} ms, "
+                      f"max {max(ts) * 1e3:.1f} ms ({hardest})", flush=True)
         print(f"\nslowest position (canonical keys): {worst:.3f} s; goal under 1 s: {'met' if worst < 1 else 'NOT met'}")
         print(f"empty board (canonical keys): {results['canonical']['empty']:.2f} s; goal under 10 s: "
               f"{'met' if results['canonical']['empty'] < 10 else 'NOT met'}")

@@ -62,8 +62,8 @@ def compiled_legal(ck, garr, words) -> list[int]:
 def check_order(game, ck, garr, s, ref) -> None:
     """The order hook permutes the moves: winning ones, then mirror replies (the opponent's
     paired shape diagonally across the zone), then other moves that open the opponent no win
-    on a line through the cell played, then the rest; each group in generation order; both
-    paths alike. The groups are computed here on the reference."""
+    on a line through the cell played (shapes not on the board first), then the rest; each
+    group in generation order; both paths alike. The groups are computed on the reference."""
     def cell(m):
         return 4 * m[0] + m[1]
 
@@ -82,7 +82,10 @@ def check_order(game, ck, garr, s, ref) -> None:
     win = [m for m in moves if ref.play(*m).someone_completed()]
     mirror = [m for m in moves if m not in win and ref.board[(cell(m) ^ 5) >> 2][(cell(m) ^ 5) & 3] == (them, PAIR[m[2]])]
     quiet = [m for m in moves if m not in win and not opens(m)]
-    expected = [to_action(m) for m in win + [m for m in mirror if m in quiet] + [m for m in quiet if m not in mirror]]
+    on_board = {p[1] for row in ref.board for p in row if p is not None}
+    rest = [m for m in quiet if m not in mirror]
+    expected = [to_action(m) for m in win + [m for m in mirror if m in quiet] + [m for m in rest if m[2] not in on_board]
+                + [m for m in rest if m[2] in on_board]]
     expected += [a for a in s.legal_actions() if a not in expected]
     n = len(expected)
     plain = [0] * 70
@@ -379,3 +382,10 @@ def test_values_for_the_side_to_move_are_kept_by_every_kind_of_symmetry(game):
                             ref.board[cell >> 2][cell & 3] = (colour, k)
             assert ref_value(ref) == v
         checked += 1
+
+
+def test_order_hook_on_early_positions_where_new_shapes_come_first(game, ck, garr):
+    rng = random.Random(23)
+    for plies in (1, 2, 3):
+        s = random_state(game, rng, plies)
+        check_order(game, ck, garr, s, ref_of(s))
