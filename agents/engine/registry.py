@@ -21,6 +21,8 @@ ENGINE_AGENTS: dict[str, str] = {
     "solver": "agents.engine.agents:SolverAgent",
     "perfect": "agents.engine.agents:SolverAgent",
     "expectimax": "agents.engine.expectimax:ExpectimaxAgent",
+    "quixo_perfect": "agents.engine.quixo_perfect:QuixoPerfectAgent",
+    "course_minimax": "agents.engine.course_minimax:CourseMinimaxAgent",
 }
 
 

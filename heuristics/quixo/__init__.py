@@ -6,6 +6,11 @@ weights grow geometrically. Opponent cubes do not "block" a line as in tic-tac-t
 them out), so both counts are taken in every line. The sum is divided by its largest possible
 size and multiplied by ``params[5]`` so that it stays inside ``(-params[5], params[5])``, well
 inside the game's ``win_value`` (1.0) that terminal states score.
+
+``longest``: the course-style minimax's leaf (:class:`util.quixo_harness.CourseMinimaxPlayer`):
+the mover's longest line (most own cubes in one line) minus the opponent's, an integer in
+``[-(n - 1), n - 1]`` at non-terminal states (no parameters). Kept so that the
+``course_minimax`` agent replays that player's values on the compiled search.
 """
 from __future__ import annotations
 
@@ -40,8 +45,21 @@ def evaluate_lines(g, s, params) -> float:
     return params[5] * total / (g[G_NLINES] * top)
 
 
-HEURISTICS = {"lines": evaluate_lines}
+@hot
+def evaluate_longest(g, s, params) -> float:
+    t = s[2] & 1
+    m, o = s[t], s[1 - t]
+    bm = 0
+    bo = 0
+    for i in range(g[G_NLINES]):
+        line = g[G_LINES + i]
+        bm = max(bm, popcount(m & line))
+        bo = max(bo, popcount(o & line))
+    return float(bm - bo)
+
+
+HEURISTICS = {"lines": evaluate_lines, "longest": evaluate_longest}
 
 # lines: weights of a line holding 0, 1, 2, 3, 4 (or more) of a player's cubes, then the
 # scale (the largest |score|, below the win value 1.0).
-DEFAULT_PARAMS = {"lines": [0.0, 1.0, 4.0, 16.0, 64.0, 0.5]}
+DEFAULT_PARAMS = {"lines": [0.0, 1.0, 4.0, 16.0, 64.0, 0.5], "longest": []}
