@@ -72,9 +72,11 @@ class QuantikStrategyAgent:
                 v = solver.value(state.apply(mirror), deadline=budget)
                 if v is not None and v < 0:  # the opponent, to move, is lost
                     return self._done(mirror, "mirror (proven)", 1.0, t0)
-            best = solver.best(state, deadline=budget)
-            if best is not None and (best[1] > 0 or mirror < 0):
-                return self._done(best[0], "solver", best[1], t0, best[2])
+            here = solver.value(state, deadline=budget)
+            if here is not None and here > 0:  # a win exists: find one (lost positions skip this)
+                best = solver.best(state, deadline=budget)
+                if best is not None and best[1] > 0:
+                    return self._done(best[0], "solver", best[1], t0, best[2])
         if mirror >= 0:
             return self._done(mirror, "mirror", None, t0)
         safe = [a for a in legal if not K.can_win_now(K.play(g, w, a))]
