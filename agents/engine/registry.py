@@ -23,6 +23,7 @@ ENGINE_AGENTS: dict[str, str] = {
     "expectimax": "agents.engine.expectimax:ExpectimaxAgent",
     "quixo_perfect": "agents.engine.quixo_perfect:QuixoPerfectAgent",
     "course_minimax": "agents.engine.course_minimax:CourseMinimaxAgent",
+    "mc_learner": "agents.engine.mc_learner:MCLearnerAgent",
 }
 
 
