@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 from agents.engine.agents import DepthFirstAgent
-from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, EXACT, FLAG_SHIFT, INF, LOWER, MOVE_MASK, UPPER, Result,
-                                   heuristic_function, prime_below, slot_of)
+from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Result, heuristic_function, prime_below,
+                                   slot_of, table_move_first, tt_decides, tt_find, tt_store)
 from core.game import bind, constants_array
 from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
 from util.jit import numba_available, hot
@@ -194,32 +194,19 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         k = key(g, s)
         slot = slot_of(k, ints[SIZE])
         at = ints[TT] + slot * (words + 1)
-        meta = ints[at + words]
-        hit = meta != 0
-        if hit:
-            for i in range(words):
-                if ints[at + i] != k[i]:
-                    hit = False
-                    break
-        if hit:
+        meta = tt_find(ints, at, k, words)
+        if meta != 0:
             tt_move = (meta & MOVE_MASK) - 1
             if ply > 0 and (meta >> DEPTH_SHIFT) - 1 == depth:
                 v = floats[ints[FTT] + slot]
-                flag = (meta >> FLAG_SHIFT) & 3
-                if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                if tt_decides(meta, v, alpha, beta):
                     if (meta >> CUT_SHIFT) & 1:
                         ints[CUT] = 1
                     return sign * v
 
     n = legal(g, s, ints, base)
     order(g, s, ints, base, n, floats)
-    if tt_move >= 0:
-        for i in range(n):
-            if ints[base + i] == tt_move:
-                for j in range(i, 0, -1):
-                    ints[base + j] = ints[base + j - 1]
-                ints[base] = tt_move
-                break
+    table_move_first(ints, base, n, tt_move)
     root = ply == 0
     wide = not prune or (root and ints[ROOT_ALL] != 0)
     cut_outer = ints[CUT]
@@ -249,15 +236,7 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
     cut_here = ints[CUT]
     ints[CUT] = cut_here | cut_outer
     if use_tt:
-        flag = EXACT
-        if best <= alpha0:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        for i in range(words):
-            ints[at + i] = k[i]
-        ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut_here << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
-        floats[ints[FTT] + slot] = best
+        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move, best)
     if root:
         ints[BEST] = best_move
     return sign * best

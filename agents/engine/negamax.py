@@ -82,6 +82,56 @@ def slot_of(k, size: int) -> int:
 
 
 @hot
+def tt_find(ints, at: int, k, words: int) -> int:
+    """The meta word of the table entry at ``at`` when it holds key ``k`` (all its words), else 0."""
+    meta = ints[at + words]
+    if meta == 0:
+        return 0
+    for i in range(words):
+        if ints[at + i] != k[i]:
+            return 0
+    return meta
+
+
+@hot
+def tt_decides(meta: int, v: float, alpha: float, beta: float) -> bool:
+    """Whether an entry's value ``v`` (with its bound flag in ``meta``) settles a window."""
+    flag = (meta >> FLAG_SHIFT) & 3
+    return flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha)
+
+
+@hot
+def table_move_first(ints, base: int, n: int, tt_move: int) -> None:
+    """Move ``tt_move`` to the front of the action list at ``ints[base:base + n]``, if it is there
+    (with canonical keys an entry's move may belong to a symmetric state: then it is not)."""
+    if tt_move < 0:
+        return
+    for i in range(n):
+        if ints[base + i] == tt_move:
+            for j in range(i, 0, -1):
+                ints[base + j] = ints[base + j - 1]
+            ints[base] = tt_move
+            return
+
+
+@hot
+def tt_store(ints, floats, at: int, fat: int, k, words: int, depth: int, cut: int, best: float, alpha0: float,
+             beta: float, best_move: int, stored: float) -> None:
+    """Write the entry of a node searched in ``(alpha0, beta)``: key words and ``meta`` at
+    ``ints[at:]``, the value ``stored`` (the node's ``best``, as the table keeps it) at
+    ``floats[fat]`` (each search lays out its own arrays: callers pass both places)."""
+    flag = EXACT
+    if best <= alpha0:
+        flag = UPPER
+    elif best >= beta:
+        flag = LOWER
+    for i in range(words):
+        ints[at + i] = k[i]
+    ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
+    floats[fat] = stored
+
+
+@hot
 def terminal_value(o: float, ply: int, floats, fs: int) -> float:
     """Value of a finished game for the side to move, whose outcome is ``o``."""
     if o > 0.0:
@@ -155,20 +205,13 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         k = key(g, s)
         slot = slot_of(k, ints[SIZE])
         at = ints[TT] + slot * (words + 1)
-        meta = ints[at + words]
-        hit = meta != 0
-        if hit:
-            for i in range(words):
-                if ints[at + i] != k[i]:
-                    hit = False
-                    break
-        if hit:
+        meta = tt_find(ints, at, k, words)
+        if meta != 0:
             tt_move = (meta & MOVE_MASK) - 1
             d = (meta >> DEPTH_SHIFT) - 1
             if ply > 0 and (d == depth or (ints[TT_DEEPER] != 0 and d > depth)):
                 v = from_table(floats[ints[FTT] + slot], ply, floats, fs)
-                flag = (meta >> FLAG_SHIFT) & 3
-                if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                if tt_decides(meta, v, alpha, beta):
                     if (meta >> CUT_SHIFT) & 1:
                         ints[CUT] = 1
                     return v
@@ -177,13 +220,7 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
     base = ints[BUF] + ply * ints[STRIDE]
     n = legal(g, s, ints, base)
     order(g, s, ints, base, n, floats)
-    if tt_move >= 0:
-        for i in range(n):
-            if ints[base + i] == tt_move:
-                for j in range(i, 0, -1):
-                    ints[base + j] = ints[base + j - 1]
-                ints[base] = tt_move
-                break
+    table_move_first(ints, base, n, tt_move)
 
     root = ply == 0
     wide = not prune or (root and ints[ROOT_ALL] != 0)  # children get the full window
@@ -237,15 +274,8 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
     cut_here = ints[CUT]
     ints[CUT] = cut_here | cut_outer
     if use_tt:
-        flag = EXACT
-        if best <= alpha0:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        for i in range(words):
-            ints[at + i] = k[i]
-        ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut_here << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
-        floats[ints[FTT] + slot] = to_table(best, ply, floats, fs)
+        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move,
+                 to_table(best, ply, floats, fs))
     if root:
         ints[BEST] = best_move
     return best
