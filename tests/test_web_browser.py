@@ -119,6 +119,21 @@ def test_a_whole_tictactoe_game_by_clicks(page, server, human, tmp_path):
         shot(page, "play-tictactoe", tmp_path)
 
 
+@pytest.mark.parametrize("game,params", [
+    ("connect4_count", {"rows": 4, "columns": 4}),
+    ("quantik", {}),
+    ("quixo", {"size": 3, "max_plies": 30}),
+    ("einstein", {}),
+])
+def test_a_whole_game_of_every_game_by_clicks(page, server, game, params, tmp_path):
+    """A person plays each game to its end in the browser: cells to click (and a choice when
+    several actions share a cell), dice rolled by the server, the result shown."""
+    start(page, server, game, "random:seed=4", params=params)
+    status = play_to_the_end(page, max_moves=80)
+    assert "Game over" in status
+    shot(page, f"play-{game}", tmp_path)
+
+
 def test_a_whole_connectx_game_on_a_small_board(page, server, tmp_path):
     start(page, server, "connectx", "random:seed=2", params={"rows": 4, "columns": 5, "inarow": 3})
     status = play_to_the_end(page)

@@ -206,7 +206,8 @@ def view(session: Session) -> dict:
     history = []
     for prev, nxt in zip(session.states, session.states[1:]):
         a = nxt.history[-1]
-        history.append(prev.action_to_string(a))
+        text = prev.action_to_string(a)
+        history.append(f"({text})" if prev.is_chance_node() else text)  # chance outcomes in brackets
     returns = s.returns() if terminal else None
     result = None
     if terminal:

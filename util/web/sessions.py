@@ -7,6 +7,7 @@ and drops the least recently used one beyond that.
 """
 from __future__ import annotations
 
+import random
 import secrets
 import threading
 import time
@@ -51,6 +52,17 @@ class Session:
     infos: list[dict] = field(default_factory=list)  # the agent's info for each of its moves (None for the person's)
     lock: threading.Lock = field(default_factory=threading.Lock)
     touched: float = field(default_factory=time.monotonic)
+    rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))  # this session's dice
+
+    def roll(self) -> None:
+        """Play chance outcomes (dice, a random set-up) by their probabilities until a player is
+        to move: the server rolls, so neither side can choose its luck."""
+        while not self.state.is_terminal() and self.state.is_chance_node():
+            outcomes = self.state.chance_outcomes()
+            actions = [a for a, _p in outcomes]
+            weights = [p for _a, p in outcomes]
+            self.states.append(self.state.apply(self.rng.choices(actions, weights)[0]))
+            self.infos.append({})
 
     @property
     def state(self) -> State:
@@ -76,6 +88,7 @@ class Session:
             raise RequestError(f"action {action} is not legal here; legal: {s.legal_actions()}", 422)
         self.states.append(s.apply(action))
         self.infos.append({})
+        self.roll()
 
     def agent_move(self) -> dict:
         if not self.agent_to_move():
@@ -93,12 +106,13 @@ class Session:
         info["action"] = int(action)
         self.states.append(s.apply(int(action)))
         self.infos.append(info)
+        self.roll()
         return info
 
     def undo(self) -> None:
         """Take back the last move and the agent's reply to it: the person is to move again."""
-        if len(self.states) == 1:
-            raise RequestError("nothing to undo", 409)
+        if not any(st.current_player() == self.human for st in self.states[:-1]):
+            raise RequestError("nothing to undo: you have not moved yet", 409)
         self.states.pop()
         self.infos.pop()
         while len(self.states) > 1 and self.state.current_player() != self.human:
@@ -151,7 +165,12 @@ class SessionStore:
             agent = registry.make(agent_spec, game)
         except ValueError as exc:  # SpecError is a ValueError
             raise RequestError(str(exc)) from None
-        session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, int(human), [game.initial()], [{}])
+        session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, 0, [game.initial()], [{}])
+        session.roll()
+        # ``human`` is a seat: 0 moves first, 1 second; which player moves first is the game's
+        # (EinStein: White, player 1).
+        first = session.state.current_player()
+        session.human = first if int(human) == 0 else 1 - first
         with self._lock:
             self._sessions[session.id] = session
             while len(self._sessions) > self.capacity:

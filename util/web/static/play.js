@@ -60,7 +60,7 @@ function render() {
   $("title").textContent = `${view.game} against ${view.agent}`;
   if (view.terminal) setStatus(`Game over: ${view.result}`, "over");
   else if (view.agent_to_move) setStatus("The agent is thinking…", "busy");
-  else setStatus(`Your move (you are player ${view.human}, ${view.human === 0 ? "first" : "second"})`, "yours");
+  else setStatus(`Your move (you are player ${view.human})`, "yours");
 
   const byCell = new Map();
   const loose = [];
