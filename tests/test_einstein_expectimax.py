@@ -194,3 +194,100 @@ def test_agent_on_a_game_without_chance():
     s = TicTacToe().initial()
     a = agent.choose(s, time.perf_counter() + 30)
     assert agent.info()["exact"] and agent.info()["value"] == 0.0 and a in s.legal_actions()
+
+
+# --- the odds heuristic (heuristics/einstein): its race table and its symmetries -------------
+
+def _brute_race(dists: tuple, t: int, memo: dict) -> float:
+    """Chance of bringing a cube home within ``t`` turns, racing alone; ``dists[k - 1]`` is cube
+    ``k``'s distance or None once captured. Written from the rules, by recursion over the dice,
+    with the kernels' ``movable`` only to name the cubes a die lets move."""
+    from core.einstein.kernels import ALL_GONE, movable, set_cube
+
+    if t == 0:
+        return 0.0
+    if (dists, t) in memo:
+        return memo[dists, t]
+    b = ALL_GONE
+    for k, d in enumerate(dists, 1):
+        if d is not None:
+            b = set_cube(b, 0, k, 0)  # any cell: movable reads only which cubes are on the board
+    total = 0.0
+    for die in range(1, 7):
+        best = 0.0
+        for k in movable(b, 0, die):
+            if k == 0:
+                continue
+            if dists[k - 1] == 1:
+                best = 1.0
+            else:
+                nxt = tuple(d - 1 if i == k - 1 else d for i, d in enumerate(dists))
+                best = max(best, _brute_race(nxt, t - 1, memo))
+        total += best
+    memo[dists, t] = total / 6
+    return memo[dists, t]
+
+
+def test_odds_race_table_matches_brute_force():
+    from heuristics.einstein import HORIZON, RACE_TABLE
+
+    rng = random.Random(12)
+    memo: dict = {}
+    for _ in range(40):
+        dists = tuple(rng.choice((None, 1, 2, 3, 4)) if rng.random() < 0.7 else None for _ in range(6))
+        if all(d is None for d in dists):
+            continue
+        code = sum((4 if d is None else d - 1) * 5 ** i for i, d in enumerate(dists))
+        for t in (1, 2, 3, 5, 8, HORIZON):
+            assert RACE_TABLE[code * (HORIZON + 1) + t] == pytest.approx(_brute_race(dists, t, memo), abs=1e-12)
+    full = sum(3 * 5 ** i for i in range(6))  # six cubes four steps away: home within 19 turns, not 3
+    assert RACE_TABLE[full * (HORIZON + 1) + 3] == 0.0 and RACE_TABLE[full * (HORIZON + 1) + HORIZON] == pytest.approx(1.0)
+
+
+def _mirror(words):
+    """Colours swapped and the board turned half a turn: the same position for the other side."""
+    from core.einstein.kernels import GONE, cube_cell, set_cube
+
+    b = words[0]
+    out = b
+    for p in range(2):
+        for k in range(1, 7):
+            c = cube_cell(b, p, k)
+            out = set_cube(out, 1 - p, k, GONE if c == GONE else 24 - c)
+    return (out, words[1] ^ 4)
+
+
+def test_odds_sees_both_colours_alike_and_averages_the_die():
+    from heuristics.einstein import DEFAULT_PARAMS as DP, evaluate_odds, race_odds
+
+    params = DP["odds"]
+    for s in decision_positions(EIN, 30, seed=13, min_plies=3):
+        w = s.words
+        assert evaluate_odds(EIN.g, w, params) == pytest.approx(evaluate_odds(EIN.g, _mirror(w), params), abs=1e-12)
+        me = (w[1] >> 2) & 1
+        # before the roll the chance is the mean over the six dice of the chance holding each
+        mean = sum(race_odds(w[0], me, d) for d in range(1, 7)) / 6
+        assert race_odds(w[0], me, 0) == pytest.approx(mean, abs=1e-12)
+        assert 0.0 <= race_odds(w[0], me, 0) <= 1.0
+
+
+def test_odds_win_in_one_is_certain():
+    from heuristics.einstein import race_odds
+
+    s, win = _winning_position()
+    w = s.words
+    assert race_odds(w[0], (w[1] >> 2) & 1, (w[1] >> 3) & 7) == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not numba_available(), reason="numba not importable")
+def test_odds_compiled_agrees_with_plain():
+    import numpy as np
+
+    import heuristics.einstein as H
+    from util.jit import compiled
+
+    ns = compiled(H)
+    params = H.DEFAULT_PARAMS["odds"]
+    for s in decision_positions(EIN, 40, seed=14, min_plies=3):
+        assert ns.evaluate_odds(np.zeros(1, dtype=np.int64), s.words, np.array(params)) == H.evaluate_odds(EIN.g, s.words, params)
