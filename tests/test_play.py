@@ -64,3 +64,19 @@ def test_bad_agent_is_one_line_exit_2(tmp_path: Path) -> None:
     proc = run(tmp_path, "nosuch:depth=3", "")
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "unknown agent 'nosuch'" in proc.stderr
+
+
+def test_tree_of_each_agent_move_is_written_and_a_bad_tree_path_is_refused(tmp_path: Path) -> None:
+    """``--tree FILE`` (the seed's tree export): before each agent move, the tree a depth-limited
+    alpha-beta explores from that position, as Graphviz DOT, numbered from the second move on."""
+    path = tmp_path / "t.dot"
+    proc = run(tmp_path, "random:seed=1", "a3\nb1\nquit\n", "--game", "tictactoe", "--first", "agent",
+               "--tree", str(path), "--tree-depth", "2")
+    assert proc.returncode == 0, proc.stderr
+    first, second = path.read_text(), (tmp_path / "t-2.dot").read_text()
+    assert first.startswith("digraph") and second.startswith("digraph")
+    assert first.count("->") == 9 + 9 * 8  # the empty board to depth 2: every child drawn, searched or cut off
+    assert "cut off" in first  # alpha-beta's cut-offs are marked
+    assert second.count("->") < first.count("->")
+    bad = run(tmp_path, "random", "", "--game", "tictactoe", "--tree", str(tmp_path / "no" / "such" / "t.dot"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1

@@ -11,6 +11,7 @@ game's spec, so it shows up in ratings and can be replayed with ``util.tournamen
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -26,9 +27,32 @@ from util.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
 HUMAN = "human"
 
 
-def describe(info: dict[str, Any]) -> str:
-    """The agent's info as ``key=value`` pairs (floats shortened)."""
-    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in info.items())
+def describe(info: dict[str, Any], state: State | None = None) -> str:
+    """The agent's info as ``key=value`` pairs (floats shortened); with the ``state`` it chose
+    in, actions (move values, visits, the expected line) are written in the game's notation."""
+    def text(a: Any) -> str:
+        try:
+            return state.action_to_string(int(a)) if state is not None else str(a)
+        except (TypeError, ValueError, IndexError):
+            return str(a)
+
+    def fmt(v: Any) -> str:
+        return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+    parts = []
+    for k, v in info.items():
+        if isinstance(v, dict):
+            v = "{" + ", ".join(f"{text(a)}: {fmt(x)}" for a, x in v.items()) + "}"
+        elif k == "pv" and isinstance(v, (list, tuple)):
+            line, s = [], state
+            for a in v:  # the line in notation, as far as it stays legal from here
+                if s is None or s.is_terminal() or int(a) not in s.legal_actions():
+                    break
+                line.append(s.action_to_string(int(a)))
+                s = s.apply(int(a))
+            v = " ".join(line) if state is not None else v
+        parts.append(f"{k}={fmt(v)}")
+    return ", ".join(parts)
 
 
 def _connectx(state: State) -> bool:
@@ -67,12 +91,41 @@ def ask(state: State, inp: TextIO, out: TextIO) -> str | int:
         return action
 
 
+def write_tree(state: State, path: str, depth: int, out: TextIO) -> None:
+    """The tree a depth-limited alpha-beta explores from ``state`` (the game's first heuristic at
+    the leaves), written to ``path`` (.json, .svg with Graphviz, else DOT): the seed's "export
+    tree" for the position the agent is about to answer."""
+    import importlib
+
+    from agents.engine import tree
+
+    module = state.game.heuristics
+    heuristic = next(iter(getattr(importlib.import_module(module), "HEURISTICS", {})), None) if module else None
+    try:
+        root = tree.explore(state, depth, method="alphabeta", heuristic=heuristic)
+    except (tree.TreeTooLarge, ValueError) as exc:
+        out.write(f"tree not written: {exc}\n")
+        return
+    kind = tree.write(root, path, title=f"{state.game.spec()} alpha-beta depth {depth}")
+    out.write(f"tree of this position ({root.count()} nodes, {kind}) written to {path}\n")
+
+
+def tree_path(path: str, index: int) -> str:
+    """``path`` for the first tree, ``name-2.ext``, ``name-3.ext``... after it."""
+    if index == 1:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}-{index}{ext}"
+
+
 def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: TextIO, out: TextIO,
-         seed: int = 0) -> dict[str, Any] | None:
+         seed: int = 0, tree_file: str | None = None, tree_depth: int = 2) -> dict[str, Any] | None:
     """One game of a person (``human_mark`` 1: moves first) against ``agent`` (``choose(state,
     deadline)``); returns the stored fields (see :func:`util.match.play`), or None if the person
-    quit. ``seed`` seeds the chance outcomes the tool rolls."""
+    quit. ``seed`` seeds the chance outcomes the tool rolls. ``tree_file``: before each agent
+    move, the search tree of that position is written there (numbered from the second on)."""
     rng = random.Random(seed)
+    trees = 0
     history: list[tuple[int, str, float]] = []  # (action, "human" | "agent" | "chance", seconds the agent took)
     state = game.initial()
 
@@ -105,6 +158,9 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
             action = int(cmd)
             history.append((action, "human", 0.0))
         else:
+            if tree_file:
+                trees += 1
+                write_tree(state, tree_path(tree_file, trees), tree_depth, out)
             start = time.perf_counter()
             try:
                 action = agent.choose(state, start + time_per_move)
@@ -117,7 +173,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
                 out.write(f"the agent played an illegal {what} ({action!r}): you win\n")
                 return result(human_mark, "illegal", {3 - human_mark: f"{what} {action!r} is illegal"}, failed=took)
             info = agent.info()
-            out.write(f"agent plays {state.action_to_string(action)}" + (f"   [{describe(info)}]" if info else "") + "\n")
+            out.write(f"agent plays {state.action_to_string(action)}" + (f"   [{describe(info, state)}]" if info else "") + "\n")
             history.append((action, "agent", took))
         state = state.apply(action)
         out.write(f"{state}\n")
@@ -142,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
     p.add_argument("--seed", type=int, default=0, help="seed for the agent's randomness and the dice (default 0)")
+    p.add_argument("--tree", metavar="FILE", default=None,
+                   help="before each agent move, write the tree a depth-limited alpha-beta explores from that position "
+                        "(.json, .svg with Graphviz, else Graphviz DOT; FILE-2, FILE-3... for later moves)")
+    p.add_argument("--tree-depth", type=int, default=2, help="depth of --tree (default 2; the tree is capped in size)")
     return p
 
 
@@ -150,13 +210,19 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
     try:
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
+        if args.tree_depth < 1:
+            raise UsageError("--tree-depth must be at least 1")
+        if args.tree:
+            folder = os.path.dirname(os.path.abspath(args.tree))
+            if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+                raise UsageError(f"--tree {args.tree}: cannot write in {folder}; give a file in a writable folder")
         game = parse_game_args(args.game, args.shape)
         spec = players.resolve(args.agent, game)
         agent = players.state_player(spec, game, args.time, args.seed)
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:
-                result = play(agent, game, human_mark, args.time, inp, out, args.seed)
+                result = play(agent, game, human_mark, args.time, inp, out, args.seed, args.tree, args.tree_depth)
             finally:
                 agent.close()
             if result is None:
