@@ -29,12 +29,12 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def match(game, table: str, opponent: str, games: int, seed: int, seconds: float) -> dict:
+def match(game, table: str, opponent: str, games: int, seed: int, seconds: float, fallback: str = "random") -> dict:
     from agents.engine.mc_learner import MCLearnerAgent
     from agents.engine.registry import make
     from util.match import play
 
-    me = MCLearnerAgent(game=game, table=table)
+    me = MCLearnerAgent(game=game, table=table, fallback=fallback)
     score, wins, draws, fallbacks = 0.0, 0, 0, 0
     for i in range(games):
         spec = f"{opponent}:seed={seed + i}" if opponent == "random" else opponent
@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--seconds", type=float, default=1.0, help="time per move in evaluation games (default 1; the opponents here do not use it up)")
     p.add_argument("--out", default="results/quixo_mc", help="prefix of the .npz table, .json and .png (default results/quixo_mc)")
+    p.add_argument("--fallback", default="random",
+                   help="the learner's move where the table knows no child (default random: the curve measures the table alone)")
     p.add_argument("--resume", action="store_true", help="continue the table at OUT.npz (checkpoints count its episodes)")
     args = p.parse_args(argv)
     try:
@@ -90,12 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         row = {"episodes": table.episodes, "states": len(table), "mb": table_path.stat().st_size / 1e6,
                "train_seconds": time.perf_counter() - t0, "results": []}
         for opp in opponents:
-            row["results"].append(match(game, str(table_path), opp, args.games, args.seed, args.seconds))
+            row["results"].append(match(game, str(table_path), opp, args.games, args.seed, args.seconds, args.fallback))
         rows.append(row)
         print(f"{row['episodes']:>9,} episodes, {row['states']:>11,} states, {row['mb']:7.1f} MB: "
               + "  ".join(f"vs {r['opponent']} {r['score']:.0%} [{r['lo']:.0%}, {r['hi']:.0%}]" for r in row["results"]),
               flush=True)
-        report = {"game": game.spec(), "epsilon": args.epsilon, "games": args.games, "rows": rows}
+        report = {"game": game.spec(), "epsilon": args.epsilon, "fallback": args.fallback, "games": args.games, "rows": rows}
         write_text(out.with_suffix(".json"), json.dumps(report, indent=1))
         plot(report, out.with_suffix(".png"))
     return 0
@@ -114,7 +116,7 @@ def plot(report: dict, path: Path) -> None:
     eps = [r["episodes"] for r in report["rows"]]
     for k, opp in enumerate(r["opponent"] for r in report["rows"][0]["results"]):
         ys = [r["results"][k] for r in report["rows"]]
-        ax.errorbar(eps, [y["score"] for y in ys], yerr=[[y["score"] - y["lo"] for y in ys], [y["hi"] - y["score"] for y in ys]],
+        ax.errorbar(eps, [y["score"] for y in ys], yerr=[[max(0.0, y["score"] - y["lo"]) for y in ys], [max(0.0, y["hi"] - y["score"]) for y in ys]],
                     marker="o", capsize=3, label=f"vs {opp}")
     ax.axhline(0.33, color="grey", ls="--", lw=1, label="seed: 33% vs random after 1M")
     ax.set_xscale("log")
