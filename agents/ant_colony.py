@@ -10,33 +10,33 @@ the cache, the clock) is :class:`agents.mcts.TreeSearch`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar
 
 import numpy as np
 
 import agents.mcts_tree as mt
+from agents.engine.mcts import AntParams
 from agents.mcts import TreeSearch
 
 
 @dataclass
-class AntColonyAgent(TreeSearch):
-    """Pheromone-weighted random selection instead of UCT."""
+class AntColonyAgent(AntParams, TreeSearch):
+    """Pheromone-weighted random selection instead of UCT. The ant parameters (``power``,
+    ``evaporation``, ``start``, ``deposit``, ``floor``) are :class:`agents.engine.mcts.AntParams`,
+    shared with the game-generic ant colony; ``power`` being the pheromone's, the leaf
+    heuristic's ``power`` is ``leaf_power`` here."""
 
-    power: float = 1.0  # selection weight is pheromone ** power (higher: greedier ants)
-    evaporation: float = 0.02  # share of a child's pheromone lost each time its parent is visited
-    start: float = 1.0  # pheromone of a new edge (the weight of an untried idea)
-    deposit: float = 1.0  # pheromone laid on each edge of a walk, times the mover's reward in [0, 1]
-    floor: float = 0.3  # a child's pheromone counts as at least floor x its best sibling's (MAX-MIN)
     cache: str = ""  # opening cache file ("": none; the MCTS caches hold UCT statistics)
+    leaf_power: float | None = None  # the leaf heuristic's power (bitsquares, oddeven); None: its default
+
+    HEURISTIC_RENAMED: ClassVar[Mapping[str, str]] = MappingProxyType({"power": "leaf_power"})
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not 0.0 <= self.evaporation < 1.0:
-            raise ValueError(f"evaporation must be in [0, 1), got {self.evaporation}")
-        if not self.start > 0 or not self.power > 0 or not self.deposit >= 0:
-            raise ValueError("start and power must be positive and deposit >= 0")
-        if not 0.0 <= self.floor <= 1.0:
-            raise ValueError(f"floor must be in [0, 1], got {self.floor}")
+        self.check_ant()
 
     def _pheromone(self) -> bool:
         return True

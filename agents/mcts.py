@@ -19,6 +19,7 @@ import numpy as np
 
 import agents.mcts_tree as mt
 import heuristics
+from agents.heuristic_params import HeuristicParams
 from core import bitboard as bb
 from core.position import Position
 from core.shape import Shape
@@ -65,8 +66,10 @@ def seed_state(seed: int) -> int:
 
 
 @dataclass
-class TreeSearch:
-    """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`)."""
+class TreeSearch(HeuristicParams):
+    """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`),
+    with the leaf heuristic's parameters by the names of :data:`heuristics.PARAM_NAMES` (None:
+    its default), as on ``alphabeta`` (:class:`agents.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
     heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.HEURISTIC_IDS)
@@ -107,7 +110,7 @@ class TreeSearch:
             raise ValueError(f"capacity must be at least 16 nodes, got {self.capacity}")
         if self.max_sims < 0:
             raise ValueError(f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")
-        self._hparams = heuristics.params_array(self.heuristic)
+        self._hparams = self.heuristic_array()  # the leaves' heuristic parameters, as mt.run reads them
 
     def kernels(self, bits: int) -> Any:
         """The tree kernels for a ``bits``-bit board: compiled against this agent's one leaf

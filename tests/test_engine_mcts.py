@@ -40,11 +40,11 @@ def sample(state, rng):
     return state.apply(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
 
 
-def self_play_trace(game, jit: bool, **params) -> list[tuple]:
-    """One agent playing both seats to the end (chance sampled with a fixed seed): each move's
-    action, visits, values, pv, nodes and reuse."""
+def self_play_trace(game, jit: bool, cls: type = MCTSAgent, **params) -> list[tuple]:
+    """One agent (of ``cls``) playing both seats to the end (chance sampled with a fixed seed):
+    each move's action, visits, values, pv, nodes and reuse."""
     rng = random.Random(2)
-    agent = MCTSAgent(game=game, jit=jit, background_compile=False, **params)
+    agent = cls(game=game, jit=jit, background_compile=False, **params)
     state, trace = game.initial(), []
     while not state.is_terminal():
         if state.is_chance_node():

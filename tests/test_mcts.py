@@ -444,3 +444,45 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
     sims_plain = agent.info()["sims"]
     agent.choose(pos, time.perf_counter() + 0.5)
     assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move
+
+
+def root_child_values(spec: str, pos: Position) -> dict[int, float]:
+    """The root's child means after the spec's ``max_sims`` heuristic-leaf simulations."""
+    from agents.registry import make_from_spec
+
+    agent = make_from_spec(spec)
+    agent.choose(pos, time.perf_counter() + 60)
+    assert agent.info()["sims"] == agent.max_sims
+    return agent.info()["action_values"]
+
+
+@pytest.mark.parametrize("name,field", [("mcts", "power"), ("ant_colony", "leaf_power")])
+def test_heuristic_parameters_from_the_spec_reach_the_leaves(name, field):
+    """``power`` of oddeven set in the spec changes the leaf values, which equal those of the
+    kernel run with an explicitly built parameter array (72-bit board: the plain path)."""
+    shape = Shape(8, 8, 4)
+    pos = Position.from_moves([3, 4, 2], shape)
+    base = f"{name}:leaf=heuristic,heuristic=oddeven,cache=,capacity=2000,max_sims=200,seed=4"
+    default = root_child_values(base, pos)
+    tuned = root_child_values(f"{base},{field}=3.5", pos)
+    assert default.keys() == tuned.keys() and default != tuned
+    agent = make(name, leaf="heuristic", heuristic="oddeven", cache="", seed="4")
+    tree = Tree(2000, shape.columns, agent._pheromone())
+    tau0 = agent.params_array()[mt.P_TAU0]
+    mt.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 8, 8, 4, tau0, seed_state(4))
+    explicit = heuristics.params_array("oddeven", power=3.5)
+    mt.run(*tree.arrays(), np.zeros(shape.cells + 2, np.int64), 0, pos.current, pos.mask, pos.ply, 8, 8, 4,
+           agent.params_array(), explicit, 200)
+    kids = {c: int(tree.children[0, c]) for c in range(8) if tree.children[0, c] >= 0}
+    assert {c: float(tree.values[n] / tree.visits[n]) for c, n in kids.items()} == tuned
+
+
+def test_heuristic_parameters_are_checked_against_the_heuristic():
+    assert make("mcts", heuristic="bitsquares", power="2")._hparams.tolist() == [2.0]
+    assert make("mcts", heuristic="liberties", threat="3")._hparams.tolist() == [3.0]
+    ant = make("ant_colony", heuristic="bitsquares", power="1.5", leaf_power="2.5")
+    assert ant.power == 1.5 and ant._hparams.tolist() == [2.5] and ant.params_array()[mt.P_POWER] == 1.5
+    with pytest.raises(ValueError, match="takes no parameter power; its parameters: threat"):
+        make("mcts", heuristic="liberties", power="2")
+    with pytest.raises(ValueError, match="takes no parameter leaf_power"):
+        make("ant_colony", heuristic="liberties", leaf_power="2")

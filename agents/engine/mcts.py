@@ -1,6 +1,7 @@
-"""Monte Carlo tree search on any game of the engine (:mod:`core.game`): UCT, rollout /
-heuristic / mixed leaves, score-bounded MCTS-solver, chance nodes (closed loop) or open-loop
-search for dice games, a discount against aimless play when far ahead, tree reuse.
+"""Monte Carlo tree search on any game of the engine (:mod:`core.game`): UCT or ant colony
+selection (:class:`AntColonyAgent`), rollout / heuristic / mixed leaves, score-bounded
+MCTS-solver, chance nodes (closed loop) or open-loop search for dice games, a discount against
+aimless play when far ahead, tree reuse.
 
 The hot loop is :mod:`agents.engine.mcts_kernels` (tree layout, values and rules documented
 there), bound to the game's kernels by :func:`core.game.bind`. This module owns what is not hot:
@@ -62,7 +63,8 @@ class Tree:
         return {"id": n, "action": int(i[b + K.N_ACTION]), "player": int(i[b + K.N_PLAYER]),
                 "kids": int(i[b + K.N_NKIDS]), "legal": int(i[b + K.N_NLEGAL]), "dist": int(i[b + K.N_DIST]),
                 "visits": float(x[f + K.V_VISITS]), "value": float(x[f + K.V_VALUE]),
-                "lo": float(x[f + K.V_LO]), "hi": float(x[f + K.V_HI]), "aux": float(x[f + K.V_AUX])}
+                "lo": float(x[f + K.V_LO]), "hi": float(x[f + K.V_HI]), "aux": float(x[f + K.V_AUX]),
+                "pher": float(x[f + K.V_PHER])}
 
     def children(self, n: int) -> list[dict]:
         nb = int(self.ints[K.I_NODES])
@@ -256,6 +258,13 @@ class MCTSAgent:
         floats[K.F_OPEN] = 1.0 if self.open_loop else 0.0
         floats[K.F_SOLVER] = 1.0 if self.solver else 0.0
         floats[K.F_MAXROLL] = float(self.max_rollout)
+        self._policy(floats)
+
+    def _policy(self, floats: Any) -> None:
+        """The selection policy's settings (UCT here; see :class:`AntColonyAgent`)."""
+        floats[K.F_POLICY] = float(K.POLICY_UCT)
+        floats[K.F_TAU0] = 0.0
+        floats[K.F_DEPOSIT] = 0.0
 
     def _resolve_heuristic(self) -> None:
         """Find the heuristic function and its parameters (ValueError naming the choices)."""
@@ -372,6 +381,51 @@ class MCTSAgent:
             for kid in self._tree.children(node):
                 queue.append((kid["id"], km.play(game.g, s, kid["action"])))
         return -1
+
+
+@dataclass
+class AntParams:
+    """The ant colony's parameters and their checks (mixin of this module's and ConnectX's
+    :class:`agents.ant_colony.AntColonyAgent`; list it first among the bases so that ``power``
+    is the pheromone's)."""
+
+    power: float = 1.0  # selection weight is pheromone ** power (higher: greedier ants)
+    evaporation: float = 0.02  # share of a child's pheromone lost each time its parent is visited
+    start: float = 1.0  # pheromone of a new edge (tau0: the weight of an untried idea)
+    deposit: float = 1.0  # pheromone laid on each edge of a walk, times the mover's reward in [0, 1]
+    floor: float = 0.3  # a child's pheromone counts as at least floor x its best sibling's (MAX-MIN)
+
+    def check_ant(self) -> None:
+        """ValueError naming the first parameter out of range."""
+        if not 0.0 <= self.evaporation < 1.0:
+            raise ValueError(f"evaporation must be in [0, 1), got {self.evaporation}")
+        if not (self.start > 0 and self.power > 0 and self.deposit >= 0):
+            raise ValueError("start and power must be positive and deposit >= 0")
+        if not 0.0 <= self.floor <= 1.0:
+            raise ValueError(f"floor must be in [0, 1], got {self.floor}")
+
+
+@dataclass
+class AntColonyAgent(AntParams, MCTSAgent):
+    """Ant colony tree search on any game: the same tree, leaves, solver and reuse as
+    :class:`MCTSAgent`, with pheromone-weighted random selection instead of UCT (as ConnectX's
+    :class:`agents.ant_colony.AntColonyAgent`, same parameters: :class:`AntParams`). Each
+    simulation is an ant: at a node it picks a child with probability proportional to
+    ``pheromone ** power``, looking evaporates the children's pheromone by ``evaporation``, and
+    every edge of the walk receives ``deposit * (the mover's reward + 1) / 2``; ``floor`` keeps
+    every move in play. ``c`` is unused."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.check_ant()
+
+    def _policy(self, floats: Any) -> None:
+        floats[K.F_POLICY] = float(K.POLICY_ANT)
+        floats[K.F_POWER] = self.power
+        floats[K.F_EVAP] = self.evaporation
+        floats[K.F_TAU0] = self.start
+        floats[K.F_DEPOSIT] = self.deposit
+        floats[K.F_FLOOR] = self.floor
 
 
 def _mover_bounds(node: dict, player: int) -> tuple[float, float]:

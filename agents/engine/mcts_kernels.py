@@ -23,9 +23,10 @@ per level: node id and ``mover | chance_edge << 1``), then one record of ``NI`` 
 - ``N_DIST``: for a proven node, the plies (decision moves) to the end of its proof line.
 
 ``floats``: the settings ``F_*`` then one record of ``NF`` floats per node: visits, value sum,
-proven bounds ``lo``/``hi`` and ``V_AUX`` (open loop: availability, the number of times the
+proven bounds ``lo``/``hi``, ``V_AUX`` (open loop: availability, the number of times the
 node's action was legal when its parent was visited; closed loop: the probability of the
-chance outcome leading into the node).
+chance outcome leading into the node) and ``V_PHER``, the pheromone on the edge into the node
+(ant colony selection only, see :func:`select`).
 
 **Values.** Rewards are player 0's return ``outcome / win_value`` clipped to [-1, 1];
 ``V_VALUE`` sums them **seen from the player who moved into the node** (the parent's player in
@@ -72,10 +73,15 @@ N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST = range(7)
 NI = 7
 # floats header slots (settings)
 F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL = range(9)
+# the selection policy (0: UCT, 1: ant colony) and the ant colony's settings (see select)
+F_POLICY, F_POWER, F_EVAP, F_TAU0, F_DEPOSIT, F_FLOOR = range(9, 15)
 FHEADER = 16
 # node record (floats)
-V_VISITS, V_VALUE, V_LO, V_HI, V_AUX = range(5)
-NF = 5
+V_VISITS, V_VALUE, V_LO, V_HI, V_AUX, V_PHER = range(6)
+NF = 6
+
+POLICY_UCT = 0
+POLICY_ANT = 1
 
 LEAF_ROLLOUT = 0
 LEAF_HEURISTIC = 1
@@ -205,6 +211,7 @@ def new_node(g, s, ints, floats, action: int, aux: float, solver: bool) -> int:
     floats[f + V_VISITS] = 0.0
     floats[f + V_VALUE] = 0.0
     floats[f + V_AUX] = aux
+    floats[f + V_PHER] = floats[F_TAU0]
     lo = -1.0
     hi = 1.0
     invwin = floats[F_INVWIN]
@@ -267,17 +274,32 @@ def pick_untried(ints, node: int, n: int, stamp: int, rng: int):
 
 
 @hot
-def select_uct(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int) -> int:
-    """The child with the best ``mean + c * sqrt(ln N / n)`` for ``player``. Closed loop
-    (``stamp`` < 0): N = the node's visits; with ``solver``, a child proven to reach the best
-    possible value for ``player`` is taken at once, and children that cannot improve the node's
-    proven bound are skipped. Open loop: only children whose action is marked ``stamp`` (legal
-    in this sample), N = their availability."""
+def select(ints, floats, node: int, player: int, solver: bool, stamp: int, rng: int):
+    """(the child to descend to, rng), by the policy ``F_POLICY``, among the children that may
+    still matter: closed loop (``stamp`` < 0) with ``solver``, a child proven to reach the best
+    possible value for ``player`` is taken at once and children that cannot improve the node's
+    proven bound are skipped; open loop, only children whose action is marked ``stamp`` (legal
+    in this sample) count.
+
+    - **UCT**: the best ``mean + c * sqrt(ln N / n)``; N = the node's visits (closed loop) or the
+      child's availability (open loop).
+    - **Ant colony** (as :func:`agents.mcts_tree.select_ant`): looking at the children
+      evaporates their pheromone by ``F_EVAP`` (lazy, local evaporation: a step costs
+      O(children), not O(tree)); then a child drawn with probability proportional to
+      ``max(pher, floor * best sibling's pher) ** power``. The floor is the MAX-MIN ant system's
+      lower limit: without it a better move found late would starve. The candidates are listed
+      in the legal-action buffer (unused during selection) for the draw.
+    """
     nb = ints[I_NODES]
     f = FHEADER + node * NF
     lo = floats[f + V_LO]
     hi = floats[f + V_HI]
     mark = ints[I_MARK]
+    ant = floats[F_POLICY] == POLICY_ANT
+    keep = 1.0 - floats[F_EVAP]
+    buf = ints[I_BUF]
+    k = 0
+    c = floats[F_C]
     log_n = 0.0
     if stamp < 0 and floats[f + V_VISITS] > 1.0:
         log_n = math.log(floats[f + V_VISITS])
@@ -297,22 +319,47 @@ def select_uct(ints, floats, node: int, player: int, c: float, solver: bool, sta
             clo = floats[cf + V_LO]
             chi = floats[cf + V_HI]
             if (player == 0 and clo >= 1.0) or (player == 1 and chi <= -1.0):
-                return ch
+                return ch, rng
             if (player == 0 and chi <= lo) or (player == 1 and clo >= hi):
                 ch = nxt
                 continue
-        visits = floats[cf + V_VISITS]
-        if stamp >= 0:
-            avail = floats[cf + V_AUX]
-            log_n = math.log(avail) if avail > 1.0 else 0.0
-        score = math.inf
-        if visits > 0.0:
-            score = floats[cf + V_VALUE] / visits + c * math.sqrt(log_n / visits)
+        if ant:
+            score = floats[cf + V_PHER] * keep
+            floats[cf + V_PHER] = score
+            ints[buf + k] = ch
+            k += 1
+        else:
+            visits = floats[cf + V_VISITS]
+            if stamp >= 0:
+                avail = floats[cf + V_AUX]
+                log_n = math.log(avail) if avail > 1.0 else 0.0
+            score = math.inf
+            if visits > 0.0:
+                score = floats[cf + V_VALUE] / visits + c * math.sqrt(log_n / visits)
         if score > best:
             best = score
             best_ch = ch
         ch = nxt
-    return best_ch if best_ch >= 0 else fallback
+    if ant and best > 0.0:
+        return ant_draw(ints, floats, buf, k, floats[F_FLOOR] * best, rng)
+    return (best_ch if best_ch >= 0 else fallback), rng
+
+
+@hot
+def ant_draw(ints, floats, buf: int, k: int, low: float, rng: int):
+    """(one of the ``k`` children listed at ``ints[buf:]``, drawn with probability proportional
+    to ``max(pher, low) ** power``, rng)."""
+    power = floats[F_POWER]
+    total = 0.0
+    for i in range(k):
+        total += max(floats[FHEADER + ints[buf + i] * NF + V_PHER], low) ** power
+    rng = rng_next(rng)
+    target = total * ((rng - 1) / 4294967295.0)
+    for i in range(k):
+        target -= max(floats[FHEADER + ints[buf + i] * NF + V_PHER], low) ** power
+        if target < 0.0:
+            return ints[buf + i], rng
+    return ints[buf + k - 1], rng
 
 
 @hot
@@ -399,7 +446,6 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     Returns the rng state."""
     open_loop = floats[F_OPEN] != 0.0
     solver = floats[F_SOLVER] != 0.0 and not open_loop
-    c = floats[F_C]
     gamma = floats[F_GAMMA]
     invwin = floats[F_INVWIN]
     nb = ints[I_NODES]
@@ -455,7 +501,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                 action, rng = pick_untried(ints, node, n, stamp, rng)
                 expand = True
             else:
-                child = select_uct(ints, floats, node, p, c, False, stamp + 1)
+                child, rng = select(ints, floats, node, p, False, stamp + 1, rng)
                 action = ints[nb + child * NI + N_ACTION]
         elif p == CHANCE:
             n = legal(g, s, ints, buf)
@@ -481,7 +527,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                     action, rng = pick_untried(ints, node, n, stamp, rng)
                     expand = True
             if not expand:
-                child = select_uct(ints, floats, node, p, c, solver, -1)
+                child, rng = select(ints, floats, node, p, solver, -1, rng)
                 action = ints[nb + child * NI + N_ACTION]
         aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
         if expand and p == CHANCE:
@@ -527,9 +573,11 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
     bounds bottom-up (once a node's stay put, its ancestors' do too) and clamp the reward into
     each node's bounds (a proven node gives its exact value, discounted by its proof length;
     with ``gamma < 1`` an open bound on the far side of 0 does not clamp, since discounting
-    pulls a return towards 0)."""
+    pulls a return towards 0). Ant colony: every edge below the root gains ``F_DEPOSIT`` times
+    its mover's reward mapped to [0, 1]."""
     path = ints[I_PATH]
     nb = ints[I_NODES]
+    deposit = floats[F_DEPOSIT] * 0.5 if floats[F_POLICY] == POLICY_ANT else 0.0
     r = reward
     changed = True
     for i in range(length - 1, -1, -1):
@@ -549,10 +597,10 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
                     hi = max(hi, 0.0)
                 r = min(max(r, lo), hi)
         floats[f + V_VISITS] += 1.0
-        if info & 1:
-            floats[f + V_VALUE] -= r
-        else:
-            floats[f + V_VALUE] += r
+        m = -r if info & 1 else r  # the mover's reward
+        floats[f + V_VALUE] += m
+        if deposit > 0.0 and i > 0:
+            floats[f + V_PHER] += deposit * (1.0 + m)
         if i > 0 and (info & 2) == 0:
             r *= gamma
 

@@ -16,6 +16,7 @@ ENGINE_AGENTS: dict[str, str] = {
     "random": "agents.engine.random_agent:RandomAgent",
     "quantik_strategy": "agents.engine.quantik_strategy:QuantikStrategyAgent",
     "mcts": "agents.engine.mcts:MCTSAgent",
+    "ant_colony": "agents.engine.mcts:AntColonyAgent",
     "alphabeta": "agents.engine.agents:AlphaBetaAgent",
     "minimax": "agents.engine.agents:MinimaxAgent",
     "solver": "agents.engine.agents:SolverAgent",
