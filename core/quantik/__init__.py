@@ -88,6 +88,18 @@ def symmetry_tables() -> tuple[int, ...]:
     return tuple(int(x) for x in nib.ravel()) + tuple(int(x) for x in ties.ravel())
 
 
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> tuple[Symmetry, ...]:
+    out = []
+    for swap in (False, True):
+        for pi, perm in enumerate(SHAPE_PERMS):
+            for bi, m in enumerate(BOARD_MAPS):
+                out.append(Symmetry(f"board{bi}+shapes{pi}{'+colours' if swap else ''}",
+                                    lambda s, m=m, perm=perm, swap=swap: image(s, m, perm, swap),
+                                    lambda a, m=m, perm=perm: 16 * perm[a >> 4] + m[a & 15]))
+    return tuple(out)
+
+
 def cell_name(cell: int) -> str:
     return COLS[cell & 3] + str(4 - (cell >> 2))
 
@@ -159,15 +171,9 @@ class Quantik(Game):
     # --- symmetries ---------------------------------------------------------------------------
     def symmetries(self):
         """All 6,144: 128 board maps x 24 shape relabellings x colour swap (which also swaps
-        the side to move, so values for the side to move are kept)."""
-        out = []
-        for swap in (False, True):
-            for pi, perm in enumerate(SHAPE_PERMS):
-                for bi, m in enumerate(BOARD_MAPS):
-                    out.append(Symmetry(f"board{bi}+shapes{pi}{'+colours' if swap else ''}",
-                                        lambda s, m=m, perm=perm, swap=swap: image(s, m, perm, swap),
-                                        lambda a, m=m, perm=perm: 16 * perm[a >> 4] + m[a & 15]))
-        return out
+        the side to move, so values for the side to move are kept). Built once per process
+        (a quarter of a second): searches ask for them after each move."""
+        return list(_symmetries())
 
     # --- pictures -----------------------------------------------------------------------------
     def piece_at(self, state: State, cell: int) -> tuple[int, int] | None:
