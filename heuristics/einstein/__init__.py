@@ -18,7 +18,10 @@ choices for that horizon, is exact for this model. The mover (holding its die, o
 roll) races first: ``P = sum_t (F_mover[t] - F_mover[t - 1]) * (1 - F_opponent[t - 1])``,
 returned as ``top * tanh(sharp * (2 P - 1))``. It knows what ``race`` only guesses: several
 cubes share the dice (two cubes near the goal beat one), fewer cubes move more often, and the
-whole distribution of arrival times, not only its mean.
+whole distribution of arrival times, not only its mean. ``odds`` comes first, so it is the
+engine agents' ``auto`` heuristic: expectimax with it scored 360/600 = 0.600 [95% 0.560, 0.638]
+against OpenSpiel's C++ MCTS at 0.05 s a move (dice seeds 0, 1, 2: 0.610, 0.560, 0.630), where
+``race`` scored 0.575 over 200 games (``bench.einstein_strength``, 2026-11-23).
 """
 from __future__ import annotations
 
