@@ -290,3 +290,10 @@ def test_tune_on_another_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
     assert "SPRT elo0=0,elo1=200" in printed or "confirmation skipped" in printed
     assert tune([*args[:3], "rules", *args[4:]]) == 2
     assert "does not play 'tictactoe'" in capsys.readouterr().err
+
+
+def test_a_slash_in_a_parameter_value_is_not_an_agent_file():
+    from util import players
+
+    assert not players._is_file("expectimax:params=1.5/0.9")
+    assert players._is_file("submissions/x.py") and players._is_file("./dir/agent")

@@ -78,7 +78,9 @@ def split_specs(text: str) -> list[str]:
 
 
 def _is_file(spec: str) -> bool:
-    return spec.endswith(".py") or os.sep in spec
+    """A path to an agent file: ends in ``.py``, or its name part (before any ``:``) holds a
+    path separator (so ``expectimax:params=1.5/0.9`` stays an agent spec)."""
+    return spec.endswith(".py") or os.sep in spec.partition(":")[0]
 
 
 def as_game(game: Game | Shape | None) -> Game:
