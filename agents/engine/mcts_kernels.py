@@ -274,7 +274,7 @@ def pick_untried(ints, node: int, n: int, stamp: int, rng: int):
 
 
 @hot
-def select(ints, floats, node: int, player: int, solver: bool, stamp: int, rng: int):
+def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int, ant: bool, rng: int):
     """(the child to descend to, rng), by the policy ``F_POLICY``, among the children that may
     still matter: closed loop (``stamp`` < 0) with ``solver``, a child proven to reach the best
     possible value for ``player`` is taken at once and children that cannot improve the node's
@@ -295,11 +295,12 @@ def select(ints, floats, node: int, player: int, solver: bool, stamp: int, rng: 
     lo = floats[f + V_LO]
     hi = floats[f + V_HI]
     mark = ints[I_MARK]
-    ant = floats[F_POLICY] == POLICY_ANT
-    keep = 1.0 - floats[F_EVAP]
-    buf = ints[I_BUF]
+    keep = 1.0
+    buf = 0
+    if ant:
+        keep = 1.0 - floats[F_EVAP]
+        buf = ints[I_BUF]
     k = 0
-    c = floats[F_C]
     log_n = 0.0
     if stamp < 0 and floats[f + V_VISITS] > 1.0:
         log_n = math.log(floats[f + V_VISITS])
@@ -446,6 +447,8 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     Returns the rng state."""
     open_loop = floats[F_OPEN] != 0.0
     solver = floats[F_SOLVER] != 0.0 and not open_loop
+    ant = floats[F_POLICY] == POLICY_ANT
+    c = floats[F_C]
     gamma = floats[F_GAMMA]
     invwin = floats[F_INVWIN]
     nb = ints[I_NODES]
@@ -501,7 +504,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                 action, rng = pick_untried(ints, node, n, stamp, rng)
                 expand = True
             else:
-                child, rng = select(ints, floats, node, p, False, stamp + 1, rng)
+                child, rng = select(ints, floats, node, p, c, False, stamp + 1, ant, rng)
                 action = ints[nb + child * NI + N_ACTION]
         elif p == CHANCE:
             n = legal(g, s, ints, buf)
@@ -527,7 +530,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                     action, rng = pick_untried(ints, node, n, stamp, rng)
                     expand = True
             if not expand:
-                child, rng = select(ints, floats, node, p, solver, -1, rng)
+                child, rng = select(ints, floats, node, p, c, solver, -1, ant, rng)
                 action = ints[nb + child * NI + N_ACTION]
         aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
         if expand and p == CHANCE:
@@ -597,10 +600,14 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
                     hi = max(hi, 0.0)
                 r = min(max(r, lo), hi)
         floats[f + V_VISITS] += 1.0
-        m = -r if info & 1 else r  # the mover's reward
-        floats[f + V_VALUE] += m
-        if deposit > 0.0 and i > 0:
-            floats[f + V_PHER] += deposit * (1.0 + m)
+        if info & 1:
+            floats[f + V_VALUE] -= r
+            if deposit > 0.0 and i > 0:
+                floats[f + V_PHER] += deposit * (1.0 - r)
+        else:
+            floats[f + V_VALUE] += r
+            if deposit > 0.0 and i > 0:
+                floats[f + V_PHER] += deposit * (1.0 + r)
         if i > 0 and (info & 2) == 0:
             r *= gamma
 
