@@ -191,7 +191,7 @@ async function drawTree() {
     $("tree-view").append(treeSvg(res.tree));
     const blob = new Blob([res.dot], {type: "text/vnd.graphviz"});
     $("tree-info").innerHTML = "";
-    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node (blue: the root's side); grey dashed = cut off. `,
+    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node, in outcome units (1 = a win; heuristic estimates are far smaller), blue: the root's side; grey dashed = cut off. `,
       el("a", {href: URL.createObjectURL(blob), download: "tree.dot"}, "Download DOT"));
   } catch (e) {
     $("tree-info").textContent = e.message;
