@@ -23,6 +23,7 @@ board symmetries whose image of ``o`` is least, as a 128-bit set (see :func:`can
 """
 from __future__ import annotations
 
+from core.bitboard import popcount as popcount16  # the one popcount (hot: compiled copies swap in)
 from util.jit import hot
 
 PLANE = 0xFFFF
@@ -30,15 +31,6 @@ TABLES = 2  # offset of the symmetry tables in g
 NUM_BOARD_SYMS = 128
 TIES = TABLES + NUM_BOARD_SYMS * 64  # offset of the least-occupancy symmetry sets in g
 TIE_BITS = 43  # symmetries per word of a set (3 words, each below 2**43)
-
-
-@hot
-def popcount16(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @hot

@@ -26,6 +26,7 @@ to 14 times a node).
 """
 from __future__ import annotations
 
+from core.bitboard import popcount
 from util.jit import hot
 
 G_N, G_MAXPLY, G_NACT, G_NLINES, G_FULL, G_SYMBASE, G_ROWBASE = 0, 1, 2, 3, 4, 5, 6
@@ -236,13 +237,6 @@ def key(g, s):
     return (bm, bo, 0)
 
 
-@hot
-def popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 ORDER_WIN = 1 << 14  # order's score of a move that wins at once (above any line score)

@@ -15,16 +15,8 @@ the mover's longest line (most own cubes in one line) minus the opponent's, an i
 from __future__ import annotations
 
 from core.quixo.kernels import G_LINES, G_NLINES
+from core.bitboard import popcount
 from util.jit import hot
-
-
-@hot
-def popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @hot
