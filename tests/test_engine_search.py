@@ -344,3 +344,31 @@ def test_the_solver_command_routes_other_games_to_the_generic_solver():
     cx = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "connectx", "--weak"], input="4453\n",
                         capture_output=True, text=True, timeout=120)
     assert cx.returncode == 0 and cx.stdout.split() == ["4453", "-1"], cx.stdout + cx.stderr
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "quantik", "connect4_count:rows=3,columns=4,inarow=3"])
+def test_the_cheap_optimal_action_has_the_best_value(spec):
+    """Solver.optimal (the position's value, then the first action reaching it) picks an action
+    whose exact value equals the best one's, on positions of random games."""
+    import random
+
+    from agents.engine.solver import Solver
+    from core.games import parse_game
+
+    game = parse_game(spec)
+    solver = Solver(game, jit=False, tt_bits=16)
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(6):
+        state = game.initial()
+        for _ply in range(rng.randint(3, 6)):
+            if state.is_terminal():
+                break
+            state = state.apply(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        action, value = solver.optimal(state)
+        values = solver.action_values(state)
+        assert value == max(values.values()) and values[action] == value
+        checked += 1
+    assert checked >= 3

@@ -144,6 +144,43 @@ class Solver:
             out[a] = (v if child.current_player() == me else -v) + 0.0
         return out
 
+    def optimal(self, state: Any, deadline: float | None = None) -> tuple[int, float] | None:
+        """``(action, value)``: an optimal action found cheaply, or None on time. The position's
+        value first, then its actions in the game's order (a game-ending one first) until one
+        reaches it: usually the first; in a lost position no action needs solving."""
+        self._check(state)
+        v = self.value(state, deadline)
+        if v is None:
+            return None
+        me = state.current_player()
+        fl = [self.scale, self.step, self.scale / 2]
+        actions = state.legal_actions()
+        buf = list(actions) + [0] * max(0, len(actions))
+        order_fn = getattr(self.game.kernel_module, "order", None)
+        if callable(order_fn):
+            try:
+                order_fn(self.game.g, state.words, buf, 0, len(actions), [0.0] * 8)
+                actions = [int(a) for a in buf[:len(actions)]]
+            except Exception:  # an order hook that needs its heuristic's parameters: keep the game's order
+                actions = state.legal_actions()
+        actions.sort(key=lambda a: not state.apply(a).is_terminal())
+        if self.step == 0 and v <= -self.game.win_value:
+            return actions[0], v  # the worst outcome whatever is played (values carry no distance)
+        for a in actions:
+            child = state.apply(a)
+            if child.is_terminal():
+                r0 = child.returns()[0]
+                cv = terminal_value(r0 if me == 0 else -r0, 1, fl, 0) + 0.0
+            else:
+                w = self._value(child, deadline, None)
+                if w is None:
+                    return None
+                w = from_table(w, 1, fl, 0)
+                cv = w if child.current_player() == me else -w
+            if cv >= v:
+                return a, v
+        return None
+
     def best(self, state: Any, deadline: float | None = None, node_limit: int | None = None) -> tuple[int, float, dict[int, float]] | None:
         """``(action, value, action values)``: an optimal action (the first in the game's action
         order among the best, a game-ending one first), or None on time."""
