@@ -249,16 +249,15 @@ def configuration(shape: Shape, time_per_move: float) -> dict[str, Any]:
             "episodeSteps": 1000, "runTimeout": 1200, "timeout": time_per_move, "agentTimeout": 60}
 
 
-class AgentPlayer:
-    """One of our agents; ``kaggle_agent`` adapts it to ``agent(obs, config)`` with the same
-    adapter a submission uses (:mod:`agents.kaggle`: Kaggle's clock, never raises)."""
+class EnginePlayer:
+    """An agent in process with the player interface: every call goes to the agent
+    (``choose(state or position, deadline)``, ``reset``, ``info``); nothing to release."""
 
-    def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
-        self.agent, self.shape, self.time_per_move = agent, shape, time_per_move
-        self._adapter: Callable[[Any, Any], int] | None = None
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
 
-    def choose(self, position: Position, deadline: float) -> int:
-        return self.agent.choose(position, deadline)
+    def choose(self, situation: Any, deadline: float) -> int:
+        return self.agent.choose(situation, deadline)
 
     def reset(self) -> None:
         getattr(self.agent, "reset", lambda: None)()
@@ -268,6 +267,16 @@ class AgentPlayer:
 
     def close(self) -> None:
         pass
+
+
+class AgentPlayer(EnginePlayer):
+    """One of our ConnectX agents; ``kaggle_agent`` adapts it to ``agent(obs, config)`` with the
+    same adapter a submission uses (:mod:`agents.kaggle`: Kaggle's clock, never raises)."""
+
+    def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
+        super().__init__(agent)
+        self.shape, self.time_per_move = shape, time_per_move
+        self._adapter: Callable[[Any, Any], int] | None = None
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
         if self._adapter is None:
@@ -283,25 +292,6 @@ class AgentPlayer:
         start = time.perf_counter()
         pos = Position.from_board(list(obs["board"]), self.shape, obs["mark"])
         return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
-
-
-class EnginePlayer:
-    """An engine agent (``choose(state, deadline)``) with the player interface."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def choose(self, state: State, deadline: float) -> int:
-        return self.agent.choose(state, deadline)
-
-    def reset(self) -> None:
-        getattr(self.agent, "reset", lambda: None)()
-
-    def info(self) -> dict:
-        return info_of(self.agent)
-
-    def close(self) -> None:
-        pass
 
 
 class PositionPlayer:

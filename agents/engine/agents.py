@@ -12,6 +12,7 @@ less than :data:`util.jit.COMPILE_IN_MOVE` seconds never waits for it beyond
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -55,6 +56,7 @@ class DepthFirstAgent:
     compile_share: float = 0.7  # while that thread compiles: share of a move's time spent waiting for it
 
     games: ClassVar[tuple[str, ...] | None] = None  # every game
+    KERNEL_MODULE: ClassVar[str] = "agents.engine.negamax"  # the search module this agent's moves compile
     PRUNE: ClassVar[bool] = True
     PVS: ClassVar[bool] = True
     PLY_CAP: ClassVar[int] = 64  # deepest iteration when max_depth is 0
@@ -106,7 +108,8 @@ class DepthFirstAgent:
         """Whether this move may run the compiled kernel (see the module docstring)."""
         if not (numba_available() and self.game.fits_int64()):
             return False
-        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic),
+        kernel = sys.modules[self.KERNEL_MODULE]
+        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic, kernel),
                                 self.background_compile, self.compile_share)
 
     def choose(self, state: State, deadline: float) -> int:

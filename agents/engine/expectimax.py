@@ -328,12 +328,6 @@ class Search:
         return [first]
 
 
-def is_compiled(game: Any, heuristic: Any = None) -> bool:
-    fn, _ = heuristic_function(game, heuristic)
-    ns = bind(game, sys.modules[__name__], fn, True)
-    return len(getattr(ns.node, "signatures", ())) > 0
-
-
 @dataclass
 class ExpectimaxAgent(DepthFirstAgent):
     """Expectimax with Star1 pruning at chance nodes, alpha-beta at decision nodes, a table and
@@ -343,6 +337,7 @@ class ExpectimaxAgent(DepthFirstAgent):
     star2: bool = False  # Star2: probe one action below each chance outcome first (same values; on EinStein more nodes)
 
     games: ClassVar[tuple[str, ...] | None] = None  # every game
+    KERNEL_MODULE: ClassVar[str] = "agents.engine.expectimax"
     PVS: ClassVar[bool] = False
 
     def _search(self, jit: bool) -> Search:
@@ -362,11 +357,6 @@ class ExpectimaxAgent(DepthFirstAgent):
         self._gate.ready = True
         return time.perf_counter() - t0
 
-    def _use_jit(self, deadline: float) -> bool:
-        if not (numba_available() and self.game.fits_int64()):
-            return False
-        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic),
-                                self.background_compile, self.compile_share)
 
 
 def _first_decision(game: Any, limit: int = 1000) -> Any:
@@ -381,4 +371,4 @@ def _first_decision(game: Any, limit: int = 1000) -> Any:
     return None
 
 
-__all__ = ["ExpectimaxAgent", "Search", "node", "is_compiled"]
+__all__ = ["ExpectimaxAgent", "Search", "node"]

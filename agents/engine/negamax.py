@@ -486,10 +486,11 @@ class Search:
         return pv
 
 
-def is_compiled(game: Any, heuristic: Any = None) -> bool:
-    """Whether the kernel bound to ``game`` and ``heuristic`` is compiled in this process."""
+def is_compiled(game: Any, heuristic: Any = None, module: Any = None) -> bool:
+    """Whether the kernel of search ``module`` (default: this one) bound to ``game`` and
+    ``heuristic`` is compiled in this process."""
     fn, _ = heuristic_function(game, heuristic)
-    ns = bind(game, sys.modules[__name__], fn, True)
+    ns = bind(game, module or sys.modules[__name__], fn, True)
     return len(getattr(ns.node, "signatures", ())) > 0
 
 
