@@ -484,7 +484,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.game.partition(":")[0].strip() != "connectx":
         raise UsageError(f"Kaggle submissions exist only for ConnectX, not {args.game!r}: build_submission.py builds "
-                         "connectx agents (other games: python -m util.tournament/util.play --game NAME)")
+                         "connectx agents (other games: python -m util.arena.tournament/util.arena.play --game NAME)")
     if args.games < 1 or args.workers < 1:
         raise UsageError("--games and --workers must be at least 1")
     return args

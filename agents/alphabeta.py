@@ -31,9 +31,9 @@ import numpy as np
 
 import agents.dfs_search as K
 from agents.dfs_search import WIN_BASE
-from core.position import Position
-from core.shape import Shape
-from heuristics import HEURISTIC_IDS, PARAM_NAMES, params_array
+from core.connectx.position import Position
+from core.connectx.shape import Shape
+from heuristics.connectx.params import HEURISTIC_IDS, PARAM_NAMES, params_array
 from util.jit import CompileGate, numba_enabled
 
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
@@ -59,7 +59,7 @@ class DepthFirstAgent:
     4-heuristic round robin; table and ordering depths by time to a fixed depth.
     """
 
-    heuristic: str = "liberties"  # leaf evaluation: one of heuristics.HEURISTIC_IDS ("none": 0 at the horizon)
+    heuristic: str = "liberties"  # leaf evaluation: one of heuristics.connectx.params.HEURISTIC_IDS ("none": 0 at the horizon)
     max_depth: int = 0  # fixed search depth in plies; 0 deepens until the deadline or the exact value
     tt_bits: int = 20  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
@@ -67,7 +67,7 @@ class DepthFirstAgent:
     background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays (unless the move has a minute)
     compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it (the compile holds the GIL, so a plain search beside it would halve both)
     time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
-    # Heuristic parameters; None keeps the heuristic's published default (heuristics.DEFAULTS).
+    # Heuristic parameters; None keeps the heuristic's published default (heuristics.connectx.params.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
     double_attack: float | None = None  # gameovers: bonus per threat cell beyond the first
     single_square: float | None = None  # gameovers: weight of an open line holding one stone

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from core.position import Position
+from core.connectx.position import Position
 
 
 @runtime_checkable

@@ -34,8 +34,8 @@ from typing import Iterator, Optional
 
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
-from core.position import Position
-from core.shape import STANDARD, Shape
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 MODES = ("weak", "strong", "given")

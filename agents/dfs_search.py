@@ -5,7 +5,7 @@ Value of a position for the side to move, at remaining depth ``depth`` (the mode
 ``tests/test_alphabeta.py``'s plain minimax oracle implements):
 - the side to move can win at once: ``win_score(ply)``;
 - the board is full: 0 (draw);
-- ``depth == 0``: the heuristic (:func:`heuristics.evaluate.evaluate`);
+- ``depth == 0``: the heuristic (:func:`heuristics.connectx.evaluate.evaluate`);
 - else the maximum over the legal moves of minus the child's value at ``depth - 1``.
 
 ``win_score`` is :data:`WIN_BASE` plus Pons' score: a win with fewer stones scores higher, a
@@ -36,7 +36,7 @@ numba passes each array as a struct and touches its reference count on every cal
   allocation per node), and the table at ``ints[ints[TT] + 2 * slot]``: the exact key and
   ``depth << 10 | flag << 8 | move + 1`` side by side (one cache line);
 - ``floats``: the heuristic's parameters at ``floats[0..]`` (so the array is also the
-  ``params`` of :func:`heuristics.evaluate.evaluate`) and table values at
+  ``params`` of :func:`heuristics.connectx.evaluate.evaluate`) and table values at
   ``floats[PARAMS + slot]``.
 The table has ``ints[SIZE]`` slots, indexed by ``key % size`` (the same on both paths) and
 always replaced.
@@ -45,9 +45,9 @@ from __future__ import annotations
 
 import sys
 
-from core.bitboard import move_bit
-from heuristics.evaluate import evaluate
-from heuristics.lines import popcnt, threat_cells
+from core.connectx.bitboard import move_bit
+from heuristics.connectx.evaluate import evaluate
+from heuristics.connectx.lines import popcnt, threat_cells
 from util.hotclock import COMPILED_CLOCK, clock_ns  # noqa: F401  (COMPILED_CLOCK: for the driver)
 from util.jit import compiled, hot, is_hot
 
@@ -144,7 +144,7 @@ def node(current: int, mask: int, ply: int, depth: int, alpha: float, beta: floa
     # The table is used at nodes with at least ints[TT_DEPTH] plies left: nodes next to the
     # leaves are many and cheap to search again, and a probe there is mostly a cache miss.
     use_tt = depth >= ints[TT_DEPTH]
-    key = current + mask + bottom  # core.bitboard.position_key
+    key = current + mask + bottom  # core.connectx.bitboard.position_key
     slot = key % ints[SIZE]
     at = ints[TT] + 2 * slot
     tt_mv = -1
@@ -239,7 +239,7 @@ def compiled_node(heuristic: str):
     the stand-in). Raises ImportError without numba.
     """
     if heuristic not in _SPECIALIZED:
-        import heuristics.evaluate as ev
+        import heuristics.connectx.evaluate as ev
 
         stand_in = getattr(compiled(ev), "evaluate_" + heuristic)
         _SPECIALIZED[heuristic] = compiled(sys.modules[__name__], {"evaluate": stand_in}).node

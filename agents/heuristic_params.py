@@ -1,10 +1,10 @@
 """ConnectX heuristic parameters as agent fields, so that ``mcts:heuristic=bitsquares,power=2``
 reaches the kernel's leaves the way ``alphabeta:heuristic=bitsquares,power=2`` does.
 
-The fields are made from :data:`heuristics.PARAM_NAMES` (each parameter is documented there),
+The fields are made from :data:`heuristics.connectx.params.PARAM_NAMES` (each parameter is documented there),
 one ``float | None`` field a name, None meaning the heuristic's default
-(:data:`heuristics.DEFAULTS`): one list of names from the spec (:mod:`agents.registry`) through
-:func:`heuristics.params_array` to the float array the hot kernels read. An agent that already
+(:data:`heuristics.connectx.params.DEFAULTS`): one list of names from the spec (:mod:`agents.registry`) through
+:func:`heuristics.connectx.params.params_array` to the float array the hot kernels read. An agent that already
 uses a name for something else (the ant colony's pheromone ``power``) maps the heuristic's
 parameter to another field with ``HEURISTIC_RENAMED``.
 """
@@ -16,7 +16,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
-from heuristics import PARAM_NAMES, params_array
+from heuristics.connectx.params import PARAM_NAMES, params_array
 
 HEURISTIC_FIELDS: tuple[str, ...] = tuple(sorted({n for names in PARAM_NAMES.values() for n in names}))
 
@@ -40,6 +40,6 @@ HeuristicParams = dataclasses.make_dataclass(
     [(name, Optional[float], dataclasses.field(default=None)) for name in HEURISTIC_FIELDS]
     + [("HEURISTIC_RENAMED", ClassVar[dict])],
     namespace={"HEURISTIC_RENAMED": types.MappingProxyType({}), "heuristic_array": heuristic_array,
-               "__doc__": "Mixin: one optional field per heuristic parameter (heuristics.PARAM_NAMES)."},
+               "__doc__": "Mixin: one optional field per heuristic parameter (heuristics.connectx.params.PARAM_NAMES)."},
 )
 HeuristicParams.__module__ = __name__

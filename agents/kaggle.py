@@ -49,9 +49,9 @@ import time
 import traceback
 from typing import Any, Callable
 
-from core.bitboard import move_bit, winning_cells
-from core.position import Position
-from core.shape import Shape
+from core.connectx.bitboard import move_bit, winning_cells
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 from util.clock import ClockPolicy, kaggle_times, read_field
 
 

@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 import agents.mcts_tree as mt
-import heuristics
+from heuristics.connectx import params as heuristic_params
 from agents.heuristic_params import HeuristicParams
-from core import bitboard as bb
-from core.position import Position
-from core.shape import Shape
+from core.connectx import bitboard as bb
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 from util.jit import CompileGate, compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
@@ -68,11 +68,11 @@ def seed_state(seed: int) -> int:
 @dataclass
 class TreeSearch(HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`),
-    with the leaf heuristic's parameters by the names of :data:`heuristics.PARAM_NAMES` (None:
+    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES` (None:
     its default), as on ``alphabeta`` (:class:`agents.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
-    heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.HEURISTIC_IDS)
+    heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristic_params.HEURISTIC_IDS)
     width: float = 6.5  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
     capacity: int = 2_000_000  # tree nodes (about 45 bytes each); when full, leaves are not stored
@@ -100,8 +100,8 @@ class TreeSearch(HeuristicParams):
             raise ValueError(f"compile_share must be in [0, 1), got {self.compile_share}")
         if self.leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
-        if self.heuristic not in heuristics.HEURISTIC_IDS:
-            raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(heuristics.HEURISTIC_IDS)}")
+        if self.heuristic not in heuristic_params.HEURISTIC_IDS:
+            raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(heuristic_params.HEURISTIC_IDS)}")
         if not 0.0 <= self.mix <= 1.0:
             raise ValueError(f"mix must be in [0, 1], got {self.mix}")
         if not self.width > 0:
@@ -118,7 +118,7 @@ class TreeSearch(HeuristicParams):
         heuristic dispatcher; the plain module on big boards or without numba."""
         if not numba_enabled(bits):
             return mt
-        import heuristics.evaluate as ev
+        import heuristics.connectx.evaluate as ev
 
         stand_in = getattr(compiled(ev), "evaluate_" + ("none" if self.leaf == "rollout" else self.heuristic))
         return compiled(mt, {"evaluate": stand_in})
@@ -142,7 +142,7 @@ class TreeSearch(HeuristicParams):
         p = np.zeros(mt.N_PARAMS, dtype=np.float64)
         p[mt.P_LEAF] = _LEAF_IDS[self.leaf]
         p[mt.P_MIX] = self.mix
-        p[mt.P_KIND] = heuristics.HEURISTIC_IDS[self.heuristic]
+        p[mt.P_KIND] = heuristic_params.HEURISTIC_IDS[self.heuristic]
         p[mt.P_WIDTH] = self.width
         self._policy_params(p)
         return p
@@ -323,7 +323,7 @@ class TreeSearch(HeuristicParams):
 class MCTSAgent(TreeSearch):
     """UCT: each step takes the child with the best ``mean + c * sqrt(ln N / n)``.
 
-    Leaf defaults from tuning (``python -m util.tune``, 2026-11-22, README): mixed leaves
+    Leaf defaults from tuning (``python -m util.arena.tune``, 2026-11-22, README): mixed leaves
     (mix 0.43, width 7.75) scored 0.620 over 280 games against rollout leaves at 5,000
     simulations a move, and 0.536 over 70 games at 0.25 s a move (mixed simulations cost more).
     Tuning ``width`` or ``c`` alone found nothing better than their defaults."""

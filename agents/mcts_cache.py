@@ -9,7 +9,7 @@ within a second (exit 130 or 143) and leaves the output file as it was.
 
 The file holds packed plain arrays, sorted by position key with transpositions merged (a
 position reached by two move orders sums its statistics): ``keys`` (int64, exact
-:func:`core.bitboard.position_key`), ``visits`` (int64), ``values`` (float32, summed rewards for
+:func:`core.connectx.bitboard.position_key`), ``visits`` (int64), ``values`` (float32, summed rewards for
 the player who moved into the position), ``lo`` and ``hi`` (int8 proven bounds on the value for
 the side to move, see :mod:`agents.mcts_tree`), ``shape`` and a JSON ``meta`` string. An agent grafts the entries below its root at the start of a game (see
 :func:`agents.mcts_tree.load_subtree`); a submission receives the same dict through
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 import agents.mcts_tree as mt
-from core.position import Position
-from core.shape import STANDARD, Shape
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
 from util.atomic import write_bytes
 from util.jit import kernels
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals

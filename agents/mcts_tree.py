@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import math
 
-from core.bitboard import can_play, has_won, move_bit, position_key
-from heuristics.evaluate import evaluate
+from core.connectx.bitboard import can_play, has_won, move_bit, position_key
+from heuristics.connectx.evaluate import evaluate
 from util.jit import hot
 UNEXPANDED = -1
 ILLEGAL = -2
@@ -41,7 +41,7 @@ ILLEGAL = -2
 # Indexes into the float64 ``params`` array of :func:`run`.
 P_C = 0  # UCT exploration constant c
 P_LEAF = 1  # 0: random rollout, 1: heuristic, 2: both mixed
-P_KIND = 2  # heuristic id (heuristics.HEURISTIC_IDS)
+P_KIND = 2  # heuristic id (heuristics.connectx.params.HEURISTIC_IDS)
 P_WIDTH = 3  # sigmoid width: reward = 2 / (1 + exp(-score / width)) - 1
 P_POLICY = 4  # 0: UCT, 1: ant colony
 P_POWER = 5  # ant: selection weight pheromone ** power

@@ -41,8 +41,8 @@ from typing import Any, Optional
 
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
-from core.position import Position
-from core.shape import Shape
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 
 try:  # the fallback search; optional so that the solver agent works without it
     from agents.alphabeta import NegamaxAgent

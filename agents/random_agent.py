@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from core.position import Position
+from core.connectx.position import Position
 
 
 @dataclass

@@ -27,9 +27,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.bitboard import possible_moves, winning_cells
-from core.position import Position
-from core.shape import Shape
+from core.connectx.bitboard import possible_moves, winning_cells
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 from util.jit import hot, kernels
 
 

@@ -16,8 +16,8 @@ from typing import Callable, Optional, TextIO
 import numpy as np
 
 from agents import solver_kernels as sk
-from core.position import Position
-from core.shape import STANDARD, Shape
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
 from util.hotclock import COMPILED_CLOCK
 from util.jit import kernels, numba_enabled
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,

@@ -13,8 +13,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from core.position import Position
-from core.shape import Shape
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 

@@ -19,7 +19,7 @@ time even when the machine slows down after the node limit was planned.
 """
 from __future__ import annotations
 
-from core.bitboard import popcount, winning_cells
+from core.connectx.bitboard import popcount, winning_cells
 from util.hotclock import clock_ns
 from util.jit import hot
 

@@ -1,7 +1,7 @@
 """Core speed: plays and win tests per second in random games, numba against pure Python.
 
 Three paths play random games on one shape, each ply being one play and one win test:
-- ``numba``: :func:`random_games` (a hot loop over core.bitboard's kernels) compiled with
+- ``numba``: :func:`random_games` (a hot loop over core.connectx.bitboard's kernels) compiled with
   :func:`util.jit.compiled`;
 - ``python``: the very same source, run as plain Python;
 - ``Position``: the object API (``legal_columns``, ``is_winning_move``, ``play``) that tools
@@ -17,9 +17,9 @@ import sys
 import time
 from typing import Callable
 
-from core.bitboard import can_play, has_won, move_bit
-from core.position import Position
-from core.shape import Shape
+from core.connectx.bitboard import can_play, has_won, move_bit
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 from util.jit import hot, kernels, numba_enabled
 from util.cli import OneLineParser, positive_int, shape_type
 

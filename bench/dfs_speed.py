@@ -22,10 +22,11 @@ import sys
 import time
 from pathlib import Path
 
-from core.position import Position
-from core.shape import STANDARD
-from heuristics import HEURISTIC_IDS
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD
+from heuristics.connectx.params import HEURISTIC_IDS
 from util.jit import numba_enabled
+from bench.figures import emit
 from util.cli import OneLineParser
 
 from util.pons import PONS  # noqa: E402
@@ -128,6 +129,12 @@ def main(argv: list[str] | None = None) -> None:
               f"per CPU second {speed(py, 3):,.0f}; depth median {statistics.median(r[1] for r in py):g}")
     if "numba" in results and "python" in results:
         print(f"ratio numba / python: {results['numba'] / results['python']:.1f}x")
+    figures = {"python_nodes_per_s": results.get("python", float("nan"))}
+    if "numba" in results:
+        figures.update(numba_nodes_per_s=results["numba"], numba_nodes_per_cpu_s=speed(mid, 3),
+                       empty_nodes_per_s=empty[0], depth_midgame_median=statistics.median(depths),
+                       depth_empty=empty[1])
+    emit(figures)
 
 
 if __name__ == "__main__":

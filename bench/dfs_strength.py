@@ -1,12 +1,12 @@
 """Strength of the depth-first agents: against Kaggle's built-ins and between our configurations.
 
-Two parts, both through the direct game loop (:func:`util.game.play_game`, which forfeits an
+Two parts, both through the direct game loop (:func:`util.arena.game.play_game`, which forfeits an
 agent that errs, plays an illegal column or overruns the hard time limit):
 - ``--agent`` against each of ``--opponents`` (default ``kaggle:negamax,kaggle:random``):
   ``--games`` games each, seats alternating (even games: our agent moves first), game ``i``
   seeded with ``--seed + i`` (Kaggle's agents draw their random tie-breaks from it);
 - ``--versus``: a round robin between our agent specs (e.g. one per heuristic), each pair
-  playing every opening of :mod:`util.openings` twice with seats swapped (deterministic agents
+  playing every opening of :mod:`util.arena.openings` twice with seats swapped (deterministic agents
   would otherwise replay one game).
 
 The baseline in the same run is Kaggle's ``negamax`` against ``random`` (``--baseline-games``),
@@ -25,10 +25,10 @@ import time
 from dataclasses import dataclass, field
 
 from agents.registry import SpecError
-from core.shape import STANDARD
-from util.game import play_game
-from util.openings import suite
-from util.players import build, resolve, split_specs
+from core.connectx.shape import STANDARD
+from util.arena.game import play_game
+from util.arena.openings import suite
+from util.arena.players import build, resolve, split_specs
 from util.cli import OneLineParser
 
 

@@ -1,4 +1,4 @@
-"""Games per second of the direct loop (util.game) against kaggle-environments, same agents.
+"""Games per second of the direct loop (util.arena.game) against kaggle-environments, same agents.
 
 Both loops play our seeded RandomAgent against itself (kaggle-environments through the same
 adapter tournaments use), so the ratio measures the loops, not the agents; kaggle's own
@@ -16,9 +16,9 @@ import time
 from typing import Callable
 
 from agents.random_agent import RandomAgent
-from core.shape import STANDARD
-from util.game import play_game
-from util.players import AgentPlayer
+from core.connectx.shape import STANDARD
+from util.arena.game import play_game
+from util.arena.players import AgentPlayer
 from util.cli import OneLineParser
 
 

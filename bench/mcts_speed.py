@@ -23,8 +23,9 @@ import numpy as np
 
 import agents.mcts_tree as mt
 from agents.mcts import MCTSAgent, Tree, seed_state
+from bench.figures import emit
 from util.cli import OneLineParser
-from core.position import Position
+from core.connectx.position import Position
 from util.jit import kernels
 
 from util.pons import PONS  # noqa: E402
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"numba compile (both leaves): {time.perf_counter() - t:.1f} s")
     print(f"{'position':10} {'ours pure/s':>12} {'openspiel/s':>12} {'ratio':>6} {'ours heur/s':>12} {'ratio':>6}")
     ratios = []
+    figures = {}
     for label, moves in positions(args.positions, args.seed):
         ours, theirs, heuristic = [], [], []
         for _ in range(args.repeats):  # interleaved, so load changes hit both alike
@@ -94,12 +96,14 @@ def main(argv: list[str] | None = None) -> int:
                 theirs.append(openspiel_rate(pyspiel, moves, args.sims, args.c))
             heuristic.append(ours_rate(heur, moves, args.sims))
         o, h = statistics.median(ours), statistics.median(heuristic)
+        figures[f"{label}_rollout_sims_per_s"], figures[f"{label}_heuristic_sims_per_s"] = o, h
         if theirs:
             th = statistics.median(theirs)
             ratios.append(o / th)
             print(f"{label:10} {o:12,.0f} {th:12,.0f} {o / th:6.2f} {h:12,.0f} {h / th:6.2f}")
         else:
             print(f"{label:10} {o:12,.0f} {'-':>12} {'-':>6} {h:12,.0f} {'-':>6}")
+    emit(figures)
     if ratios:
         print(f"pure MCTS / OpenSpiel, median over positions: {statistics.median(ratios):.2f}x"
               f" (target >= 1: {'met' if min(ratios) >= 1 else 'NOT met on every position'})")

@@ -1,5 +1,5 @@
 """Strength of an MCTS-family agent against OpenSpiel's C++ MCTS (same time per move), kaggle's
-negamax, and our depth-first agents, in the direct game loop (util.game).
+negamax, and our depth-first agents, in the direct game loop (util.arena.game).
 
 Games come in pairs from one random opening (2 plies by default, seeded), the agent playing
 each colour once, so an opening that favours one side favours both players equally; seeded
@@ -19,13 +19,13 @@ from typing import Any
 
 from util.cli import OneLineParser
 from agents.registry import SpecError, make_from_spec, names
-from core.position import Position
-from core.shape import Shape
-from util import players
-from util.game import play_game
+from core.connectx.position import Position
+from core.connectx.shape import Shape
+from util.arena import players
+from util.arena.game import play_game
 
 
-# Short names of the independent opponents, as tournament specs (util.players).
+# Short names of the independent opponents, as tournament specs (util.arena.players).
 OPPONENT_SPECS = {"openspiel": "openspiel_mcts:timed=1", "negamax": "kaggle:negamax"}
 
 

@@ -37,11 +37,11 @@ from typing import Any, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.solver import Solver  # noqa: E402
-from core.position import Position  # noqa: E402
-from core.shape import STANDARD  # noqa: E402
+from core.connectx.position import Position  # noqa: E402
+from core.connectx.shape import STANDARD  # noqa: E402
 from util.atomic import write_text  # noqa: E402
 from util.cli import OneLineParser  # noqa: E402
-from util.players import StatelessPlayer  # noqa: E402
+from util.arena.players import StatelessPlayer  # noqa: E402
 
 
 class SolverCache:
@@ -142,7 +142,7 @@ def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int) -> d
 
 
 def _player(spec: str, time_per_move: float, seed: int) -> Any:
-    from util.players import build, resolve
+    from util.arena.players import build, resolve
 
     return build(resolve(spec), STANDARD, time_per_move, seed=seed)
 
@@ -150,8 +150,8 @@ def _player(spec: str, time_per_move: float, seed: int) -> Any:
 def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, cache: SolverCache,
              strong_from: int) -> dict:
     """One kaggle-environments game of the file at ``path`` in ``seat`` against ``spec``."""
-    from util.game import play_game
-    from util.kaggle_play import play_kaggle
+    from util.arena.game import play_game
+    from util.arena.kaggle_play import play_kaggle
 
     learned: Optional[list[int]] = None
     if spec == "perfect":  # learn the opponent's choices outside the clock

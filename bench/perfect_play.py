@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.perfect import PerfectAgent  # noqa: E402
 from agents.solver import Solver  # noqa: E402
-from core.position import Position  # noqa: E402
-from core.shape import STANDARD  # noqa: E402
+from core.connectx.position import Position  # noqa: E402
+from core.connectx.shape import STANDARD  # noqa: E402
 from util.cli import OneLineParser
 
 
@@ -69,7 +69,7 @@ class _Recorder:
 def _opponent(spec: str, time_per_move: float, seed: int):
     if spec == "self":
         return PerfectAgent()
-    from util.players import build, resolve
+    from util.arena.players import build, resolve
 
     return build(resolve(spec), STANDARD, time_per_move, seed=seed)
 
@@ -77,7 +77,7 @@ def _opponent(spec: str, time_per_move: float, seed: int):
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m bench.perfect_play", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=1, help="games per opponent and seat (default 1)")
-    parser.add_argument("--opponents", default="kaggle:negamax,self", help="comma-separated: 'self' or util.players specs (default kaggle:negamax,self)")
+    parser.add_argument("--opponents", default="kaggle:negamax,self", help="comma-separated: 'self' or util.arena.players specs (default kaggle:negamax,self)")
     parser.add_argument("--time", type=float, default=1.75, help="seconds per move (default 1.75)")
     parser.add_argument("--seats", default="1,2", help="our marks to play: 1, 2 or 1,2 (default 1,2)")
     parser.add_argument("--judge-from-ply", type=int, default=14, help="judge our moves from this ply on (default 14)")
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print("perfect_play: error: --seats takes 1 and/or 2, --games >= 1, --time > 0", file=sys.stderr)
         return 2
-    from util.game import play_game
+    from util.arena.game import play_game
 
     judge = Solver(tt_size=1 << 23)
     me = _Recorder(PerfectAgent(), judge, args.judge_from_ply, args.judge_nodes, args.time)

@@ -33,7 +33,7 @@ _SOLVER = None  # one solver per worker process (its table is reused across posi
 def _solve(moves: str, tt_size: int) -> tuple[str, int, int, float]:
     global _SOLVER
     from agents.solver import Solver
-    from core.position import Position
+    from core.connectx.position import Position
 
     if _SOLVER is None:
         _SOLVER = Solver(tt_size=tt_size)

@@ -23,7 +23,7 @@ from tqdm import tqdm  # noqa: E402
 from agents.engine.solver import Solver  # noqa: E402
 from core.games import make_game  # noqa: E402
 from util.cli import OneLineParser  # noqa: E402
-from util.store import Store  # noqa: E402
+from util.arena.store import Store  # noqa: E402
 
 
 def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> list[str]:
@@ -45,17 +45,17 @@ def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> li
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(prog="python -m bench.quantik_perfect_check", description=__doc__.split("\n\n")[0])
-    p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store (default util.tournament's)")
-    p.add_argument("--tag", required=True, help="the run to audit (util.tournament --tag)")
+    p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store (default util.arena.tournament's)")
+    p.add_argument("--tag", required=True, help="the run to audit (util.arena.tournament --tag)")
     p.add_argument("--agent", default="perfect", help="name (spec prefix) of the audited agent (default perfect)")
     args = p.parse_args(argv)
     if not Path(args.db).exists():
-        p.error(f"--db {args.db}: no such store; give the file util.tournament wrote")
+        p.error(f"--db {args.db}: no such store; give the file util.arena.tournament wrote")
     game = make_game("quantik")
     with Store(args.db, create=False) as store:
         run = store.run_id(args.tag)
         if run is None:
-            p.error(f"--tag {args.tag}: no such run in {args.db}; see python -m util.tournament --report")
+            p.error(f"--tag {args.tag}: no such run in {args.db}; see python -m util.arena.tournament --report")
         names = {pid: spec for pid, (spec, _) in store.players().items()}
         games = list(store.games(runs=[run]))
     solver = Solver(game, tt_bits=22)

@@ -11,9 +11,9 @@ import time
 
 from agents.random_agent import RandomAgent
 from agents.rules import RulesAgent
-from core.position import Position
-from core.shape import Shape
-from util.game import play_game
+from core.connectx.position import Position
+from core.connectx.shape import Shape
+from util.arena.game import play_game
 from util.cli import OneLineParser, positive_int, shape_type
 
 TARGET = 0.95

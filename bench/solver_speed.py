@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.solver import Solver  # noqa: E402
-from core.position import Position  # noqa: E402
+from core.connectx.position import Position  # noqa: E402
+from bench.figures import emit
 from util.cli import OneLineParser
 
 from util.pons import PONS  # noqa: E402
@@ -90,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"solver: {mode}, table {fast.table.shape[0]:,} slots, {'weak' if args.weak else 'strong'}; first call (compile) {time.perf_counter() - t0:.1f} s")
     print(f"{'set':6} {'n':>5} {'wrong':>5} {'mean':>10} {'median':>10} {'nodes':>11} {'pos/s':>11} {'cpu pos/s':>11} | {'pub mean':>9} {'pub nodes':>10} {'time x':>7}")
     failed = 0
+    figures = {}
     for name in sets:
         r = run_set(fast, load(name, args.limit), args.weak)
+        figures[f"{name}_pos_per_s"] = 1.0 / r["mean_s"]
+        figures[f"{name}_nodes_per_s"] = r["nps"]
         failed += r["wrong"]
         pub_t, pub_n = PUBLISHED[name]
         print(
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             p, f = run_set(plain, cases, args.weak), run_set(fast_small, cases, args.weak)
             failed += p["wrong"] + f["wrong"]
             print(f"{name:6} plain {p['nps'] / 1e3:8.1f} K pos/s   numba {f['nps'] / 1e6:6.2f} M pos/s   numba/plain x{f['nps'] / max(p['nps'], 1e-9):6.0f}")
+    emit(figures)
     if failed:
         print(f"solver_speed: {failed} wrong answers", file=sys.stderr)
         return 1

@@ -1,5 +1,2 @@
-"""The game: shapes, positions and bitboard kernels."""
-from core.position import Position
-from core.shape import STANDARD, Shape
-
-__all__ = ["Position", "Shape", "STANDARD"]
+"""Games: the engine's contract (:mod:`core.game`), the registry (:mod:`core.games`), and one
+package per game (``core/<game>/``: rule kernels and its :class:`core.game.Game`)."""

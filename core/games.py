@@ -11,7 +11,7 @@ from typing import Any
 from core.game import Game
 
 GAME_CLASSES: dict[str, str] = {
-    "connectx": "core.connectx:ConnectX",
+    "connectx": "core.connectx.game:ConnectX",
     "tictactoe": "core.tictactoe:TicTacToe",
     "quantik": "core.quantik:Quantik",
     "quixo": "core.quixo:Quixo",

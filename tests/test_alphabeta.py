@@ -9,11 +9,11 @@ import time
 import pytest
 
 import agents.dfs_search as kernel
-import heuristics.evaluate as ev
+import heuristics.connectx.evaluate as ev
 from agents import registry
 from agents.alphabeta import AlphaBetaAgent, NegamaxAgent, pons_score
-from core import Position, Shape
-from heuristics import HEURISTIC_IDS, params_array
+from core.connectx import Position, Shape
+from heuristics.connectx.params import HEURISTIC_IDS, params_array
 from util.jit import kernels, numba_available
 
 from tests.pons import PONS

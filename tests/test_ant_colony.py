@@ -13,9 +13,9 @@ from agents.ant_colony import AntColonyAgent
 from agents.mcts import Tree, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
-from core import Position
+from core.connectx import Position
 from tests.test_mcts import PATHS, K, kernel_ns, keeps_a_win, pons, prove, sample_by_distance
-from util.game import play_game
+from util.arena.game import play_game
 from util.jit import compiled, numba_available
 
 

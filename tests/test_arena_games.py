@@ -14,11 +14,11 @@ import pytest
 
 from core.game import play_line
 from core.games import parse_game
-from core.shape import STANDARD, Shape
+from core.connectx.shape import STANDARD, Shape
 from tests.games_dicenim import DiceNim
-from util import match, openings, players
-from util.store import SCHEMA_VERSION, Store
-from util.tournament import main, standings
+from util.arena import match, openings, players
+from util.arena.store import SCHEMA_VERSION, Store
+from util.arena.tournament import main, standings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,7 +83,7 @@ def test_connect4_count_keeps_the_score_difference(tmp_path: Path, capsys: pytes
 
 
 def test_agent_that_does_not_play_the_game_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    proc = subprocess.run([sys.executable, "-m", "util.tournament", "--game", "tictactoe", "--agents", "rules,random",
+    proc = subprocess.run([sys.executable, "-m", "util.arena.tournament", "--game", "tictactoe", "--agents", "rules,random",
                            "--db", str(tmp_path / "t.sqlite"), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -243,7 +243,7 @@ def test_engine_agent_on_connectx(tmp_path: Path) -> None:
 def test_play_tictactoe_from_stdin(tmp_path: Path) -> None:
     # random:seed=0 replies deterministically; the person types illegal text, an occupied cell, undoes, then wins or draws.
     typed = "zz\nb2\nb2\nu\nb2\n" + "a1\nc3\na3\nc1\nb1\nc2\na2\nb3\n" + "q\n"
-    proc = subprocess.run([sys.executable, "-m", "util.play", "--game", "tictactoe", "--agent", "random", "--time", "0.2",
+    proc = subprocess.run([sys.executable, "-m", "util.arena.play", "--game", "tictactoe", "--agent", "random", "--time", "0.2",
                            "--db", str(tmp_path / "p.sqlite")], cwd=ROOT, input=typed, capture_output=True, text=True,
                           timeout=120, env={**__import__("os").environ, "CONNECTX_NUMBA": "0"})
     assert proc.returncode == 0, proc.stderr
@@ -261,8 +261,8 @@ def test_play_tictactoe_from_stdin(tmp_path: Path) -> None:
 
 
 def test_play_help_and_tournament_help_point_to_games() -> None:
-    from util.play import build_parser as play_parser
-    from util.tournament import build_parser as tournament_parser
+    from util.arena.play import build_parser as play_parser
+    from util.arena.tournament import build_parser as tournament_parser
 
     for parser in (play_parser(), tournament_parser()):
         text = " ".join(parser.format_help().split())
@@ -278,7 +278,7 @@ def test_build_submission_refuses_other_games() -> None:
 
 def test_tune_on_another_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("optuna")
-    from util.tune import main as tune
+    from util.arena.tune import main as tune
 
     out = tmp_path / "best.json"
     args = ["--game", "tictactoe", "--agent", "alphabeta", "--space", "max_depth=int:1:3", "--opponents", "random",
@@ -293,7 +293,7 @@ def test_tune_on_another_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
 
 
 def test_a_slash_in_a_parameter_value_is_not_an_agent_file():
-    from util import players
+    from util.arena import players
 
     assert not players._is_file("expectimax:params=1.5/0.9")
     assert players._is_file("submissions/x.py") and players._is_file("./dir/agent")

@@ -12,7 +12,7 @@ import pytest
 from agents import book as builder
 from agents.solver import Solver
 from agents.solver_book import Book, BookError, default_path
-from core import Position, Shape
+from core.connectx import Position, Shape
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Shape(4, 5, 3)

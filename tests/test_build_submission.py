@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import core.bitboard as bb
-from core.position import Position
+import core.connectx.bitboard as bb
+from core.connectx.position import Position
 from util.jit import kernels
 
 
@@ -157,7 +157,7 @@ def test_import_graph_follows_project_imports_transitively_and_nothing_else(tmp_
 
 def test_import_graph_of_the_real_loader_modules():
     modules, missing = import_graph(ROOT, ["agents.kaggle", "util.codec"], PROJECT_PACKAGES)
-    assert {"agents.kaggle", "util.clock", "util.codec", "core", "core.position", "core.bitboard", "util.jit"} <= set(modules)
+    assert {"agents.kaggle", "util.clock", "util.codec", "core", "core.connectx.position", "core.connectx.bitboard", "util.jit"} <= set(modules)
     assert missing == [] and not any(name.startswith(("tests", "heuristics")) for name in modules)
 
 
@@ -168,9 +168,9 @@ def test_import_graph_reports_a_missing_root(tmp_path):
 
 def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers():
     src = textwrap.dedent('''\
-        import os, core.bitboard
+        import os, core.connectx.bitboard
         import util.jit as j
-        from core.position import (
+        from core.connectx.position import (
             Position,
         )
         from . import sibling
@@ -179,9 +179,9 @@ def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers
     ''')
     out = rewrite_imports(src, "_P", PROJECT_PACKAGES)
     assert out.count("\n") == src.count("\n")
-    assert "import os, _P.core.bitboard; core = _P.core" in out
+    assert "import os, _P.core.connectx.bitboard; core = _P.core" in out
     assert "import _P.util.jit as j" in out
-    assert "from _P.core.position import (" in out
+    assert "from _P.core.connectx.position import (" in out
     assert "from . import sibling" in out
     assert "if True: import _P.agents; agents = _P.agents; x = 1" in out
     assert "import numpy as np" in out
@@ -198,7 +198,7 @@ def test_a_marked_command_line_import_is_not_reported_and_the_default_file_stays
     mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')  # not in submissions\n")
     assert dynamic_imports(mod) == []
     modules, _missing = import_graph(ROOT, ["agents.perfect", "agents.kaggle"], PROJECT_PACKAGES)
-    assert not [m for m in modules if m.startswith(("agents.engine", "core.games", "core.game", "util.web"))]
+    assert not [m for m in modules if m.startswith(("agents.engine", "core.games", "core.game", "util.arena.web"))]
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -352,7 +352,7 @@ def test_built_file_ends_with_agent_and_embeds_modules_and_data(tiny):
     text = tiny["path"].read_text()
     assert text.rstrip().splitlines()[-1].strip().startswith("return _ADAPTER(")
     assert "def agent(observation, configuration):" in text.split("_ADAPTER = _make_adapter()")[1]
-    assert "'tinyagents.agent': (False," in text and "'core.bitboard': (False," in text
+    assert "'tinyagents.agent': (False," in text and "'core.connectx.bitboard': (False," in text
     assert "_DATA = 'cxdata1:" in text
     assert "from _connectx_" in text and "\nfrom core." not in text
 

@@ -13,8 +13,8 @@ import pytest
 
 from agents import mcts_cache, registry
 from agents.solver import run as solver_run
-from core import Position, Shape
-from util import players
+from core.connectx import Position, Shape
+from util.arena import players
 from util.cli import parse_moves
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def test_cache_show_prints_columns_1_based(capsys):
 
 
 # --- specs in help texts -----------------------------------------------------------------------
-HELP_FILES = ("util/players.py", "util/play.py", "agents/registry.py", "build_submission.py")
+HELP_FILES = ("util/arena/players.py", "util/arena/play.py", "agents/registry.py", "build_submission.py")
 SPEC = re.compile(r"\b((?:%s):[A-Za-z_]+=[^\s,`'\")]+(?:,[A-Za-z_]+=[^\s,`'\")]+)*)" % "|".join(registry.AGENT_CLASSES))
 
 
@@ -95,11 +95,11 @@ def test_agent_file_with_a_function_loads(tmp_path):
     assert players.load_agent_file(str(path))(None, None) == 3
 
 
-@pytest.mark.parametrize("module", ["util.play", "util.tournament"])
+@pytest.mark.parametrize("module", ["util.arena.play", "util.arena.tournament"])
 def test_clis_refuse_an_agent_file_without_agent_in_one_line(tmp_path, module):
     path = tmp_path / "empty_bot.py"
     path.write_text("x = 1\n")
-    args = ["--agent", str(path)] if module == "util.play" else ["--agents", f"{path},random", "--games", "2"]
+    args = ["--agent", str(path)] if module == "util.arena.play" else ["--agents", f"{path},random", "--games", "2"]
     res = subprocess.run([sys.executable, "-m", module, *args, "--db", str(tmp_path / "t.sqlite")], cwd=ROOT,
                          input="q\n", capture_output=True, text=True, timeout=120)
     lines = res.stderr.strip().split("\n")

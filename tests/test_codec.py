@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import Position, Shape
+from core.connectx import Position, Shape
 from util import codec
 from util.codec import CodecError
 
@@ -82,7 +82,7 @@ class Colour(enum.IntEnum):
 @pytest.mark.parametrize(
     "bad, where",
     [
-        (Position.empty(), "data is a core.position.Position"),
+        (Position.empty(), "data is a core.connectx.position.Position"),
         ({"shape": Shape(6, 7, 4)}, "data['shape']"),
         ([1, [2, Opaque()]], "data[1][1]"),
         (Point(1, 2), "Point"),

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kaggle_environments.envs.connectx import connectx as kx
 
-import core.bitboard as bb
-import core.perft as perft_mod
-from core import Position, Shape
+import core.connectx.bitboard as bb
+import core.connectx.perft as perft_mod
+from core.connectx import Position, Shape
 from tests.reference import RefBoard, ref_perft
 from util.jit import compiled, numba_available
 

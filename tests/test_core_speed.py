@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import bench.core_speed as cs
-from core import Shape
+from core.connectx import Shape
 from util.jit import compiled, numba_available
 
 

@@ -13,7 +13,7 @@ from agents.engine.random_agent import RandomAgent
 from core.game import bind, play_line
 from core.games import make_game, parse_game
 from tests.test_engine_mcts import FAR, TTT_BLOCK, TTT_WIN, needs_numba, self_play_trace
-from util.match import play
+from util.arena.match import play
 
 
 def expanded_root(**params) -> AntColonyAgent:

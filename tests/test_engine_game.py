@@ -50,11 +50,11 @@ def test_registry_parses_specs_and_lists_games():
 
 @pytest.mark.parametrize("shape", [(6, 7, 4), (4, 5, 3), (5, 4, 4), (9, 9, 5)])
 def test_connectx_game_agrees_with_position_over_random_games(shape):
-    """The engine's ConnectX (kernel contract) against core.position.Position, itself checked
+    """The engine's ConnectX (kernel contract) against core.connectx.position.Position, itself checked
     against kaggle-environments and a 2-D reference in tests/test_core.py."""
     import random
 
-    from core.position import Position
+    from core.connectx.position import Position
 
     rows, columns, inarow = shape
     g = make_game("connectx", rows=rows, columns=columns, inarow=inarow)
@@ -76,6 +76,6 @@ def test_connectx_game_agrees_with_position_over_random_games(shape):
 
 def test_connectx_perft_matches_published_counts_both_paths():
     g = make_game("connectx")
-    published = [7, 49, 343, 2401, 16807, 117649, 823536]  # Connect Four perft, 6x7 (as core.perft)
+    published = [7, 49, 343, 2401, 16807, 117649, 823536]  # Connect Four perft, 6x7 (as core.connectx.perft)
     assert [perft.count(g, d, jit=False) for d in range(1, 6)] == published[:5]
     assert [perft.count(g, d, jit=True) for d in range(1, 8)] == published

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from agents.random_agent import RandomAgent
-from core import Position, Shape
+from core.connectx import Position, Shape
 from tests.reference import RefBoard
-from util.game import GameResult, default_hard_limit, play_game
+from util.arena.game import GameResult, default_hard_limit, play_game
 
 
 @dataclass

@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-import heuristics.evaluate as ev
-from core import Position, Shape
-from core import bitboard as bb
-from heuristics import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
-from heuristics.lines import threat_cells
+import heuristics.connectx.evaluate as ev
+from core.connectx import Position, Shape
+from core.connectx import bitboard as bb
+from heuristics.connectx.params import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
+from heuristics.connectx.lines import threat_cells
 from util.jit import compiled, numba_available
 
 SHAPES = [Shape(6, 7, 4), Shape(5, 4, 3), Shape(4, 9, 4), Shape(10, 10, 5), Shape(3, 9, 8), Shape(7, 8, 5)]
@@ -217,7 +217,7 @@ def test_mirror_gives_the_same_score(shape, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_swapping_sides_negates(shape, name):
     # oddeven's parity terms follow who moved first, which a colour swap keeps: exact only
-    # without them (see heuristics/oddeven.py).
+    # without them (see heuristics/connectx/oddeven.py).
     params = params_array(name, parity_threat=0.0, parity_two=0.0) if name == "oddeven" else params_array(name)
     for pos in random_positions(shape, 25, seed=4):
         swapped = Position(shape, pos.opponent, pos.mask, pos.ply)

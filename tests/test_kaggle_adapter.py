@@ -18,7 +18,7 @@ from kaggle_environments import make
 from kaggle_environments.utils import structify
 
 from agents.kaggle import KaggleAdapter, fallback_column, kaggle_agent
-from core import Position, Shape
+from core.connectx import Position, Shape
 from util import codec
 from util.clock import KAGGLE_ACT_TIMEOUT, ClockPolicy, kaggle_times
 

@@ -10,7 +10,7 @@ import pytest
 
 from agents.engine import mc_learner as M
 from core.games import make_game
-from util.match import play
+from util.arena.match import play
 
 
 def episodes(jits):

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 import agents.mcts_tree as mt
-import heuristics
+import heuristics.connectx.params
 from agents.mcts import MCTSAgent, Tree, TreeSearch, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
-from core import Position, Shape
-from util.game import play_game
+from core.connectx import Position, Shape
+from util.arena.game import play_game
 from util.jit import compiled, kernels, numba_available
 
 from tests.pons import PONS
@@ -168,7 +168,7 @@ def test_leaf_rewards_rollout_heuristic_and_mixed(which):
         agent = MCTSAgent(leaf=leaf, heuristic="bitsquares", width=5.0, mix=0.25)
         low, high, rewards[leaf], rng = k.assess(*args, agent.params_array(), agent._hparams, 12345)
         assert (low, high) == (-1, 1)
-    score = k.evaluate(heuristics.HEURISTIC_IDS["bitsquares"], *args[:2], 6, 7, 4, heuristics.params_array("bitsquares"))
+    score = k.evaluate(heuristics.connectx.params.HEURISTIC_IDS["bitsquares"], *args[:2], 6, 7, 4, heuristics.connectx.params.params_array("bitsquares"))
     assert rewards["heuristic"] == pytest.approx(2.0 / (1.0 + math.exp(-score / 5.0)) - 1.0)
     assert rewards["rollout"] in (-1.0, 0.0, 1.0)
     assert rewards["mixed"] == pytest.approx(0.75 * rewards["rollout"] + 0.25 * rewards["heuristic"])
@@ -241,7 +241,7 @@ def test_forced_block_is_played():
 def prove(k, tree: Tree, pos: Position, agent: TreeSearch, limit: int) -> tuple[int, int]:
     # The agent's own parameter arrays: compiled code does not check bounds, so a heuristic
     # parameter array shorter than its heuristic reads would evaluate garbage.
-    params, hparams = agent.params_array(), heuristics.params_array(agent.heuristic)
+    params, hparams = agent.params_array(), heuristics.connectx.params.params_array(agent.heuristic)
     k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 1.0, seed_state(1))
     n = 0
     while tree.lo[0] != tree.hi[0] and n < limit:
@@ -470,7 +470,7 @@ def test_heuristic_parameters_from_the_spec_reach_the_leaves(name, field):
     tree = Tree(2000, shape.columns, agent._pheromone())
     tau0 = agent.params_array()[mt.P_TAU0]
     mt.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 8, 8, 4, tau0, seed_state(4))
-    explicit = heuristics.params_array("oddeven", power=3.5)
+    explicit = heuristics.connectx.params.params_array("oddeven", power=3.5)
     mt.run(*tree.arrays(), np.zeros(shape.cells + 2, np.int64), 0, pos.current, pos.mask, pos.ply, 8, 8, 4,
            agent.params_array(), explicit, 200)
     kids = {c: int(tree.children[0, c]) for c in range(8) if tree.children[0, c] >= 0}

@@ -9,7 +9,7 @@ import pytest
 
 from agents import mcts_cache
 from agents.mcts import MCTSAgent
-from core import Position, Shape
+from core.connectx import Position, Shape
 
 
 @pytest.fixture(scope="module")

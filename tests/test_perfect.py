@@ -10,7 +10,7 @@ import pytest
 from agents.perfect import PerfectAgent
 from agents.solver import Solver
 from agents.solver_book import Book
-from core import Position, Shape
+from core.connectx import Position, Shape
 from util import codec
 
 from tests.pons import PONS

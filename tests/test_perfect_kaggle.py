@@ -5,7 +5,7 @@ from pathlib import Path
 
 from agents.solver import Solver
 from bench.perfect_kaggle import PerfectOpponent, SolverCache, judge
-from core.position import Position
+from core.connectx.position import Position
 from tests.pons import PONS
 
 

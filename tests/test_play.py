@@ -1,11 +1,11 @@
-"""util.play driven through stdin: validation, undo, agent info, the finished game in the store."""
+"""util.arena.play driven through stdin: validation, undo, agent info, the finished game in the store."""
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
 
-from util.store import Store
+from util.arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,7 +21,7 @@ def agent(obs, config):
 
 
 def run(tmp_path: Path, agent: str, typed: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "util.play", "--agent", agent, "--db", str(tmp_path / "p.sqlite"), "--time", "1", *extra],
+    return subprocess.run([sys.executable, "-m", "util.arena.play", "--agent", agent, "--db", str(tmp_path / "p.sqlite"), "--time", "1", *extra],
                           cwd=ROOT, input=typed, capture_output=True, text=True, timeout=120)
 
 

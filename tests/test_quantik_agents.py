@@ -1,6 +1,6 @@
 """Quantik's engine agents: MCTS where the only wins leave the opponent no legal move (the seed
 bot's MCTS credited such a game to the wrong player), ``perfect`` as second player against
-random and alpha-beta, and ``util.play --game quantik --agent perfect`` driven through stdin.
+random and alpha-beta, and ``util.arena.play --game quantik --agent perfect`` driven through stdin.
 
 Everything runs on the plain (pure Python) path so that no numba compile is paid here; the
 compiled kernels are checked against the plain ones in ``tests/test_quantik.py``.
@@ -21,8 +21,8 @@ from agents.engine.solver import Solver
 from core.game import State, play_line
 from core.games import make_game
 from core.quantik import kernels as K
-from util.match import play
-from util.store import Store
+from util.arena.match import play
+from util.arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,7 +155,7 @@ def test_play_cli_plays_a_whole_game_against_perfect(tmp_path: Path):
     order = list(range(64))
     random.Random(7).shuffle(order)
     typed = "".join(game.action_to_string(s0, a) + "\n" for a in order) * 9
-    proc = subprocess.run([sys.executable, "-m", "util.play", "--game", "quantik", "--agent", "perfect:background_compile=false",
+    proc = subprocess.run([sys.executable, "-m", "util.arena.play", "--game", "quantik", "--agent", "perfect:background_compile=false",
                            "--time", "5", "--db", str(tmp_path / "p.sqlite")],
                           cwd=ROOT, input=typed, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr

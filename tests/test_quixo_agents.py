@@ -11,7 +11,7 @@ import pytest
 from core.game import play_line
 from core.games import make_game
 from util import jit as J
-from util.match import play
+from util.arena.match import play
 
 SIZES = (3, 4, 5)
 

@@ -7,8 +7,8 @@ import pytest
 
 from agents import registry
 from agents.random_agent import RandomAgent
-from core import Position, Shape
-from util.game import play_game
+from core.connectx import Position, Shape
+from util.arena.game import play_game
 
 
 @pytest.mark.parametrize("shape", [Shape(6, 7, 4), Shape(5, 4, 3), Shape(10, 10, 5)], ids=str)

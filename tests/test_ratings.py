@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from util.ratings import ELO_PER_THETA, fit, rate, tables
+from util.arena.ratings import ELO_PER_THETA, fit, rate, tables
 
 
 def simulate(theta: np.ndarray, games_per_pair: int, draw_rate: float, rng: np.random.Generator) -> list[tuple[int, int, float]]:

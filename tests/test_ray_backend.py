@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from util.tournament import main
+from util.arena.tournament import main
 
 pytest.importorskip("ray")
 

@@ -15,7 +15,7 @@ import agents.rules as rules_mod
 from agents import registry
 from agents.random_agent import RandomAgent
 from agents.rules import RulesAgent
-from core import Position, Shape
+from core.connectx import Position, Shape
 from tests.reference import RefBoard
 from util.jit import compiled, numba_available
 

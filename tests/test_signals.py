@@ -20,7 +20,7 @@ import pytest
 
 from agents import book, mcts_cache
 from agents.solver import Solver
-from core import Position, Shape
+from core.connectx import Position, Shape
 from util.cli import Interrupted, exit_code
 from util.jit import numba_available
 

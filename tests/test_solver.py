@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agents.solver import Solver
-from core import Position, Shape
+from core.connectx import Position, Shape
 from tests.reference import RefBoard
 from util.jit import numba_available
 

@@ -1,4 +1,4 @@
-"""util.sprt: pentanomial statistics against hand-computed values, the GSPRT's likelihood ratio
+"""util.arena.sprt: pentanomial statistics against hand-computed values, the GSPRT's likelihood ratio
 against an independent constrained optimiser (scipy), and the sequential test simulated over
 many seeds on game pairs of known Elo difference: it accepts a clearly stronger agent, rejects
 an equal one, with error rates near the nominal ones and in about Wald's expected number of pairs."""
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from util import sprt
+from util.arena import sprt
 
 A = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
 # A match of balanced openings: most pairs split (each agent wins its good seat) or draw twice.
@@ -145,7 +145,7 @@ def at_elo(elo: float) -> np.ndarray:
 
 def simulate(test: sprt.Sprt, probs: np.ndarray, seeds: int, max_pairs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Run ``seeds`` sequential tests on pairs drawn from ``probs``, checking after every pair as
-    util.tournament does: (decision per run: +1 H1, -1 H0, 0 none by max_pairs; pairs used)."""
+    util.arena.tournament does: (decision per run: +1 H1, -1 H0, 0 none by max_pairs; pairs used)."""
     rng = np.random.default_rng(seed)
     outcomes = rng.choice(5, size=(seeds, max_pairs), p=probs)
     counts = np.cumsum(np.eye(5, dtype=np.int64)[outcomes], axis=1)  # (seeds, pairs, 5)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from util.store import Store, StoreError
+from util.arena.store import Store, StoreError
 
 RESULT = {"moves": [3, 3, 2, 4], "winner": 2, "termination": "error", "errors": {1: "ValueError: boom"},
           "move_times": [0.01, 0.02], "opening": [3, 3]}

@@ -1,4 +1,4 @@
-"""util.tournament: openings, spec parsing, bad input, failing agents, engines, resume, replay."""
+"""util.arena.tournament: openings, spec parsing, bad input, failing agents, engines, resume, replay."""
 from __future__ import annotations
 
 import os
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from agents.registry import SpecError
-from core.position import Position
-from core.shape import STANDARD, Shape
-from util import match, openings, players
-from util.store import Store
-from util.tournament import format_report, main, standings
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
+from util.arena import match, openings, players
+from util.arena.store import Store
+from util.arena.tournament import format_report, main, standings
 
 ROOT = Path(__file__).resolve().parent.parent
 from tests.pons import PONS as PONS_DIR
@@ -52,7 +52,7 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "util.tournament", "--quiet", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "util.arena.tournament", "--quiet", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -196,7 +196,7 @@ def test_interrupted_run_resumes_without_loss(tmp_path: Path) -> None:
     # Fast deterministic agents whose code others rarely edit (a code change is a new player).
     args = ["--agents", "random,random:seed=7,kaggle:random", "--games", "100", "--time", "0.5", "--seed", "5", "--quiet"]
     db = tmp_path / "interrupted.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "util.tournament", *args, "--workers", "2", "--db", str(db)],
+    proc = subprocess.Popen([sys.executable, "-m", "util.arena.tournament", *args, "--workers", "2", "--db", str(db)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     end = time.time() + 60
     while time.time() < end and (not db.exists() or len(rows(db)) < 10):
@@ -237,7 +237,7 @@ def test_ranking_follows_head_to_head_scores(tmp_path: Path) -> None:
 
 
 def test_clock_report_attributes_moves_and_forfeits_to_their_players(tmp_path: Path) -> None:
-    from util.tournament import clock_report
+    from util.arena.tournament import clock_report
 
     with Store(tmp_path / "s.sqlite") as store:
         a, b = store.player_id("a", "1", {}), store.player_id("b", "1", {})
@@ -271,7 +271,7 @@ def test_plots_are_written(tmp_path: Path) -> None:
 def test_move_order_rebuilds_any_position() -> None:
     import random
 
-    from util.openspiel_player import move_order
+    from util.arena.openspiel_player import move_order
     rng = random.Random(4)
     for shape in (STANDARD, Shape(5, 6, 4), Shape(4, 9, 3)):
         for _ in range(150):
@@ -298,7 +298,7 @@ def test_timed_openspiel_mcts_uses_the_move_time() -> None:
     pytest.importorskip("pyspiel")
     import time
 
-    from util.openspiel_player import OpenSpielMCTS
+    from util.arena.openspiel_player import OpenSpielMCTS
 
     bot = OpenSpielMCTS(STANDARD, seed=1, sims=200, timed=True)
     pos = Position.from_moves("4453")
@@ -444,7 +444,7 @@ class FillingStore(Store):
 
 def test_disk_full_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture) -> None:
-    import util.tournament as tournament
+    import util.arena.tournament as tournament
     monkeypatch.setattr(tournament, "Store", FillingStore)
     db = tmp_path / "t.sqlite"
     code = main(["--agents", "random,random:seed=7", "--games", "400", "--workers", "1", "--db", str(db), "--quiet"])
@@ -459,7 +459,7 @@ def test_disk_full_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeyp
 
 def test_locked_db_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture) -> None:
-    import util.tournament as tournament
+    import util.arena.tournament as tournament
 
     class Impatient(Store):
         def __init__(self, path, create=True, timeout=30.0) -> None:
@@ -488,7 +488,7 @@ def test_locked_db_exits_2_with_one_line_and_keeps_games(tmp_path: Path, monkeyp
 
 # --- help texts ---------------------------------------------------------------------------------
 def test_every_spec_in_the_help_parses_and_builds() -> None:
-    from util.tournament import EXAMPLE_SPECS, build_parser
+    from util.arena.tournament import EXAMPLE_SPECS, build_parser
 
     text = build_parser().format_help()
     assert "alphabeta:depth=" not in text

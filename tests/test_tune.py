@@ -1,4 +1,4 @@
-"""util.tune: space parsing, bad input, a small resumable study, the params file it writes."""
+"""util.arena.tune: space parsing, bad input, a small resumable study, the params file it writes."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,8 @@ import pytest
 
 optuna = pytest.importorskip("optuna")
 
-from util.tournament import UsageError
-from util.tune import Dim, main, parse_space
+from util.arena.tournament import UsageError
+from util.arena.tune import Dim, main, parse_space
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def test_bad_space(space: str, words: str) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "util.tune", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "util.arena.tune", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_cli_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_out_that_is_a_directory_is_refused(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_tournament_db_as_storage_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from util.store import Store
+    from util.arena.store import Store
     db = tmp_path / "games.sqlite"
     Store(db).close()
     before = db.read_bytes()
@@ -159,8 +159,8 @@ def test_confirmation_by_sprt(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
 
 
 def test_help_example_is_valid() -> None:
-    from util.players import resolve, split_specs
-    from util.tune import EXAMPLE, build_parser
+    from util.arena.players import resolve, split_specs
+    from util.arena.tune import EXAMPLE, build_parser
 
     text = build_parser().format_help()
     for key, value in EXAMPLE.items():

@@ -1,4 +1,4 @@
-"""The web app's API (util.web): whole games through it, bad requests get a 4xx with a message
+"""The web app's API (util.arena.web): whole games through it, bad requests get a 4xx with a message
 (never a 500), sessions never share state, concurrent sessions stay apart."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("flask")
 
-from util.web.app import create_app  # noqa: E402
+from util.arena.web.app import create_app  # noqa: E402
 
 
 @pytest.fixture()

@@ -28,7 +28,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
 def db(tmp_path_factory):
     """A tournament store with one small run, written by the real command."""
     path = tmp_path_factory.mktemp("web") / "t.sqlite"
-    subprocess.run([sys.executable, "-m", "util.tournament", "--agents", "rules,random:seed=1", "--games", "4",
+    subprocess.run([sys.executable, "-m", "util.arena.tournament", "--agents", "rules,random:seed=1", "--games", "4",
                     "--time", "0.05", "--workers", "1", "--db", str(path), "--quiet", "--tag", "seeded"],
                    cwd=ROOT, check=True, capture_output=True, timeout=300)
     return path
@@ -38,7 +38,7 @@ def db(tmp_path_factory):
 def server(db):
     import waitress
 
-    from util.web.app import create_app
+    from util.arena.web.app import create_app
 
     srv = waitress.create_server(create_app(db=str(db)), host="127.0.0.1", port=0, threads=4)
     thread = threading.Thread(target=srv.run, daemon=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from util.budget import Speed
+
 
 def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: int = 8,
                 slice_s: float = 0.02) -> int:
@@ -15,6 +17,7 @@ def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: i
     ``first``: the first batch, before any speed is known; later batches last ``slice_s``
     seconds or an eighth of the time left, whichever is shorter."""
     total, batch = 0, first
+    speed = Speed(0.0, min_seconds=1e-6)
     while True:
         left = end - time.perf_counter()
         if left <= 0:
@@ -29,6 +32,6 @@ def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: i
         total += done
         if done < batch:
             break
-        rate = done / max(dt, 1e-6)
-        batch = int(min(max(rate * min(slice_s, left / 8), 1), 1_000_000))
+        speed.measure(done, max(dt, 1e-6))
+        batch = min(speed.units(min(slice_s, left / 8)), 1_000_000)
     return total

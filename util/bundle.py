@@ -6,7 +6,7 @@ Why this shape (see ``submissions/README.md`` for the user's view):
   statements (anywhere in a module, relative ones included; not those under
   ``if TYPE_CHECKING:``), transitively, for the project's packages only (core, util,
   heuristics, agents, and the agent module's own top package). Parent packages come along
-  (importing ``core.position`` runs ``core/__init__.py``).
+  (importing ``core.connectx.position`` runs ``core/__init__.py``).
 - **Each module keeps its own namespace,** under a private top package ``_connectx_<hash>``
   (``<hash>`` from the bundle's content). The file installs a meta-path finder that serves
   exactly those names from embedded source. A process that already imported the toolkit (a
@@ -35,7 +35,7 @@ LOADER_MODULES = ("agents.kaggle", "util.clock", "util.codec")  # what the file 
 
 @dataclass(frozen=True)
 class ModuleSource:
-    name: str  # dotted module name in the repo, e.g. "core.position"
+    name: str  # dotted module name in the repo, e.g. "core.connectx.position"
     is_package: bool  # an __init__.py
     source: str  # the file's text
     path: str = ""  # where it was read from
@@ -201,7 +201,7 @@ def rewrite_imports(source: str, prefix: str, packages: Iterable[str]) -> str:
 
 def dynamic_imports(mod: ModuleSource, packages: Iterable[str] = PROJECT_PACKAGES) -> list[str]:
     """Calls in ``mod`` that name a project module in a string (``importlib.import_module("agents.x")``,
-    ``kernels("core.bitboard", bits)``): such strings are not rewritten, so inside a submission
+    ``kernels("core.connectx.bitboard", bits)``): such strings are not rewritten, so inside a submission
     they would miss the bundle. Names computed at run time (``value.__module__``) are fine, and
     so is a call whose line says ``# not in submissions`` (a command-line path that a submission
     never takes, kept out of the bundle on purpose)."""

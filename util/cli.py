@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Iterator, NoReturn
 
-from core.shape import Shape
+from core.connectx.shape import Shape
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -106,7 +106,7 @@ def parse_moves(text: str, shape: Shape) -> "Position":
     person reads and types columns everywhere in this toolkit). Raises ValueError whose
     message names the move and its column 1-based (``Position`` itself speaks 0-based, as the
     code does)."""
-    from core.position import Position
+    from core.connectx.position import Position
 
     text = text.strip()
     top = min(shape.columns, 9)

@@ -7,7 +7,7 @@ function of a module, in which hot functions call each other's compiled copies. 
 versions share one source, so tests can check that they agree.
 
 Rules for hot modules:
-- import hot functions from other modules by name (``from core.bitboard import has_won``), so
+- import hot functions from other modules by name (``from core.connectx.bitboard import has_won``), so
   that :func:`compiled` can swap in their compiled copies;
 - keep to numba's subset: ints (int64 when compiled), floats, numpy arrays, tuples;
 - never rely on int overflow: compiled code uses int64, so a board must fit 63 bits

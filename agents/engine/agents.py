@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from agents.engine.negamax import (COMPILED_CLOCK, FULL, Search, heuristic_names, is_compiled, kernel_deadline_ns,
-                                   speed_guess)
+from agents.engine.negamax import FULL, Search, heuristic_names, is_compiled, speed_guess
+from util.budget import Speed, clock_share, deadline_ns
 from core.game import State
 from util.jit import CompileGate, numba_available
 
@@ -63,7 +63,7 @@ class DepthFirstAgent:
     STOP_EARLY: ClassVar[float] = 0.005  # seconds before the deadline at which the kernel stops
 
     _searches: dict = field(default_factory=dict, init=False, repr=False)
-    _speed: float = field(default=0.0, init=False, repr=False)
+    _speed: Speed | None = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("engine-dfs"), init=False, repr=False)
 
@@ -122,8 +122,8 @@ class DepthFirstAgent:
             return legal[0]
         jit = self._use_jit(deadline)
         search = self._search(jit)
-        if self._speed <= 0.0:
-            self._speed = speed_guess(jit)
+        if self._speed is None:
+            self._speed = Speed(speed_guess(jit))
         limit = self.max_depth if self.max_depth else search.ply_cap
         done = None  # (result, depth, root values) of the deepest finished iteration
         total, done_nodes, done_time = 0, 0, 0.0
@@ -131,11 +131,9 @@ class DepthFirstAgent:
             now = time.perf_counter()
             if depth > 1 and now >= deadline:
                 break
-            if done_time > 0.01:
-                self._speed = done_nodes / done_time
-            share = 3.0 if (COMPILED_CLOCK or not jit) else 0.85
-            budget = None if depth == 1 else int(self._speed * max(0.0, deadline - now) * share) + 1024
-            stop = None if depth == 1 else kernel_deadline_ns(deadline, self.STOP_EARLY)
+            self._speed.measure(done_nodes, done_time)
+            budget = None if depth == 1 else self._speed.until(deadline, clock_share(jit, 0.85)) + 1024
+            stop = None if depth == 1 else deadline_ns(deadline, self.STOP_EARLY)
             r = search.run(state, depth, deadline_ns=stop, node_limit=budget)
             total += r.nodes
             if r.aborted:

@@ -1,7 +1,7 @@
 """ConnectX's own agents (:mod:`agents.registry`: perfect, negamax, mcts, ...) as engine agents.
 
 They are faster and stronger on ConnectX than the game-generic searches (book, Pons-style
-solver, threat pruning), and work on :class:`core.position.Position`; this wrapper lets every
+solver, threat pruning), and work on :class:`core.connectx.position.Position`; this wrapper lets every
 game-generic tool (arena, web app, play) use them on :class:`core.connectx.ConnectX` states.
 """
 from __future__ import annotations

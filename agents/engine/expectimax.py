@@ -50,6 +50,7 @@ from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Resul
                                    slot_of, table_move_first, tt_decides, tt_find, tt_store)
 from core.game import bind, constants_array
 from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
+from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.jit import numba_available, hot
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
@@ -268,7 +269,7 @@ class Search:
         fscr = fset + ROOTV + stride
         ftt = fscr + 2 * (ply_cap + 2) * stride  # Star2's bounds: two floats per outcome and ply
         head = [0] * tt
-        head[LIMIT], head[DEADLINE] = 1 << 62, 1 << 62
+        head[LIMIT], head[DEADLINE] = NO_LIMIT, NO_DEADLINE_NS
         head[CLOCK_MASK] = 1023 if self.jit else 63
         head[PRUNE], head[USE_TT], head[ROOT_ALL] = int(prune), int(use_tt), int(root_all)
         head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, HEADER, stride, ply_cap
@@ -309,8 +310,8 @@ class Search:
             raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
         ints = self.ints
         ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[ROOT_N] = 0, 0, -1, 0, 0
-        ints[LIMIT] = (1 << 62) if node_limit is None else max(1, int(node_limit))
-        ints[DEADLINE] = (1 << 62) if deadline_ns is None else int(deadline_ns)
+        ints[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        ints[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
         me = state.current_player()
         v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta),
                          int(me), ints, self.floats)

@@ -42,12 +42,12 @@ at ``ints[FTT] + slot``.
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.game import CHANCE, bind, constants_array
 from core.kernel_defaults import bounds, evaluate, key, legal, order, outcome, play, terminal, to_move
+from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import COMPILED_CLOCK, clock_ns
 from util.jit import hot
 
@@ -370,7 +370,7 @@ class Search:
         fset = max(len(pr), 1)
         ftt = fset + ROOTV + stride
         head = [0] * tt
-        head[LIMIT], head[DEADLINE] = 1 << 62, 1 << 62
+        head[LIMIT], head[DEADLINE] = NO_LIMIT, NO_DEADLINE_NS
         head[CLOCK_MASK] = 1023 if self.jit else 63
         head[PRUNE], head[PVS], head[USE_TT], head[TT_DEEPER] = int(prune), int(pvs), int(use_tt), int(tt_deeper)
         head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, buf, stride, ply_cap
@@ -419,8 +419,8 @@ class Search:
             raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
         ints = self.ints
         ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[CHANCE_SEEN], ints[ROOT_N] = 0, 0, -1, 0, 0, 0
-        ints[LIMIT] = (1 << 62) if node_limit is None else max(1, int(node_limit))
-        ints[DEADLINE] = (1 << 62) if deadline_ns is None else int(deadline_ns)
+        ints[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        ints[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
         v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta), ints, self.floats)
         return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), bool(ints[CHANCE_SEEN]), int(ints[NODES]))
 
@@ -497,12 +497,6 @@ def is_compiled(game: Any, heuristic: Any = None, module: Any = None) -> bool:
 def speed_guess(jit: bool) -> float:
     """Nodes per second to plan the first iteration with (before any measurement)."""
     return 1.0e6 if jit else 2.0e4
-
-
-def kernel_deadline_ns(deadline: float, stop_early: float = 0.005) -> int:
-    """A ``time.perf_counter()`` deadline as the kernel's ``perf_counter_ns`` value (a little early)."""
-    left = min(deadline - time.perf_counter() - stop_early, 1.0e9)
-    return time.perf_counter_ns() + int(max(0.0, left) * 1e9)
 
 
 __all__ = ["Search", "Result", "node", "heuristic_function", "heuristic_names", "WIN_SCALE", "DECISIVE", "FULL",

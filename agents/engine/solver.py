@@ -18,6 +18,7 @@ import time
 from typing import Any, Callable
 
 from agents.engine.negamax import FULL, Search, from_table, terminal_value
+from util.budget import deadline_ns
 
 
 class SolveError(ValueError):
@@ -60,7 +61,7 @@ class Solver:
             if left is not None and left <= 0:
                 return None
             r = self.search.run(state, FULL, alpha, beta,
-                                None if end is None else time.perf_counter_ns() + int(max(0.0, end - time.perf_counter()) * 1e9),
+                                deadline_ns(end),
                                 left)
             self.nodes += r.nodes
             if r.chance:

@@ -6,7 +6,7 @@ stones counts a point (rules and state in :mod:`core.connect4_count.kernels`). A
 """
 from __future__ import annotations
 
-from core import bitboard as bb
+from core.connectx import bitboard as bb
 from core.connect4_count import kernels as K
 from core.game import Game, State, Symmetry
 
@@ -114,12 +114,12 @@ class Connect4Count(Game):
     click_whole_column = True
 
     def grid(self, state: State) -> list[list[str]]:
-        from core.connectx import gravity_grid
+        from core.connectx.game import gravity_grid
 
         return gravity_grid(state.words, self.rows, self.columns)
 
     def action_cell(self, state: State, action: int) -> tuple[int, int]:
-        from core.connectx import landing_cell
+        from core.connectx.game import landing_cell
 
         return landing_cell(state.words, self.rows, action)
 

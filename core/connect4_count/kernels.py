@@ -1,5 +1,5 @@
 """Count-the-fours Connect Four on the kernel contract (:mod:`core.game`), over the Tromp/Pons
-bitboards of :mod:`core.bitboard` (layout documented there).
+bitboards of :mod:`core.connectx.bitboard` (layout documented there).
 
 Rules: gravity as in Connect Four, but nobody wins early: the game runs until the board is
 full, and each player scores one point per distinct line of ``inarow`` cells of their colour
@@ -14,7 +14,7 @@ so the state needs nothing else. Action = column (0-based).
 """
 from __future__ import annotations
 
-from core.bitboard import can_play, mirror_key, move_bit, position_key, popcount
+from core.connectx.bitboard import can_play, mirror_key, move_bit, position_key, popcount
 from util.jit import hot
 
 ROWS, COLUMNS, INAROW, BOARD, BITS = 0, 1, 2, 3, 4  # slots of ``g``
@@ -98,7 +98,7 @@ def play(g, s, a):
 @hot
 def key(g, s):
     """Canonical key: the smaller of the position's and its mirror image's
-    :func:`core.bitboard.position_key` (side to move included, by the stone count), padded to
+    :func:`core.connectx.bitboard.position_key` (side to move included, by the stone count), padded to
     a state's length. Mirror images have the same value, so a table serves both."""
     k = position_key(s[0], s[1], g[ROWS], g[COLUMNS])
     m = mirror_key(s[0], s[1], g[ROWS], g[COLUMNS])

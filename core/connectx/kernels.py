@@ -1,5 +1,5 @@
 """ConnectX on the kernel contract (:mod:`core.game`), over the Tromp/Pons bitboards of
-:mod:`core.bitboard` (layout documented there).
+:mod:`core.connectx.bitboard` (layout documented there).
 
 State: ``(current, mask)``: the side to move's stones and every stone. Player 0 moves first, so
 the side to move is the parity of the stone count. Action = column (0-based). ``g`` =
@@ -7,7 +7,7 @@ the side to move is the parity of the stone count. Action = column (0-based). ``
 """
 from __future__ import annotations
 
-from core.bitboard import board_mask, can_play, has_won, move_bit, popcount, winning_cells
+from core.connectx.bitboard import board_mask, can_play, has_won, move_bit, popcount, winning_cells
 from util.jit import hot
 
 

@@ -26,7 +26,7 @@ to 14 times a node).
 """
 from __future__ import annotations
 
-from core.bitboard import popcount
+from core.connectx.bitboard import popcount
 from util.jit import hot
 
 G_N, G_MAXPLY, G_NACT, G_NLINES, G_FULL, G_SYMBASE, G_ROWBASE = 0, 1, 2, 3, 4, 5, 6

@@ -13,7 +13,7 @@ so the value is antisymmetric and mirror symmetric.
 from __future__ import annotations
 
 from core.connect4_count.kernels import count_lines
-from heuristics.lines import direction, open_windows, popcnt, window_starts, windows_with
+from heuristics.connectx.lines import direction, open_windows, popcnt, window_starts, windows_with
 from util.jit import hot
 
 

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from core.position import Position
-from core.shape import STANDARD, Shape
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
 
 TERMINATIONS = ("win", "draw", "illegal", "error", "timeout")
 

@@ -9,8 +9,8 @@ import time
 from typing import Any
 
 from agents.registry import SpecError
-from core.position import Position
-from core.shape import Shape
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 
 # MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, simulations until the
 # move's deadline (MCTSBot's own ``max_wall_clock_time``), for strength at equal time.
@@ -18,7 +18,7 @@ PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True, "timed": Fal
 
 
 def resolve_params(params: dict[str, str]) -> tuple:
-    """(text, kind, name, params, version) for :class:`util.players.PlayerSpec`."""
+    """(text, kind, name, params, version) for :class:`util.arena.players.PlayerSpec`."""
     try:
         import pyspiel
     except ImportError:

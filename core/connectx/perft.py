@@ -2,7 +2,7 @@
 early stop there). A standard check of move generation and win detection."""
 from __future__ import annotations
 
-from core.bitboard import can_play, has_won, move_bit
+from core.connectx.bitboard import can_play, has_won, move_bit
 from util.jit import hot
 
 

@@ -1,6 +1,6 @@
 """Game-pair (pentanomial) statistics and the sequential probability ratio test (SPRT).
 
-Why pairs: every opening is played twice with the seats swapped (:mod:`util.openings`), so the
+Why pairs: every opening is played twice with the seats swapped (:mod:`util.arena.openings`), so the
 two games of a pair are not independent (a won opening is often won by whoever sits on its
 good side). Counting per pair the points the first agent took, 0, 0.5, 1, 1.5 or 2 (five
 outcomes: the *pentanomial*), and treating pairs as the independent trials, gives honest (and
@@ -256,7 +256,7 @@ def llr_normal(penta: np.ndarray, elo0: float, elo1: float) -> np.ndarray | floa
 def pair_up(games: Iterable[tuple[object, bool, float]]) -> list[float]:
     """Points of agent A in each game pair, from games ``(opening, a_moved_first, a_points)``
     in the order played: a game is paired with the next unpaired game of the same opening with
-    the seats the other way round (the two games util.match schedules as 2k and 2k+1); games
+    the seats the other way round (the two games util.arena.match schedules as 2k and 2k+1); games
     still waiting for their partner are left out."""
     waiting: dict[tuple[object, bool], list[float]] = {}
     pairs: list[float] = []

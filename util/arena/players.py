@@ -14,10 +14,10 @@ A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks)
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
 A built player has ``choose(position, deadline)``, ``reset()``, ``info()``, ``close()`` and
 ``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``); ConnectX's players
-take a :class:`core.position.Position`, engine players a :class:`core.game.State`, and
+take a :class:`core.connectx.position.Position`, engine players a :class:`core.game.State`, and
 :func:`state_player` gives every kind the ``choose(state, deadline)`` of the arena's one game loop.
 
-Run as ``python -m util.players --serve FILE`` this module is the host process of an agent file.
+Run as ``python -m util.arena.players --serve FILE`` this module is the host process of an agent file.
 """
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ from agents import registry
 from agents.base import info_of
 from agents.registry import SpecError
 from core.game import Game, State
-from core.position import Position
-from core.shape import Shape
+from core.connectx.position import Position
+from core.connectx.shape import Shape
 
 ROOT = Path(__file__).resolve().parent.parent
 KAGGLE_BUILTINS = ("negamax", "random")
@@ -117,7 +117,7 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
         return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
     name, params = registry.parse_spec(spec)
     if name == "openspiel_mcts":
-        from util.openspiel_player import resolve_params
+        from util.arena.openspiel_player import resolve_params
         return PlayerSpec(*resolve_params(params))
     if name not in registry.AGENT_CLASSES:
         from agents.engine import registry as engine
@@ -162,7 +162,7 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
     """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
     ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
     unset; Python's ``random`` for Kaggle built-ins and files). Engine players choose on a
-    :class:`core.game.State`, the others on a :class:`core.position.Position`."""
+    :class:`core.game.State`, the others on a :class:`core.connectx.position.Position`."""
     if spec.kind == "engine":
         from agents.engine import registry as engine
         game = as_game(shape)
@@ -186,7 +186,7 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
     if spec.kind == "file":
         return FilePlayer(spec.name, shape, time_per_move, seed)
     if spec.kind == "openspiel":
-        from util.openspiel_player import OpenSpielMCTS
+        from util.arena.openspiel_player import OpenSpielMCTS
         return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), shape, time_per_move)
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
@@ -341,7 +341,7 @@ class FunctionPlayer(StatelessPlayer):
 
 
 class FilePlayer(StatelessPlayer):
-    """A Kaggle agent file in its own process (``python -m util.players --serve``), one JSON
+    """A Kaggle agent file in its own process (``python -m util.arena.players --serve``), one JSON
     line per request and reply over pipes. A reply that does not come within the hard limit
     kills the process and loses the game."""
 
@@ -350,7 +350,7 @@ class FilePlayer(StatelessPlayer):
         self._config = configuration(shape, time_per_move)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "util.players", "--serve", path, "--seed", str(seed)],
+            [sys.executable, "-m", "util.arena.players", "--serve", path, "--seed", str(seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=str(ROOT),
             stderr=None if os.environ.get("CONNECTX_AGENT_STDERR") else subprocess.DEVNULL,  # set it to see agents' logs
             start_new_session=True,  # Ctrl-C reaches the driver only; the worker closes this process
@@ -484,7 +484,7 @@ def _serve(path: str, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m util.players", description="Host process of a Kaggle agent file (used by util.tournament).")
+    parser = argparse.ArgumentParser(prog="python -m util.arena.players", description="Host process of a Kaggle agent file (used by util.arena.tournament).")
     parser.add_argument("--serve", metavar="FILE", required=True, help="agent file to load with kaggle_environments.agent.get_last_callable")
     parser.add_argument("--seed", type=int, default=0, help="seed for random and numpy.random in this process")
     args = parser.parse_args(argv)

@@ -8,8 +8,8 @@ Exactly antisymmetric and mirror symmetric.
 """
 from __future__ import annotations
 
-from core.bitboard import board_mask
-from heuristics.lines import line_value, popcnt, threat_cells
+from core.connectx.bitboard import board_mask
+from heuristics.connectx.lines import line_value, popcnt, threat_cells
 from util.jit import hot
 
 

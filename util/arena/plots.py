@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from util.atomic import write_bytes
-from util.ratings import Rating
+from util.arena.ratings import Rating
 
 
 def _save(fig: "object", path: "str | Path | io.BufferedIOBase") -> None:

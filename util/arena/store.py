@@ -34,7 +34,7 @@ SCHEMA_VERSION = 3  # 2: runs, run_games, claims; 3: game, chance, movers, retur
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players(
     id INTEGER PRIMARY KEY,
-    spec TEXT NOT NULL,          -- agent spec as typed, canonical form (see util.players)
+    spec TEXT NOT NULL,          -- agent spec as typed, canonical form (see util.arena.players)
     version TEXT NOT NULL,       -- code version: source hash of the agent's modules or file
     params TEXT NOT NULL,        -- JSON object of the parameters the agent was built with
     UNIQUE(spec, version)
@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS games(
     errors TEXT NOT NULL,        -- JSON object mark -> message of the side that forfeited
     move_times TEXT NOT NULL,    -- JSON list of seconds per agent move
     time_per_move REAL NOT NULL,
-    engine TEXT NOT NULL,        -- direct, kaggle, or human (util.play)
+    engine TEXT NOT NULL,        -- direct, kaggle, or human (util.arena.play)
     seed INTEGER NOT NULL,
     source TEXT NOT NULL,        -- tournament, play, tune
     finished REAL NOT NULL,      -- unix time
@@ -111,7 +111,7 @@ class Game:
     move_times: tuple[float, ...]
     time_per_move: float
     engine: str
-    key: str = ""  # the scheduled game's identity (see util.match.GameJob.key)
+    key: str = ""  # the scheduled game's identity (see util.arena.match.GameJob.key)
     game: str = ""  # the game's spec (core.game.Game.spec())
     chance: tuple[int, ...] = ()  # indices in moves of chance outcomes
     movers: tuple[int, ...] = ()  # mark of each timed move (empty: alternating from the opening)
@@ -148,7 +148,7 @@ class Store:
         try:
             tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "games" not in tables:
-                what = "Optuna studies (util.tune's --storage)" if {"studies", "trials"} & tables else \
+                what = "Optuna studies (util.arena.tune's --storage)" if {"studies", "trials"} & tables else \
                     f"other tables ({', '.join(sorted(tables)[:4])})"
                 raise StoreError(f"database {self.path} holds {what}, not tournament games; {FOREIGN_HINT}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -227,7 +227,7 @@ class Store:
     def add_game(self, key: str, first: int, second: int, shape: str, result: dict[str, Any], *,
                  time_per_move: float, engine: str, seed: int, source: str, game: str | None = None) -> int:
         """Insert one finished game (``result``: moves, winner, termination, errors, move_times,
-        opening; optionally chance, movers, returns, see :func:`util.match.play`) in its own
+        opening; optionally chance, movers, returns, see :func:`util.arena.match.play`) in its own
         transaction; a key already present is left as it is. ``game``: the game's spec (default:
         ConnectX on ``shape``); ``shape``: ConnectX's board, ``""`` for other games."""
         game = game or connectx_spec(shape)

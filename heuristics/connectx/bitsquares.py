@@ -5,7 +5,7 @@ it is a sum over all windows of a function of the window's contents.
 """
 from __future__ import annotations
 
-from heuristics.lines import line_diff
+from heuristics.connectx.lines import line_diff
 from util.jit import hot
 
 

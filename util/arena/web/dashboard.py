@@ -1,9 +1,9 @@
 """The tournament dashboard's API: runs, ratings with intervals, cross-table, pair statistics,
 clock report, plots, games with a replay, and small matches started from the page.
 
-It reads the store that ``util.tournament`` writes (never creating one) through the same
+It reads the store that ``util.arena.tournament`` writes (never creating one) through the same
 functions as the command line's ``--report``, so the page and the terminal cannot disagree.
-A match started here is ``python -m util.tournament`` in a subprocess with its own ``--tag``;
+A match started here is ``python -m util.arena.tournament`` in a subprocess with its own ``--tag``;
 its progress is the number of its games in the store.
 """
 from __future__ import annotations
@@ -18,20 +18,20 @@ from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, request
 
-from util.web.sessions import RequestError
+from util.arena.web.sessions import RequestError
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_MATCH_GAMES = 40  # games a match started from the page may have
 
 
 def _db_path() -> Path:
-    from util.tournament import DEFAULT_DB
+    from util.arena.tournament import DEFAULT_DB
 
     return Path(current_app.config.get("DB") or DEFAULT_DB)
 
 
 def _open():
-    from util.store import Store, StoreError
+    from util.arena.store import Store, StoreError
 
     path = _db_path()
     try:
@@ -42,7 +42,7 @@ def _open():
 
 def _shape(text: str | None):
     """The game whose games a report shows: ``?game=SPEC`` (any game), else ConnectX's ``?shape=``."""
-    from core.shape import Shape
+    from core.connectx.shape import Shape
 
     game = request.args.get("game")
     if game:
@@ -97,7 +97,7 @@ def register(app: Flask) -> None:
 
     @app.get("/api/db/standings")
     def standings():
-        from util import tournament
+        from util.arena import tournament
 
         with _open() as store:
             runs = _run_arg(store)
@@ -112,7 +112,7 @@ def register(app: Flask) -> None:
 
     @app.get("/api/db/plot/<kind>.png")
     def plot(kind: str):
-        from util import plots, tournament
+        from util.arena import plots, tournament
 
         if kind not in ("ratings", "crosstable"):
             raise RequestError("plot must be ratings or crosstable", 404)
@@ -130,7 +130,7 @@ def register(app: Flask) -> None:
 
     @app.get("/api/db/games")
     def games():
-        from util import tournament
+        from util.arena import tournament
 
         with _open() as store:
             runs = _run_arg(store)
@@ -143,7 +143,7 @@ def register(app: Flask) -> None:
     @app.get("/api/db/games/<int:game_id>")
     def game(game_id: int):
         from core.games import parse_game
-        from util import tournament
+        from util.arena import tournament
 
         with _open() as store:
             g = store.game(game_id)
@@ -166,7 +166,7 @@ def register(app: Flask) -> None:
     @app.post("/api/db/matches")
     def start_match():
         from agents.registry import SpecError
-        from util import players
+        from util.arena import players
 
         data = request.get_json(silent=True)
         if not isinstance(data, dict):
@@ -188,7 +188,7 @@ def register(app: Flask) -> None:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0.01 <= t <= 2:
             raise RequestError("time must be from 0.01 to 2 seconds a move")
         tag = "web-" + secrets.token_hex(6)
-        cmd = [sys.executable, "-m", "util.tournament", "--agents", ",".join(agents), "--games", str(games),
+        cmd = [sys.executable, "-m", "util.arena.tournament", "--agents", ",".join(agents), "--games", str(games),
                "--time", str(t), "--workers", "1", "--db", str(_db_path()), "--tag", tag, "--quiet"]
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         with matches_lock:
@@ -197,7 +197,7 @@ def register(app: Flask) -> None:
 
     @app.get("/api/db/matches/<tag>")
     def match_status(tag: str):
-        from util.store import Store, StoreError
+        from util.arena.store import Store, StoreError
 
         with matches_lock:
             m = matches.get(tag)
@@ -221,7 +221,7 @@ def register(app: Flask) -> None:
 
 
 def _run_of(db: str, tag: str) -> int | None:
-    from util.store import Store, StoreError
+    from util.arena.store import Store, StoreError
 
     try:
         with Store(db, create=False) as store:

@@ -7,7 +7,7 @@ the same game from it, and its ``key`` (a hash of those fields) tells the store 
 was already played. The worker never touches the store: it returns a result dict.
 
 One loop for every game (:mod:`core.games`): players choose on :class:`core.game.State`
-(ConnectX's own players through :func:`util.players.state_player`), and the loop judges them the
+(ConnectX's own players through :func:`util.arena.players.state_player`), and the loop judges them the
 same way on every game: an agent that raises, returns something that is not a legal action, or
 runs past the hard time limit loses at once, and the reason is recorded. Chance outcomes (dice)
 are drawn by the loop from a generator seeded per game pair, so both games of a pair roll the
@@ -27,10 +27,10 @@ from typing import Any, Sequence
 
 from core.game import CHANCE, Game, State
 from core.games import parse_game
-from core.shape import Shape
-from util import openings
-from util.game import default_hard_limit
-from util.players import PlayerSpec, as_game, build, state_player
+from core.connectx.shape import Shape
+from util.arena import openings
+from util.arena.game import default_hard_limit
+from util.arena.players import PlayerSpec, as_game, build, state_player
 
 ENGINES = ("direct", "kaggle")
 FORMATS = ("round-robin", "gauntlet")
@@ -138,7 +138,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
     optionally ``reset()``, called before the game. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
-    after which a move forfeits (default :func:`util.game.default_hard_limit`); an agent cannot
+    after which a move forfeits (default :func:`util.arena.game.default_hard_limit`); an agent cannot
     be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
     of chance outcomes.
 
@@ -267,7 +267,7 @@ def run_job(job: GameJob) -> dict[str, Any]:
                         "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "movers": [],
                         "opening": list(opening), "returns": None}
         if job.engine == "kaggle":
-            from util.kaggle_play import play_kaggle
+            from util.arena.kaggle_play import play_kaggle
             r = play_kaggle(players[0], players[1], job.shape, job.time_per_move, opening)
             r["movers"] = [1 + (len(opening) + k) % 2 for k in range(len(r["move_times"]))]
             r["chance"] = []

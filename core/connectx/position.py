@@ -1,15 +1,15 @@
 """A ConnectX position as a small immutable value: two bitboards, the ply count and the shape.
 
 ``current`` holds the stones of the side to move, ``mask`` every stone (layout in
-:mod:`core.bitboard`). Methods here run as plain Python on Python ints, exact for any board
+:mod:`core.connectx.bitboard`). Methods here run as plain Python on Python ints, exact for any board
 size; search code that needs speed uses the compiled kernels on ``(current, mask)`` directly.
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from core import bitboard as bb
-from core.shape import STANDARD, Shape
+from core.connectx import bitboard as bb
+from core.connectx.shape import STANDARD, Shape
 
 
 class Position:
@@ -152,7 +152,7 @@ class Position:
         return self.is_full() or (self.ply > 0 and self.last_player_won())
 
     def key(self) -> int:
-        """Exact unique key (see :func:`core.bitboard.position_key`)."""
+        """Exact unique key (see :func:`core.connectx.bitboard.position_key`)."""
         return bb.position_key(self.current, self.mask, self.shape.rows, self.shape.columns)
 
     def mirror_key(self) -> int:

@@ -1,6 +1,6 @@
 """Tune an agent's parameters with Optuna: the objective is its score against fixed opponents.
 
-    python -m util.tune --agent alphabeta --fixed max_depth=4 --space power=float:1:3 \\
+    python -m util.arena.tune --agent alphabeta --fixed max_depth=4 --space power=float:1:3 \\
         --opponents rules,kaggle:negamax --trials 20 --workers 2 --storage sqlite:///results/tune.sqlite \\
         --confirm 400 --confirm-sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
 
@@ -37,11 +37,12 @@ import numpy as np
 from agents import registry
 from agents.registry import SpecError
 from core.game import Game
-from core.shape import Shape
-from util import backends, match, players, sprt
+from core.connectx.shape import Shape
+from util import backends
+from util.arena import match, players, sprt
 from util.atomic import write_text
 from util.cli import OneLineParser
-from util.tournament import UsageError, parse_game_args
+from util.arena.tournament import UsageError, parse_game_args
 
 # The example in the help text (tests resolve it): keep it valid.
 EXAMPLE = {"agent": "alphabeta", "fixed": "max_depth=4", "space": "power=float:1:3", "opponents": "rules,kaggle:negamax"}
@@ -153,7 +154,7 @@ def check_storage(url: str) -> None:
     except sqlite3.Error as exc:
         raise UsageError(f"cannot open --storage {url}: {exc}") from None
     if "games" in tables and "players" in tables:
-        raise UsageError(f"--storage {url} is a tournament store (util.tournament's --db), not an Optuna study; give another file")
+        raise UsageError(f"--storage {url} is a tournament store (util.arena.tournament's --db), not an Optuna study; give another file")
     if tables and "studies" not in tables:
         raise UsageError(f"--storage {url} holds other tables ({', '.join(sorted(tables)[:4])}), not Optuna studies; give another file")
 
@@ -214,12 +215,12 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="python -m util.tune", description=__doc__.split("\n\n")[0],
+    p = OneLineParser(prog="python -m util.arena.tune", description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry; other games: agents.engine.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
-    p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.tournament")
+    p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.arena.tournament")
     p.add_argument("--trials", type=int, default=20, help="total completed trials the study should reach (default 20)")
     p.add_argument("--games", type=int, default=20, help="games per opponent and trial (default 20)")
     p.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import optuna
     except ImportError:
-        print("error: util.tune needs optuna: pip install optuna", file=sys.stderr)
+        print("error: util.arena.tune needs optuna: pip install optuna", file=sys.stderr)
         return 2
     try:
         for name in ("trials", "games", "workers"):

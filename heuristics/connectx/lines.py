@@ -1,7 +1,7 @@
 """Line (window) counting on bitboards, shared by every heuristic.
 
 A *window* is ``inarow`` cells in a row along one direction (shift 1 vertical, ``rows + 1``
-horizontal, ``rows`` and ``rows + 2`` diagonal; layout in :mod:`core.bitboard`). A window is
+horizontal, ``rows`` and ``rows + 2`` diagonal; layout in :mod:`core.connectx.bitboard`). A window is
 named by its first cell, so a set of windows is a bitboard of start cells. The sentinel row
 is never a board cell, so windows that would wrap across columns are excluded automatically.
 
@@ -11,7 +11,7 @@ undefined behaviour in LLVM: they are split into steps of at most 62).
 """
 from __future__ import annotations
 
-from core.bitboard import board_mask
+from core.connectx.bitboard import board_mask
 from util.jit import hot
 
 
@@ -253,7 +253,7 @@ def line_value_slow(me: int, other: int, board: int, rows: int, inarow: int, pow
 def threat_cells(stones: int, empty: int, rows: int, inarow: int) -> int:
     """Cells of ``empty`` where one more of ``stones`` completes a line (reachable or not).
 
-    The same set as :func:`core.bitboard.winning_cells` with ``empty = board & ~mask``, but
+    The same set as :func:`core.connectx.bitboard.winning_cells` with ``empty = board & ~mask``, but
     with the board mask passed in and each direction done as "``a`` stones on one side and
     ``inarow - 1 - a`` on the other": about 40 shift-and steps for 4 in a row, no loops over
     columns, which matters at every node of a search.

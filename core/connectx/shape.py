@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from core import bitboard
+from core.connectx import bitboard
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from flask import Flask, jsonify, request, send_from_directory
 from agents.engine import registry
 from core import games as game_registry
 from core.game import Game
-from util.web.sessions import RequestError, Session, SessionStore, _time, analysis_of
+from util.arena.web.sessions import RequestError, Session, SessionStore, _time, analysis_of
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
@@ -159,7 +159,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         return jsonify(tree=root.to_dict(), dot=tree_mod.to_dot(root, title=f"{session.game.spec()} {algorithm} depth {depth}"),
                        heuristic=heuristic)
 
-    from util.web.dashboard import register as register_dashboard
+    from util.arena.web.dashboard import register as register_dashboard
 
     register_dashboard(app)
     return app

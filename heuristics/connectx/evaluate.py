@@ -1,17 +1,17 @@
 """One dispatcher for every heuristic, so a compiled search calls any of them by integer id."""
 from __future__ import annotations
 
-from heuristics.bitsquares import bitsquares
-from heuristics.gameovers import gameovers
-from heuristics.liberties import liberties
-from heuristics.oddeven import oddeven
+from heuristics.connectx.bitsquares import bitsquares
+from heuristics.connectx.gameovers import gameovers
+from heuristics.connectx.liberties import liberties
+from heuristics.connectx.oddeven import oddeven
 from util.jit import hot
 
 
 @hot
 def evaluate(kind: int, current: int, mask: int, rows: int, columns: int, inarow: int, params) -> float:
     """Score of the position for the side to move by heuristic ``kind`` (ids in
-    :data:`heuristics.HEURISTIC_IDS`; -1 or unknown: 0). ``params`` as :func:`heuristics.params_array`."""
+    :data:`heuristics.connectx.params.HEURISTIC_IDS`; -1 or unknown: 0). ``params`` as :func:`heuristics.connectx.params.params_array`."""
     if kind == 1:
         return bitsquares(current, mask, rows, columns, inarow, params)
     if kind == 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Sequence
 
-from core.shape import Shape
+from core.connectx.shape import Shape
 
 
 def _env(shape: Shape, time_per_move: float) -> Any:
@@ -35,7 +35,7 @@ TERMINATION = {"ERROR": "error", "TIMEOUT": "timeout", "INVALID": "illegal"}
 
 def play_kaggle(first: Any, second: Any, shape: Shape, time_per_move: float, opening: Sequence[int] = ()) -> dict[str, Any]:
     """One game in kaggle-environments of ``first`` (mark 1) and ``second`` (players with a
-    ``kaggle_agent(obs, config)``); returns the same fields as :class:`util.game.GameResult`."""
+    ``kaggle_agent(obs, config)``); returns the same fields as :class:`util.arena.game.GameResult`."""
     opening = tuple(opening)
     times: list[float] = []
     raised: dict[int, str] = {}  # mark -> the exception Kaggle turns into status ERROR

@@ -27,8 +27,8 @@ import hashlib
 import random
 
 from core.game import Game, State
-from core.position import Position
-from core.shape import STANDARD, Shape
+from core.connectx.position import Position
+from core.connectx.shape import STANDARD, Shape
 
 DEFAULT_PLIES = 2  # random opening plies of games other than ConnectX (0 for games with chance)
 

@@ -1,12 +1,12 @@
-"""Local tournaments: ``python -m util.tournament --agents random,rules,kaggle:negamax --games 20``.
+"""Local tournaments: ``python -m util.arena.tournament --agents random,rules,kaggle:negamax --games 20``.
 
 Why this shape: games start from a fixed suite of balanced openings with seats swapped
-(:mod:`util.openings`); each finished game is committed to SQLite at once by this driver
-process alone (:mod:`util.store`), so an interrupted run loses only games in progress, and
+(:mod:`util.arena.openings`); each finished game is committed to SQLite at once by this driver
+process alone (:mod:`util.arena.store`), so an interrupted run loses only games in progress, and
 rerunning the same command plays only what is missing. Each game is claimed in the store
 before it is played, so several runners pointed at one ``--db`` split the games. Ratings are
-a Bradley-Terry fit (:mod:`util.ratings`) over the games of one run (``--tag``, or the same
-command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.sprt`).
+a Bradley-Terry fit (:mod:`util.arena.ratings`) over the games of one run (``--tag``, or the same
+command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.arena.sprt`).
 ``--sprt`` plays a two-agent match pair by pair until the sequential test decides.
 
 Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, ``python -m core --list``):
@@ -38,11 +38,12 @@ import numpy as np
 
 from agents.registry import SpecError
 from core.game import Game
-from core.shape import Shape
-from util import backends, match, openings, players, sprt
+from core.connectx.shape import Shape
+from util import backends
+from util.arena import match, openings, players, sprt
 from util.cli import OneLineParser
-from util.ratings import Rating, rate, tables
-from util.store import Store, StoreError
+from util.arena.ratings import Rating, rate, tables
+from util.arena.store import Store, StoreError
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
 # Specs shown in --help (tests build each one): keep them valid.
@@ -185,7 +186,7 @@ def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="python -m util.tournament", description=__doc__.split("\n\n")[0],
+    p = OneLineParser(prog="python -m util.arena.tournament", description=__doc__.split("\n\n")[0],
                       epilog="Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows the games and "
                              "their parameters. "
                              f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
@@ -430,7 +431,7 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
         if clocks:
             print("\n" + clocks)
         if args.plot and ratings:
-            from util.plots import crosstable_png, ratings_png
+            from util.arena.plots import crosstable_png, ratings_png
             folder = Path(args.plot) if len(games) == 1 else Path(args.plot) / spec.replace(":", "_").replace(",", "_")
             ratings_png(ratings, folder / "ratings.png")
             order = [names.index(r.name) for r in ratings]  # strongest first, as printed
@@ -440,7 +441,7 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
 
 def replay(args: argparse.Namespace, store: Store) -> int:
     from util.atomic import write_text
-    from util.kaggle_play import replay_html
+    from util.arena.kaggle_play import replay_html
     for gid in args.replay:
         game = store.game(gid)
         if game is None:
@@ -480,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         game = parse_game_args(args.game, args.shape)
         if args.opening_plies is not None and (args.opening_plies < 0 or game.name == "connectx"):
             raise UsageError("--opening-plies must be >= 0" if args.opening_plies < 0 else
-                             "ConnectX games start from its opening suite (util.openings); --opening-plies is for other games")
+                             "ConnectX games start from its opening suite (util.arena.openings); --opening-plies is for other games")
         for name in ("games", "workers"):
             if getattr(args, name) < 1:
                 raise UsageError(f"--{name} must be at least 1")

@@ -1,4 +1,4 @@
-"""Play against any agent in the terminal: ``python -m util.play --agent rules``.
+"""Play against any agent in the terminal: ``python -m util.arena.play --agent rules``.
 
 Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, default connectx;
 ``python -m core --list`` shows them): the state is drawn after each move with the legal actions
@@ -6,7 +6,7 @@ Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, default connectx
 it has one. Type an action in the game's notation (ConnectX: a 1-based column), ``u`` to undo
 your last move and the agent's reply, ``q`` to quit. Chance outcomes (dice) are rolled by the
 tool and shown. A finished game is saved in the tournament store (player ``human``) with its
-game's spec, so it shows up in ratings and can be replayed with ``util.tournament --replay``.
+game's spec, so it shows up in ratings and can be replayed with ``util.arena.tournament --replay``.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from typing import Any, TextIO
 
 from agents.registry import SpecError
 from core.game import Game, State, play_line
-from util import openings, players
-from util.store import Store, StoreError
-from util.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
+from util.arena import openings, players
+from util.arena.store import Store, StoreError
+from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
 
 HUMAN = "human"
 
@@ -121,7 +121,7 @@ def tree_path(path: str, index: int) -> str:
 def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: TextIO, out: TextIO,
          seed: int = 0, tree_file: str | None = None, tree_depth: int = 2) -> dict[str, Any] | None:
     """One game of a person (``human_mark`` 1: moves first) against ``agent`` (``choose(state,
-    deadline)``); returns the stored fields (see :func:`util.match.play`), or None if the person
+    deadline)``); returns the stored fields (see :func:`util.arena.match.play`), or None if the person
     quit. ``seed`` seeds the chance outcomes the tool rolls. ``tree_file``: before each agent
     move, the search tree of that position is written there (numbered from the second on)."""
     rng = random.Random(seed)
@@ -186,12 +186,12 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m util.play", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="python -m util.arena.play", description=__doc__.split("\n\n")[0],
                                 epilog="Commands at the prompt: an action (ConnectX: a column number), u (undo), q (quit). "
                                        "Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows "
                                        "the games and their parameters; other games play the engine agents, e.g. "
                                        "--game tictactoe --agent alphabeta.")
-    p.add_argument("--agent", required=True, help="agent spec, as in util.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
+    p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
     p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; python -m core --list)")
     p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
     p.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")

@@ -1,4 +1,4 @@
-"""``python -m util.web``: the browser app (play, analysis, tournament dashboard) on a real
+"""``python -m util.arena.web``: the browser app (play, analysis, tournament dashboard) on a real
 server (waitress), on localhost by default."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from util.cli import OneLineParser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m util.web",
+    parser = OneLineParser(prog="python -m util.arena.web",
                            description="Play every game against every agent in the browser, see the agent's analysis "
                                        "and search tree, and browse tournaments.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--threads must be at least 1")
     import waitress
 
-    from util.web.app import create_app
+    from util.arena.web.app import create_app
 
     app = create_app(db=args.db)
     print(f"serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", file=sys.stderr)

@@ -1,0 +1,100 @@
+"""ConnectX (Connect Four on any ``rows x columns``, ``inarow`` to win) as a :class:`core.game.Game`.
+
+The fast ConnectX agents (perfect, negamax, mcts, ...) work on :class:`core.connectx.position.Position`;
+this class is the same game for the game-generic tools (arena, web app, engine searches).
+Actions are 0-based columns; people read and type 1-based columns (Pons' notation).
+"""
+from __future__ import annotations
+
+from core.connectx import bitboard as bb
+from core.game import Game, State, Symmetry
+from core.connectx.position import Position
+from core.connectx.shape import Shape
+
+
+def gravity_grid(words: tuple, rows: int, columns: int) -> list[list[str]]:
+    """Rows of cell labels, top row first (``"0"`` first player, ``"1"`` second), of a
+    ``(current, mask)`` state in the Tromp layout: the picture of every gravity game here."""
+    current, mask = words
+    first = current if bb.popcount(mask) % 2 == 0 else current ^ mask
+    out = []
+    for r in range(rows - 1, -1, -1):
+        line = []
+        for c in range(columns):
+            bit = 1 << (c * (rows + 1) + r)
+            line.append("" if not mask & bit else "0" if first & bit else "1")
+        out.append(line)
+    return out
+
+
+def landing_cell(words: tuple, rows: int, column: int) -> tuple[int, int]:
+    """Grid cell (row from the top, column) where a stone dropped in ``column`` lands."""
+    height = bb.popcount(words[1] & bb.column_mask(rows, column))
+    return (rows - 1 - height, column)
+
+
+class ConnectX(Game):
+    """Connect Four on any board: drop a stone, ``inarow`` in a line wins, full board draws."""
+
+    name = "connectx"
+    words = 2
+    kernels = "core.connectx.kernels"
+    heuristics = "heuristics.connectx.engine"
+    click_whole_column = True
+    PARAMS = {
+        "rows": (int, 6, "board rows"),
+        "columns": (int, 7, "board columns"),
+        "inarow": (int, 4, "stones in a line to win"),
+    }
+
+    def validate(self) -> None:
+        self.shape = Shape(self.params["rows"], self.params["columns"], self.params["inarow"])
+        self.num_actions = self.shape.columns
+
+    def constants(self) -> list[int]:
+        return [self.shape.rows, self.shape.columns, self.shape.inarow]
+
+    def fits_int64(self) -> bool:
+        return self.shape.bits <= 63
+
+    def initial_words(self):
+        return (0, 0)
+
+    def action_to_string(self, state: State, action: int) -> str:
+        return str(action + 1)
+
+    def string_to_action(self, state: State, text: str) -> int:
+        t = text.strip()
+        if not t.isdigit() or not 1 <= int(t) <= self.shape.columns:
+            raise ValueError(f"{text!r} is not a column: write a number from 1 to {self.shape.columns}")
+        return int(t) - 1
+
+    def parse_moves(self, text: str) -> list[int]:
+        """Pons' digits (``4453``) or 1-based columns separated by spaces or commas."""
+        t = text.strip()
+        tokens = t.replace(",", " ").split()
+        if len(tokens) == 1 and self.shape.columns <= 9:
+            tokens = list(tokens[0])
+        return [self.string_to_action(None, tok) for tok in tokens]  # type: ignore[arg-type]
+
+    def symmetries(self):
+        rows, columns = self.shape.rows, self.shape.columns
+        mirror = Symmetry("mirror", lambda w: (bb.mirror(w[0], rows, columns), bb.mirror(w[1], rows, columns)),
+                          lambda a: columns - 1 - a)
+        return [Symmetry("identity", lambda w: tuple(w), lambda a: a), mirror]
+
+    def position(self, state: State) -> Position:
+        """The state as the fast agents' :class:`Position`."""
+        return Position(self.shape, state.words[0], state.words[1], bb.popcount(state.words[1]))
+
+    def state_of(self, position: Position) -> State:
+        return State(self, (position.current, position.mask))
+
+    def grid(self, state: State) -> list[list[str]]:
+        return gravity_grid(state.words, self.shape.rows, self.shape.columns)
+
+    def action_cell(self, state: State, action: int) -> tuple[int, int]:
+        return landing_cell(state.words, self.shape.rows, action)
+
+    def render(self, state: State) -> str:
+        return str(self.position(state))

@@ -1,0 +1,42 @@
+"""ConnectX's heuristics (:mod:`heuristics.connectx`) on the engine's ``evaluate(g, s, params)`` signature,
+so game-generic searches can use them; parameters as :func:`heuristics.connectx.params.params_array`."""
+from __future__ import annotations
+
+from heuristics.connectx.bitsquares import bitsquares
+from heuristics.connectx.gameovers import gameovers
+from heuristics.connectx.liberties import liberties
+from heuristics.connectx.oddeven import oddeven
+from util.jit import hot
+
+
+@hot
+def evaluate_liberties(g, s, params) -> float:
+    return liberties(s[0], s[1], g[0], g[1], g[2], params)
+
+
+@hot
+def evaluate_bitsquares(g, s, params) -> float:
+    return bitsquares(s[0], s[1], g[0], g[1], g[2], params)
+
+
+@hot
+def evaluate_gameovers(g, s, params) -> float:
+    return gameovers(s[0], s[1], g[0], g[1], g[2], params)
+
+
+@hot
+def evaluate_oddeven(g, s, params) -> float:
+    return oddeven(s[0], s[1], g[0], g[1], g[2], params)
+
+
+HEURISTICS = {"liberties": evaluate_liberties, "bitsquares": evaluate_bitsquares,
+              "gameovers": evaluate_gameovers, "oddeven": evaluate_oddeven}
+
+
+def default_params(name: str) -> list[float]:
+    from heuristics.connectx.params import params_array
+
+    return [float(x) for x in params_array(name)]
+
+
+DEFAULT_PARAMS = {name: default_params(name) for name in HEURISTICS}
