@@ -376,7 +376,7 @@ def test_first_move_compiles_every_kernel():
     agent uses, or the first real move pays numba's compile time inside a game's clock. A fresh
     process, since numba compiles once per process."""
     code = (
-        "import agents.rules as m; from core import Position; from util.jit import compiled\n"
+        "import agents.rules as m; from core.connectx import Position; from util.jit import compiled\n"
         "m.RulesAgent(seed=0).choose(Position.empty(), 0.0)\n"
         "ns = compiled(m)\n"
         "names = ['possible_moves', 'winning_cells', 'playable_wins', 'forced_after',"

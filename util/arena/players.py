@@ -44,7 +44,7 @@ from core.game import Game, State
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KAGGLE_BUILTINS = ("negamax", "random")
 LOAD_TIMEOUT = 120.0  # seconds an agent file may take to load (a submission may compile with numba)
 

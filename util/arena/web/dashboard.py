@@ -20,7 +20,7 @@ from flask import Flask, Response, current_app, jsonify, request
 
 from util.arena.web.sessions import RequestError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MAX_MATCH_GAMES = 40  # games a match started from the page may have
 
 
