@@ -29,7 +29,6 @@ from core.game import CHANCE, Game, State
 from core.games import parse_game
 from core.connectx.shape import Shape
 from util.arena import openings
-from util.arena.game import default_hard_limit
 from util.arena.players import PlayerSpec, as_game, build, state_player
 
 ENGINES = ("direct", "kaggle")
@@ -131,6 +130,13 @@ def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | Shape |
 
 
 # --- the game loop ---------------------------------------------------------------------------
+def default_hard_limit(time_per_move: float) -> float:
+    """Time after which a move forfeits: the budget plus a generous grace (at least 1 s, or
+    as much again as the budget), so a noisy shared machine does not turn a slightly late
+    move into a loss, while a hung agent still does."""
+    return time_per_move + max(1.0, time_per_move)
+
+
 def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, opening: Sequence[int] = (),
          hard_limit: float | None = None, chance_seed: int = 0) -> dict[str, Any]:
     """Play one game of ``first`` (player 0, mark 1) against ``second`` (player 1, mark 2).
@@ -138,7 +144,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
     optionally ``reset()``, called before the game. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
-    after which a move forfeits (default :func:`util.arena.game.default_hard_limit`); an agent cannot
+    after which a move forfeits (default :func:`default_hard_limit`); an agent cannot
     be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
     of chance outcomes.
 
