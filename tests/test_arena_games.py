@@ -297,3 +297,28 @@ def test_a_slash_in_a_parameter_value_is_not_an_agent_file():
 
     assert not players._is_file("expectimax:params=1.5/0.9")
     assert players._is_file("submissions/x.py") and players._is_file("./dir/agent")
+
+
+def test_workers_compile_agents_before_their_games():
+    """match.warm_up calls the agent's warm_up (which compiles before returning): engine agents
+    take no argument, ConnectX's own agents the board shape; players without one are skipped."""
+    import types
+
+    from core.games import make_game
+    from util.arena import match
+
+    calls = []
+
+    class Engine:
+        def warm_up(self):
+            calls.append("engine")
+
+    class Own:
+        def warm_up(self, shape):
+            calls.append(shape)
+
+    cx = make_game("connectx")
+    match.compile_now(types.SimpleNamespace(agent=Engine()), make_game("tictactoe"))
+    match.compile_now(types.SimpleNamespace(inner=types.SimpleNamespace(agent=Own())), cx)
+    match.compile_now(types.SimpleNamespace(agent=object()), cx)
+    assert calls == ["engine", cx.shape]

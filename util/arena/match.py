@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
 import numbers
 import random
@@ -239,6 +240,7 @@ def warm_up(spec: PlayerSpec, game: Game, time_per_move: float) -> None:
     try:
         player = state_player(spec, game, time_per_move, 0)
         try:
+            compile_now(player, game)
             # The initial state and a middle-game one: agents often special-case the first.
             later = openings.suite(game.shape)[-1] if game.name == "connectx" else openings.random_opening(game, 0, 4)  # type: ignore[attr-defined]
             state = game.initial()
@@ -251,6 +253,19 @@ def warm_up(spec: PlayerSpec, game: Game, time_per_move: float) -> None:
             player.close()
     except Exception:  # a broken agent shows its failure in the game, where it is recorded
         pass
+
+
+def compile_now(player: Any, game: Game) -> None:
+    """Call the player's agent's ``warm_up`` if it has one: it compiles before it returns, where a
+    first move may only start a background compile (agents that compile in the background play
+    their first moves on the plain path, and a game's first move would then be weaker than the
+    rest). ConnectX's own agents take the board shape, the engine's agents nothing."""
+    agent = getattr(player, "agent", None) or getattr(getattr(player, "inner", None), "agent", None)
+    fn = getattr(agent, "warm_up", None)
+    if not callable(fn):
+        return
+    takes_shape = bool(inspect.signature(fn).parameters) and hasattr(game, "shape")
+    fn(game.shape) if takes_shape else fn()  # type: ignore[attr-defined]
 
 
 def run_job(job: GameJob) -> dict[str, Any]:
