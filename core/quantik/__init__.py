@@ -175,6 +175,12 @@ class Quantik(Game):
         (a quarter of a second): searches ask for them after each move."""
         return list(_symmetries())
 
+    def canonical_symmetry(self, state: State) -> Symmetry:
+        """A symmetry taking ``state`` to its canonical key (fast; books map actions by it)."""
+        from core.quantik.frames import canonical_symmetry_index
+
+        return _symmetries()[canonical_symmetry_index(self.g, state.words)]
+
     # --- pictures -----------------------------------------------------------------------------
     def piece_at(self, state: State, cell: int) -> tuple[int, int] | None:
         """(colour, shape) of the piece on ``cell``, or None."""
