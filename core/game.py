@@ -30,9 +30,11 @@ write into, so that no kernel allocates):
                                                score difference, not only +-1
 ``chance_prob(g, s, a) -> float``              probability of outcome ``a`` at a chance node
                                                (games without chance: return 0.0)
-``key(g, s) -> state``                         exact key, side to move included; a game with
-                                               symmetries may return a canonical image. Same
-                                               length as a state
+``key(g, s) -> tuple``                         table key, side to move included: a tuple of
+                                               non-negative ints of one fixed length (any, e.g.
+                                               ConnectX's one word), equal for two states only
+                                               when they are the same or (a game with
+                                               symmetries) symmetric images; default: ``s``
 =============================================  ==================================================
 
 Values for searches: a negamax search scores a terminal state as ``outcome`` seen from the side
@@ -42,7 +44,12 @@ heuristics (``heuristics/<game>/``) score the side to move well inside that scal
 Optional hooks a search uses when a game module has them (with a default otherwise):
 ``evaluate(g, s, params) -> float`` (heuristic; default 0), ``order(g, s, out, base, n, params)``
 (reorder the move list in place; default: as generated), ``bounds(g, s) -> (lo, hi)`` (proven
-value bounds for the side to move, for the exact-solver shell).
+value bounds for the side to move, for the exact-solver shell), and
+``expand(g, s, depth, ply, sort, out, base, params) -> (n, o)``: the depth-first searches' view
+of a node (decided ``n < 0`` at ``d = -n - 1`` plies with the mover's outcome ``o``; a leaf at
+``depth == 0``; else ``n`` actions at ``out[base:]``, best first, an action left out no better
+than those kept); contract and default (``terminal``, ``legal``, ``order``) in
+:mod:`core.kernel_expand`.
 """
 from __future__ import annotations
 
@@ -271,6 +278,11 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
             overrides[name] = getattr(source, name)
         elif name in kernel_defaults.REQUIRED:
             raise TypeError(f"{kmod.__name__} lacks the required kernel {name!r}")
+    if "expand" not in overrides:
+        # The default expand calls the game's kernels: its module, bound to them.
+        from core import kernel_expand
+
+        overrides["expand"] = J.bind(kernel_expand, dict(overrides), use_jit).expand
     if heuristic is not None:
         overrides["evaluate"] = getattr(J.compiled(heuristic.__module__), heuristic.__name__) if use_jit else heuristic
     ns = J.bind(search, overrides, use_jit)

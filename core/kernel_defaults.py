@@ -11,7 +11,7 @@ from __future__ import annotations
 from util.jit import hot
 
 REQUIRED = ("to_move", "legal", "play", "terminal", "outcome")
-OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds")
+OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds", "expand", "rollout")
 
 
 @hot
@@ -62,3 +62,18 @@ def order(g, s, out, base, n, params) -> None:
 @hot
 def bounds(g, s):
     return -1.0e300, 1.0e300
+
+
+
+# ``expand`` (the depth-first searches' view of a node) is optional too; its contract and
+# default are in :mod:`core.kernel_expand`: the default calls kernels, so it lives in its own
+# module, which imports them from here by name; :func:`core.game.bind` binds that module to the
+# game's kernels and hands the bound ``expand`` to the search. A search imports it from there.
+
+
+@hot
+def rollout(g, s, rng):
+    """A game's own random playout for MCTS leaves: (player 0's outcome at the end, moves played,
+    rng), ``rng`` an xorshift32 state (:func:`util.xorshift.rng_next`). Default: -1 moves, none
+    (the search plays ``legal``/``play`` itself)."""
+    return 0.0, -1, rng

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 from agents.engine.agents import DepthFirstAgent
-from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Result, heuristic_function, prime_below,
+from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Result, heuristic_function, key_words, prime_below,
                                    slot_of, table_move_first, tt_decides, tt_find, tt_store)
 from core.game import bind, constants_array
 from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
@@ -259,7 +259,7 @@ class Search:
         self.ns = bind(game, sys.modules[__name__], fn, jit)
         self.jit = bool(self.ns.jit)
         self.g = constants_array(game, self.jit)
-        words, stride = int(game.words), max(1, int(game.num_actions))
+        words, stride = key_words(game), max(1, int(game.num_actions))  # table entries hold the key's words
         pr = [float(x) for x in (default if params is None else params)]
         if not self.jit:
             tt_bits = min(tt_bits, 18)

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.game import CHANCE, bind, constants_array
-from core.kernel_defaults import bounds, evaluate, key, legal, order, outcome, play, terminal, to_move
+from core.kernel_defaults import bounds, evaluate, key, play, terminal, to_move
+from core.kernel_expand import expand
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import COMPILED_CLOCK, clock_ns
 from util.jit import hot
@@ -65,15 +66,18 @@ HASH_B = 1000003
 # Slots of ``ints``.
 NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, PVS, USE_TT, TT_DEEPER = range(10)
 SIZE, WORDS, TT, BUF, STRIDE, PLY_CAP, CUT, CHANCE_SEEN, ROOT_ALL, ROOT_N = range(10, 20)
-USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT = range(20, 24)
-HEADER = 24
+USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT, ORDER_DEPTH = range(20, 25)
+HEADER = 25
 # Offsets from ``ints[FSET]`` in ``floats``.
 SCALE, STEP, DECIDE, ROOTV = 0, 1, 2, 4
 
 
 @hot
 def slot_of(k, size: int) -> int:
-    """Table slot of key ``k`` (a tuple of non-negative words): a polynomial hash mod 2**31-1."""
+    """Table slot of key ``k`` (a tuple of non-negative words): the word mod ``size`` for a
+    one-word key (the table size is a prime), else a polynomial hash mod 2**31-1."""
+    if len(k) == 1:
+        return k[0] % size
     h = 0
     for w in k:
         h = (h * HASH_B + w % HASH_P) % HASH_P
@@ -169,15 +173,21 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         ints[ABORTED] = 1
         return 0.0
     fs = ints[FSET]
-    me = to_move(g, s)
-    if terminal(g, s):
-        o = outcome(g, s)
-        if me == 1:
-            o = -o
-        return terminal_value(o, ply, floats, fs)
-    if depth == 0 or ply >= ints[PLY_CAP]:
+    base = ints[BUF] + ply * ints[STRIDE]
+    leaf = depth == 0 or ply >= ints[PLY_CAP]
+    # The game's view of the node (core.kernel_defaults.expand): decided, a leaf, or its actions.
+    n, o = expand(g, s, 0 if leaf else depth, ply, depth >= ints[ORDER_DEPTH], ints, base, floats)
+    if n < 0:
+        v = terminal_value(o, ply - n - 1, floats, fs)
+        if ply == 0 and n < -1:
+            ints[BEST] = ints[base]
+            ints[ROOT_N] = 1
+            floats[fs + ROOTV] = v
+        return v
+    if leaf:
         ints[CUT] = 1
         return evaluate(g, s, floats)
+    me = to_move(g, s)
     prune = ints[PRUNE] != 0
     full = depth >= FULL
     if prune and full and ints[USE_BOUNDS] != 0:
@@ -197,7 +207,6 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
     # Table probe (exact key: every word compared).
     use_tt = prune and ints[USE_TT] != 0 and (full or depth >= ints[TT_MIN_DEPTH])
     words = ints[WORDS]
-    k = s
     at = 0
     slot = 0
     tt_move = -1
@@ -216,10 +225,7 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
                         ints[CUT] = 1
                     return v
 
-    # Actions of this ply: the game's order, then the table move (if legal here) first.
-    base = ints[BUF] + ply * ints[STRIDE]
-    n = legal(g, s, ints, base)
-    order(g, s, ints, base, n, floats)
+    # The table move (if among the actions here) first, then the game's order.
     table_move_first(ints, base, n, tt_move)
 
     root = ply == 0
@@ -331,6 +337,14 @@ def heuristic_names(game: Any) -> list[str]:
         return ["none"]
 
 
+def key_words(game: Any) -> int:
+    """Words of the game's table key: the length of ``key``'s tuple (a state's without the hook)."""
+    key_fn = getattr(game.kernel_module, "key", None)
+    if key_fn is None:
+        return int(game.words)
+    return len(key_fn(game.g, tuple(game.initial_words())))
+
+
 @dataclass
 class Result:
     """One kernel call: the root's value for the side to move (root-relative), its best action,
@@ -353,13 +367,14 @@ class Search:
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, pvs: bool = True,
                  use_tt: bool = True, tt_deeper: bool = False, tt_min_depth: int = 1,
                  scale: float = WIN_SCALE, step: float = 1.0, decisive: float = DECISIVE,
-                 ply_cap: int = 128, root_all: bool = False, use_bounds: bool | None = None) -> None:
+                 ply_cap: int = 128, root_all: bool = False, use_bounds: bool | None = None,
+                 order_depth: int = 0) -> None:
         fn, default = heuristic_function(game, heuristic)
         self.game = game
         self.ns = bind(game, sys.modules[__name__], fn, jit)
         self.jit = bool(self.ns.jit)
         self.g = constants_array(game, self.jit)
-        words = int(game.words)
+        words = key_words(game)
         stride = max(1, int(game.num_actions))
         pr = [float(x) for x in (default if params is None else params)]
         if not self.jit:
@@ -377,6 +392,7 @@ class Search:
         head[ROOT_ALL] = int(root_all)
         head[USE_BOUNDS] = int(hasattr(game.kernel_module, "bounds") if use_bounds is None else use_bounds)
         head[TT_MIN_DEPTH], head[FSET], head[FTT] = max(1, tt_min_depth), fset, ftt
+        head[ORDER_DEPTH] = max(0, int(order_depth))
         fhead = pr + [0.0] * (ftt - len(pr))
         fhead[fset + SCALE], fhead[fset + STEP], fhead[fset + DECIDE] = float(scale), float(step), float(decisive)
         n_ints, n_floats = tt + size * (words + 1), ftt + size
@@ -395,7 +411,7 @@ class Search:
     # settings that callers change between calls
     def set(self, **flags: int) -> None:
         names = {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
-                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH}
+                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH}
         for k, v in flags.items():
             self.ints[names[k]] = int(v)
 
