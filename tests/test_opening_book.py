@@ -36,12 +36,12 @@ def solver(game):
     return Solver(game, tt_bits=20, jit=True)
 
 
-def test_book_holds_every_class_of_three_pieces(game, book):
-    reps = classes(game, 3)
-    assert book.plies == 3
+def test_book_holds_every_class_of_four_pieces(game, book):
+    reps = classes(game, 4)
+    assert book.plies == 4
     assert set(book.entries) == {s.key() for s in reps}
-    per_ply = [sum(1 for s in reps if len(s.history) == n) for n in range(4)]
-    assert per_ply == [1, 1, 7, 70] and len(book.entries) == 79
+    per_ply = [sum(1 for s in reps if len(s.history) == n) for n in range(5)]
+    assert per_ply == [1, 1, 7, 70, 901] and len(book.entries) == 980
     assert book.entries[game.initial().key()][0] == -1.0  # the second player wins
 
 
@@ -80,10 +80,10 @@ def check_entries(book, solver, states) -> None:
 
 
 def test_book_agrees_with_the_solver_on_a_sample(game, book, solver):
-    """Every action of six seeded 3-piece classes re-solved (compiled), the values of the
+    """Every action of four seeded 3-piece and four 4-piece classes re-solved (compiled), the values of the
     empty board and the 1-piece class, and the empty board on the plain path."""
-    reps = classes(game, 3)
-    check_entries(book, solver, random.Random(13).sample(reps[9:], 6))
+    reps = classes(game, 4)
+    check_entries(book, solver, random.Random(13).sample(reps[9:79], 4) + random.Random(14).sample(reps[79:], 4))
     for s in reps[:2]:
         assert solver.value(s) == book.lookup(s)[0]
     assert Solver(game, tt_bits=16, jit=False).value(reps[0]) == book.lookup(reps[0])[0] == -1.0
@@ -91,7 +91,7 @@ def test_book_agrees_with_the_solver_on_a_sample(game, book, solver):
 
 @pytest.mark.slow
 def test_whole_book_re_solved(game, book, solver):
-    check_entries(book, solver, classes(game, 3))
+    check_entries(book, solver, classes(game, 4))
 
 
 @pytest.mark.parametrize("line", [[0, 21, 34], pytest.param([0, 21], marks=pytest.mark.slow)])
@@ -108,11 +108,26 @@ def test_actions_follow_every_symmetry(game, book, line):
         assert sorted(a2) == sorted(sym.action(a) for a in actions)
 
 
+def won_book_positions(game, book):
+    return [s for s in classes(game, 4) if book.entries[s.key()][0] > 0]
+
+
 def test_perfect_keeps_every_won_book_position_won(game, book, solver):
+    """Every won class of up to 3 pieces and a seeded 150 of the 4-piece ones (all: slow)."""
+    won = won_book_positions(game, book)
+    assert len(won) == 712
+    few = [s for s in won if len(s.history) < 4]
+    check_perfect(game, solver, few + random.Random(7).sample(won[len(few):], 150))
+
+
+@pytest.mark.slow
+def test_perfect_keeps_all_won_book_positions_won(game, book, solver):
+    check_perfect(game, solver, won_book_positions(game, book))
+
+
+def check_perfect(game, solver, won) -> None:
     agent = registry.make("perfect", game)
     assert isinstance(agent, BookSolverAgent) and agent._book is not None
-    won = [s for s in classes(game, 3) if book.entries[s.key()][0] > 0]
-    assert len(won) == 68
     rng = random.Random(5)
     for s in won:
         s = game.new_state(rng.choice(game.symmetries()).state(s.words))  # not the stored frame

@@ -19,7 +19,10 @@ File (``data/opening_book_<game>.npz``, written atomically): ``keys`` (n x words
 optimal actions in the key's frame, -1 padded), ``spec`` (the game spec it was built for: a
 book is only used for the same rules) and ``plies``. Build or rebuild it with::
 
-    python -m agents.engine.opening_book --game quantik --plies 3
+    python -m agents.engine.opening_book --game quantik --plies 4
+
+Quantik's book holds the 980 classes of its first 4 plies (1 + 1 + 7 + 70 + 901): with 3 plies
+``perfect`` still let a handed win go at its third move (4 pieces) in 5 of 900 games at 0.25 s.
 """
 from __future__ import annotations
 
@@ -212,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="quantik", help="game and parameters, NAME[:key=value,...] (default quantik)")
-    p.add_argument("--plies", type=int, default=3, help="every class of the first N plies (default 3)")
+    p.add_argument("--plies", type=int, default=4, help="every class of the first N plies (default 4)")
     p.add_argument("--out", default="", help="the file (default data/opening_book_<game>.npz)")
     p.add_argument("--no-jit", action="store_true", help="plain Python solver (slow; for checking)")
     args = p.parse_args(argv)
