@@ -1,0 +1,48 @@
+"""ConnectX's hooks for the game-generic exact solver (:mod:`agents.engine.solver` over
+:mod:`agents.engine.negamax`): Pons' score bounds, and the fast win-cells test the hooks share.
+
+``g`` = ``[rows, columns, inarow, board_mask, bottom_mask, pons]`` (:meth:`core.connectx.game.ConnectX.constants`).
+
+:func:`bounds` is asked only of states that ``expand`` (:mod:`core.connectx.search_hooks`) did not
+decide: the side to move cannot win at once, and it has a move after which the opponent cannot
+win at once. With Pons' score (``g[5] == 1``: the winner gets ``(cells + 2 - stones) // 2``,
+stones counted at the end) the mover's best is then a win by its second stone from here
+(``stones + 3`` at the end) and its worst a loss to the opponent's second stone (``stones + 4``):
+so ``[-((cells - 2 - stones) // 2), (cells - 1 - stones) // 2]``, which also makes a position
+with two empty cells or fewer a draw (both bounds 0). Ideas from Pascal Pons' public write-up
+(blog.gamesolver.org), written anew. With +-1 outcomes (``g[5] == 0``) the bounds say nothing
+beyond the outcome's range.
+"""
+from __future__ import annotations
+
+from core.connectx.bitboard import winning_cells
+from heuristics.connectx.lines import popcnt
+from util.jit import hot
+
+
+@hot
+def bounds(g, s):
+    """Proven bounds on the value of ``s`` (undecided by ``expand``) for its side to move."""
+    if g[5] == 0:
+        return -1.0, 1.0
+    left = g[0] * g[1] - popcnt(s[1])
+    return float(-(max(left - 2, 0) // 2)), float((left - 1) // 2)
+
+
+@hot
+def win_cells(stones: int, mask: int, rows: int, columns: int, inarow: int, full: int) -> int:
+    """Empty cells where one more stone of ``stones`` completes a line (reachable or not); four
+    in a row is unrolled (nine shift-and steps: this runs at every node of a solve), other
+    lengths take :func:`core.connectx.bitboard.winning_cells`."""
+    if inarow != 4:
+        return winning_cells(stones, mask, rows, columns, inarow)
+    h = rows + 1
+    r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical: only the cell above three
+    for s in (h, h - 1, h + 1):
+        p = (stones << s) & (stones << (2 * s))
+        r |= p & (stones << (3 * s))  # three to the left (or below-left), cell on the right
+        r |= p & (stones >> s)  # two on the left, one on the right
+        p = (stones >> s) & (stones >> (2 * s))
+        r |= p & (stones << s)  # one on the left, two on the right
+        r |= p & (stones >> (3 * s))  # three on the right
+    return r & (full ^ mask)
