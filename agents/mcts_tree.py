@@ -35,6 +35,7 @@ import math
 from core.connectx.bitboard import can_play, has_won, move_bit, position_key
 from heuristics.connectx.evaluate import evaluate
 from util.jit import hot
+from util.xorshift import rng_next  # noqa: F401 (also the name others import from here)
 UNEXPANDED = -1
 ILLEGAL = -2
 
@@ -57,15 +58,6 @@ LEAF_HEURISTIC = 1
 LEAF_MIXED = 2
 POLICY_UCT = 0
 POLICY_ANT = 1
-
-
-@hot
-def rng_next(x: int) -> int:
-    """xorshift32 (Marsaglia): period 2**32 - 1, never 0, no multiplication to overflow."""
-    x ^= (x << 13) & 0xFFFFFFFF
-    x ^= x >> 17
-    x ^= (x << 5) & 0xFFFFFFFF
-    return x
 
 
 @hot

@@ -16,6 +16,7 @@ import sys
 import time
 
 from agents.engine.mcts import LEAVES, MCTSAgent
+from bench.figures import emit
 from core.games import names, parse_game
 from util.cli import OneLineParser, positive_int
 from util.jit import numba_available
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if not numba_available():
         print("numba not installed: plain path only")
     print(f"{'game':42} {'compiled sims/s':>16} {'plain sims/s':>13} {'ratio':>7}  compile s")
+    figures = {}
     for game in games:
         try:
             probe = MCTSAgent(game=game, leaf=args.leaf)
@@ -80,11 +82,15 @@ def main(argv: list[str] | None = None) -> int:
                 fast.append(rate(game, True, args.sims, args))
             slow.append(rate(game, False, max(1, args.sims // args.plain_divisor), args))
         p = statistics.median(slow)
+        label = game.spec().replace(":", "_").replace(",", "_").replace("=", "")
+        figures[f"{label}_plain_sims_per_s"] = p
         if fast:
             f = statistics.median(fast)
+            figures[f"{label}_compiled_sims_per_s"] = f
             print(f"{game.spec():42} {f:16,.0f} {p:13,.0f} {f / p:7.1f}  {compile_s:9.1f}")
         else:
             print(f"{game.spec():42} {'-':>16} {p:13,.0f} {'-':>7}  {'-':>9}")
+    emit(figures)
     return 0
 
 

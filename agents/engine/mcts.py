@@ -20,7 +20,7 @@ from typing import Any
 from agents.engine import mcts_kernels as K
 from core.game import CHANCE, State, bind, constants_array
 from util.batches import run_batches
-from util.jit import CompileGate, numba_available
+from util.jit import CompileGate, is_hot, numba_available
 
 LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
 PATH_CAP = 4096  # deepest path a simulation follows in the tree (deeper: evaluated as a leaf)
@@ -258,6 +258,7 @@ class MCTSAgent:
         floats[K.F_OPEN] = 1.0 if self.open_loop else 0.0
         floats[K.F_SOLVER] = 1.0 if self.solver else 0.0
         floats[K.F_MAXROLL] = float(self.max_rollout)
+        floats[K.F_EXPAND] = 1.0 if is_hot(getattr(self.game.kernel_module, "expand", None)) else 0.0
         self._policy(floats)
 
     def _policy(self, floats: Any) -> None:

@@ -21,6 +21,9 @@ per level: node id and ``mover | chance_edge << 1``), then one record of ``NI`` 
 - ``N_NKIDS``: children created; ``N_NLEGAL``: legal actions (or chance outcomes) of the node,
   -1 until the node is first expanded, 0 at a terminal node (closed loop).
 - ``N_DIST``: for a proven node, the plies (decision moves) to the end of its proof line.
+- ``N_UNTRIED``: closed loop, games of at most ``BITS_ACTIONS`` actions: the legal actions
+  without a child yet, one bit each, set at the node's first expansion; later expansions draw
+  from it without calling ``legal`` again (bigger games mark the legal buffer instead).
 
 ``floats``: the settings ``F_*`` then one record of ``NF`` floats per node: visits, value sum,
 proven bounds ``lo``/``hi``, ``V_AUX`` (open loop: availability, the number of times the
@@ -59,8 +62,9 @@ from __future__ import annotations
 
 import math
 
-from agents.mcts_tree import rng_next
-from core.kernel_defaults import bounds, chance_prob, evaluate, legal, outcome, play, terminal, to_move
+from core.kernel_defaults import bounds, chance_prob, evaluate, legal, outcome, play, rollout, terminal, to_move
+from core.kernel_expand import expand
+from util.xorshift import rng_next
 from util.jit import hot
 
 CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)
@@ -69,12 +73,15 @@ CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as c
 I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES = range(10)
 IHEADER = 16
 # node record (ints)
-N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST = range(7)
-NI = 7
+N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST, N_UNTRIED = range(8)
+NI = 8
+BITS_ACTIONS = 62  # games with at most this many actions keep a node's untried actions as bits
+EXPAND_DEPTH = 1 << 20  # ``expand``'s depth meaning "to the end" (agents.engine.negamax.FULL)
 # floats header slots (settings)
 F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL = range(9)
 # the selection policy (0: UCT, 1: ant colony) and the ant colony's settings (see select)
 F_POLICY, F_POWER, F_EVAP, F_TAU0, F_DEPOSIT, F_FLOOR = range(9, 15)
+F_EXPAND = 15  # 1: the game has its own ``expand`` hook: the solver asks it at each new node
 FHEADER = 16
 # node record (floats)
 V_VISITS, V_VALUE, V_LO, V_HI, V_AUX, V_PHER = range(6)
@@ -138,10 +145,15 @@ def sample_chance(g, s, ints, buf: int, n: int, rng: int):
 
 
 @hot
-def rollout(g, s, ints, floats, rng: int):
+def playout(g, s, ints, floats, rng: int):
     """Uniformly random actions (chance by its probabilities) to the end: (player 0's reward
-    times ``gamma`` per decision ply, rng). Past ``F_MAXROLL`` steps: 0."""
+    times ``gamma`` per decision ply, rng). The game's ``rollout`` hook plays it when the game
+    has one (ConnectX: on bitboards); else ``legal``/``play`` here, 0 past ``F_MAXROLL`` steps."""
     gamma = floats[F_GAMMA]
+    o, moves, rng = rollout(g, s, rng)
+    if moves >= 0:
+        r = min(1.0, max(-1.0, o * floats[F_INVWIN]))
+        return (r if gamma == 1.0 else discount(gamma, moves) * r), rng
     buf = ints[I_BUF]
     limit = int(floats[F_MAXROLL])
     disc = 1.0
@@ -162,38 +174,49 @@ def rollout(g, s, ints, floats, rng: int):
 
 
 @hot
-def leaf_value(g, s, ints, floats, hp, rng: int):
-    """Player 0's reward for the non-terminal state ``s`` just reached: a rollout, the
-    heuristic squashed by a sigmoid (after sampling any chance steps: ``evaluate`` scores the
-    side to move), or ``(1 - mix) * rollout + mix * heuristic``."""
+def leaf_value(g, s, p: int, ints, floats, hp, rng: int):
+    """Player 0's reward for the non-terminal state ``s`` just reached (``p``: its player to
+    move, known by the caller): a rollout, the heuristic squashed by a sigmoid (after sampling
+    any chance steps: ``evaluate`` scores the side to move), or ``(1 - mix) * rollout + mix *
+    heuristic``."""
     leaf = int(floats[F_LEAF])
     h = 0.0
     if leaf != LEAF_ROLLOUT:
-        buf = ints[I_BUF]
         t = s
-        while not terminal(g, t) and to_move(g, t) == CHANCE:
-            n = legal(g, t, ints, buf)
-            a, rng = sample_chance(g, t, ints, buf, n, rng)
-            t = play(g, t, a)
-        if terminal(g, t):
-            h = reward_of(g, t, floats[F_INVWIN])
-        else:
+        ended = False
+        if p == CHANCE:
+            buf = ints[I_BUF]
+            while not terminal(g, t) and to_move(g, t) == CHANCE:
+                n = legal(g, t, ints, buf)
+                a, rng = sample_chance(g, t, ints, buf, n, rng)
+                t = play(g, t, a)
+            ended = terminal(g, t)
+            if ended:
+                h = reward_of(g, t, floats[F_INVWIN])
+            else:
+                p = to_move(g, t)
+        if not ended:
             z = min(60.0, max(-60.0, evaluate(g, t, hp) / floats[F_WIDTH]))
             h = 2.0 / (1.0 + math.exp(-z)) - 1.0
-            if to_move(g, t) == 1:
+            if p == 1:
                 h = -h
         if leaf == LEAF_HEURISTIC:
             return h, rng
-    r, rng = rollout(g, s, ints, floats, rng)
+    r, rng = playout(g, s, ints, floats, rng)
     if leaf == LEAF_MIXED:
         r = (1.0 - floats[F_MIX]) * r + floats[F_MIX] * h
     return r, rng
 
 
 @hot
-def new_node(g, s, ints, floats, action: int, aux: float, solver: bool) -> int:
+def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply: int) -> int:
     """A node for state ``s`` (reached by ``action``), or -1 when the tree is full. Terminal
-    states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others."""
+    states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others, and
+    when ``xply >= 0`` (the game has its own ``expand``, games of at most ``BITS_ACTIONS``
+    actions) its ``expand`` (at that ``ply``: 0 unless the parent's actions came from
+    ``expand``) proves decided positions (ConnectX: a win at once, two threats) and gives the
+    actions worth searching (a forced block alone, no move under a threat), kept as the node's
+    untried bits: its first expansion then needs no ``legal``."""
     node = ints[I_USED]
     if node >= ints[I_CAP]:
         return -1
@@ -205,6 +228,7 @@ def new_node(g, s, ints, floats, action: int, aux: float, solver: bool) -> int:
     ints[b + N_NKIDS] = 0
     ints[b + N_NLEGAL] = -1
     ints[b + N_DIST] = 0
+    ints[b + N_UNTRIED] = 0
     p = to_move(g, s)
     ints[b + N_PLAYER] = p
     f = FHEADER + node * NF
@@ -220,13 +244,29 @@ def new_node(g, s, ints, floats, action: int, aux: float, solver: bool) -> int:
         hi = lo
         ints[b + N_NLEGAL] = 0
     elif solver and p != CHANCE:
-        blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
-        if p == 0:
-            lo = max(-1.0, min(1.0, blo * invwin))
-            hi = max(-1.0, min(1.0, bhi * invwin))
-        else:
-            lo = max(-1.0, min(1.0, -bhi * invwin))
-            hi = max(-1.0, min(1.0, -blo * invwin))
+        if xply >= 0:
+            buf = ints[I_BUF]
+            n, o = expand(g, s, EXPAND_DEPTH, xply, 0, ints, buf, hp)
+            if n < 0:  # decided: the mover's outcome o, -n - 1 plies from here
+                if p == 1:
+                    o = -o
+                lo = max(-1.0, min(1.0, o * invwin))
+                hi = lo
+                ints[b + N_DIST] = -n - 1
+            else:
+                u = 0
+                for i in range(n):
+                    u |= 1 << ints[buf + i]
+                ints[b + N_UNTRIED] = u
+                ints[b + N_NLEGAL] = n
+        if lo != hi:
+            blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
+            if p == 0:
+                lo = max(-1.0, min(1.0, blo * invwin))
+                hi = max(-1.0, min(1.0, bhi * invwin))
+            else:
+                lo = max(-1.0, min(1.0, -bhi * invwin))
+                hi = max(-1.0, min(1.0, -blo * invwin))
     floats[f + V_LO] = lo
     floats[f + V_HI] = hi
     return node
@@ -456,9 +496,11 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     mark = ints[I_MARK]
     path = ints[I_PATH]
     pathcap = ints[I_PATHCAP]
+    bits = ints[I_NACT] <= BITS_ACTIONS
+    xpand = solver and bits and floats[F_EXPAND] != 0.0
     node = root
     ints[path] = root
-    ints[path + 1] = 1 - to_move(g, s)
+    ints[path + 1] = 1 - (to_move(g, s) if open_loop else ints[nb + root * NI + N_PLAYER])
     length = 1
     reward = 0.0  # player 0's reward, discounted from the last node of the path
     while True:
@@ -478,13 +520,14 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         if solver and length > 1 and floats[f + V_LO] == floats[f + V_HI]:
             reward = floats[f + V_LO] * discount(gamma, ints[b + N_DIST])
             break
+        # the player to move: stored in the node (closed loop: a node is a state)
+        p = to_move(g, s) if open_loop else ints[b + N_PLAYER]
         if length >= pathcap:
-            reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+            reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
             break
-        p = to_move(g, s)
         child = -1
         action = -1
-        expand = False
+        grow = False
         if open_loop:
             n = legal(g, s, ints, buf)
             stamp = ints[I_STAMP] + 2
@@ -502,7 +545,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                 ch = ints[cb + N_SIB]
             if matched < n:
                 action, rng = pick_untried(ints, node, n, stamp, rng)
-                expand = True
+                grow = True
             else:
                 child, rng = select(ints, floats, node, p, c, False, stamp + 1, ant, rng)
                 action = ints[nb + child * NI + N_ACTION]
@@ -511,14 +554,51 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
             ints[b + N_NLEGAL] = n
             action, rng = sample_chance(g, s, ints, buf, n, rng)
             child = find_child(ints, node, action)
-            expand = child < 0
+            grow = child < 0
         else:
             nl = ints[b + N_NLEGAL]
             nk = ints[b + N_NKIDS]
             if nl < 0 or nk < nl:
-                n = legal(g, s, ints, buf)
-                ints[b + N_NLEGAL] = n
-                if nk < n:
+                n = nl
+                if nl < 0 or not bits:
+                    n = -1
+                    if xpand:  # the root (below it, new_node asked expand already)
+                        n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
+                    if n < 0:  # decided (a move must still be chosen) or no expand: every action
+                        n = legal(g, s, ints, buf)
+                    ints[b + N_NLEGAL] = n
+                    if bits:
+                        u = 0
+                        for i in range(n):
+                            u |= 1 << ints[buf + i]
+                        ch = ints[b + N_FIRST]  # children grafted before (a cache)
+                        while ch >= 0:
+                            u &= ~(1 << ints[nb + ch * NI + N_ACTION])
+                            ch = ints[nb + ch * NI + N_SIB]
+                        ints[b + N_UNTRIED] = u
+                if nk >= n:
+                    pass
+                elif bits:  # a random untried action: the k-th bit of N_UNTRIED
+                    u = ints[b + N_UNTRIED]
+                    m = u
+                    count = 0
+                    while m:
+                        m &= m - 1
+                        count += 1
+                    rng = rng_next(rng)
+                    for _ in range(rng % count):
+                        u &= u - 1
+                    low = u & -u
+                    action = 0
+                    while low > 1:
+                        low >>= 1
+                        action += 1
+                    grow = True
+                elif nk == 0:  # no child yet: any legal action (pick_untried's draw, without marks)
+                    rng = rng_next(rng)
+                    action = ints[buf + rng % n]
+                    grow = True
+                else:
                     stamp = ints[I_STAMP] + 2
                     ints[I_STAMP] = stamp
                     for i in range(n):
@@ -528,12 +608,12 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                         ints[mark + ints[nb + ch * NI + N_ACTION]] = stamp + 1
                         ch = ints[nb + ch * NI + N_SIB]
                     action, rng = pick_untried(ints, node, n, stamp, rng)
-                    expand = True
-            if not expand:
+                    grow = True
+            if not grow:
                 child, rng = select(ints, floats, node, p, c, solver, -1, ant, rng)
                 action = ints[nb + child * NI + N_ACTION]
         aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
-        if expand and p == CHANCE:
+        if grow and p == CHANCE:
             aux = chance_prob(g, s, action)
         s = play(g, s, action)
         mover = p
@@ -541,23 +621,30 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         if p == CHANCE:  # the mover into a chance node's child is the one into the chance node
             mover = ints[path + 2 * length - 1] & 1
             edge = mover | 2
-        if expand:
-            child = new_node(g, s, ints, floats, action, aux, solver)
+        if grow:
+            xply = -1
+            if xpand and p != CHANCE:
+                xply = 0 if node == root else 1  # the root's actions may come from legal
+            child = new_node(g, s, ints, floats, hp, action, aux, solver, xply)
             if child >= 0:
                 attach(ints, node, child)
+                if bits and not open_loop and p != CHANCE:
+                    ints[b + N_UNTRIED] &= ~(1 << action)
                 cf = FHEADER + child * NF
                 ints[path + 2 * length] = child
                 ints[path + 2 * length + 1] = edge
                 length += 1
-                if not open_loop and floats[cf + V_LO] == floats[cf + V_HI]:
-                    reward = floats[cf + V_LO]
+                cb = nb + child * NI
+                if ints[cb + N_NLEGAL] == 0 or (not open_loop and floats[cf + V_LO] == floats[cf + V_HI]):
+                    # terminal, or proven by the bounds or expand hook
+                    reward = floats[cf + V_LO] * discount(gamma, ints[cb + N_DIST])
                 else:
-                    reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+                    reward, rng = leaf_value(g, s, ints[cb + N_PLAYER], ints, floats, hp, rng)
             else:  # tree full: evaluate without storing, seen from the node
                 if terminal(g, s):
                     reward = reward_of(g, s, invwin)
                 else:
-                    reward, rng = leaf_value(g, s, ints, floats, hp, rng)
+                    reward, rng = leaf_value(g, s, to_move(g, s), ints, floats, hp, rng)
                 if p != CHANCE:
                     reward *= gamma
             break
@@ -635,7 +722,7 @@ def new_tree(g, ints, floats, s, rng: int) -> int:
     hook: a root proven without children would leave no move to pick)."""
     ints[I_USED] = 0
     ints[I_RNG] = rng
-    return new_node(g, s, ints, floats, -1, 1.0, False)
+    return new_node(g, s, ints, floats, ints, -1, 1.0, False, -1)
 
 
 @hot

@@ -1,0 +1,58 @@
+"""ConnectX's hooks for the game-generic Monte Carlo tree search (:mod:`agents.engine.mcts_kernels`),
+imported by :mod:`core.connectx.kernels` so that :func:`core.game.bind` finds them.
+
+- ``rollout``: a random playout on the bitboards (the free cells of every column in one word,
+  one ``has_won`` per move), several times faster than the generic playout's
+  ``terminal`` / ``legal`` / ``play`` round per move.
+
+Not a ``bounds`` hook: the depth-first searches would take one (their ``use_bounds`` follows the
+game's kernels) and pay for it at every node; decided positions reach MCTS through ``expand``.
+"""
+from __future__ import annotations
+
+from core.connectx.bitboard import has_won
+from heuristics.connectx.lines import popcnt
+from util.jit import hot
+from util.xorshift import rng_next
+
+
+@hot
+def rollout(g, s, rng: int):
+    """Uniformly random moves from ``s`` to the end: (player 0's outcome, moves played, rng).
+    A terminal ``s`` returns its outcome after 0 moves."""
+    rows = g[0]
+    columns = g[1]
+    inarow = g[2]
+    current = s[0]
+    mask = s[1]
+    h = rows + 1
+    bottom = 0
+    for c in range(columns):
+        bottom |= 1 << (c * h)
+    full = bottom * ((1 << rows) - 1)
+    cells = rows * columns
+    ply = popcnt(mask)
+    first = ply & 1  # the player to move at s
+    if has_won(current ^ mask, rows, inarow):  # the last mover (not ``first``) won
+        return (1.0 if first == 1 else -1.0), 0, rng
+    played = 0
+    while ply < cells:
+        moves = (mask + bottom) & full
+        n = popcnt(moves)
+        rng = rng_next(rng)
+        k = rng % n
+        m = moves
+        for _ in range(k):
+            m &= m - 1
+        move = m & -m
+        mine = current | move
+        played += 1
+        if has_won(mine, rows, inarow):
+            # the mover of this ply is ``first`` after an even number of earlier moves
+            winner = first if (played & 1) == 1 else 1 - first
+            return (1.0 if winner == 0 else -1.0), played, rng
+        mask |= move
+        current = mine ^ mask
+        ply += 1
+    return 0.0, played, rng
+
