@@ -23,7 +23,10 @@ per level: node id and ``mover | chance_edge << 1``), then one record of ``NI`` 
 - ``N_DIST``: for a proven node, the plies (decision moves) to the end of its proof line.
 - ``N_UNTRIED``: closed loop, games of at most ``BITS_ACTIONS`` actions: the legal actions
   without a child yet, one bit each, set at the node's first expansion; later expansions draw
-  from it without calling ``legal`` again (bigger games mark the legal buffer instead).
+  from it without calling ``legal`` again (bigger games mark the legal buffer instead). A node
+  is fully expanded when no bit is left (a cache may have grafted children beside the list).
+- ``N_XP``: 1 when the node's actions came from the game's ``expand`` (so its children skip the
+  tests ``expand`` made unnecessary: ``expand``'s ``ply`` 1), 0 when from ``legal`` (``ply`` 0).
 
 ``floats``: the settings ``F_*`` then one record of ``NF`` floats per node: visits, value sum,
 proven bounds ``lo``/``hi``, ``V_AUX`` (open loop: availability, the number of times the
@@ -73,8 +76,8 @@ CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as c
 I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES = range(10)
 IHEADER = 16
 # node record (ints)
-N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST, N_UNTRIED = range(8)
-NI = 8
+N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST, N_UNTRIED, N_XP = range(9)
+NI = 9
 BITS_ACTIONS = 62  # games with at most this many actions keep a node's untried actions as bits
 EXPAND_DEPTH = 1 << 20  # ``expand``'s depth meaning "to the end" (agents.engine.negamax.FULL)
 # floats header slots (settings)
@@ -229,6 +232,7 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
     ints[b + N_NLEGAL] = -1
     ints[b + N_DIST] = 0
     ints[b + N_UNTRIED] = 0
+    ints[b + N_XP] = 0
     p = to_move(g, s)
     ints[b + N_PLAYER] = p
     f = FHEADER + node * NF
@@ -259,6 +263,7 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
                     u |= 1 << ints[buf + i]
                 ints[b + N_UNTRIED] = u
                 ints[b + N_NLEGAL] = n
+                ints[b + N_XP] = 1
         if lo != hi:
             blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
             if p == 0:
@@ -418,6 +423,11 @@ def update_bounds(ints, floats, node: int) -> bool:
     nk = ints[b + N_NKIDS]
     if p == CHANCE and nk < nl:
         return False
+    # an action without a child left: in bits mode an untried bit (grafted children may lie
+    # beside the list), else fewer children than actions
+    untried = nk < nl
+    if p != CHANCE and ints[I_NACT] <= BITS_ACTIONS:
+        untried = ints[b + N_UNTRIED] != 0
     new_lo = 0.0
     new_hi = 0.0
     psum = 0.0
@@ -448,7 +458,7 @@ def update_bounds(ints, floats, node: int) -> bool:
             return False
         new_lo /= psum
         new_hi /= psum
-    elif nk < nl:
+    elif untried:
         if p == 0:
             new_hi = 1.0
         else:
@@ -558,12 +568,13 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         else:
             nl = ints[b + N_NLEGAL]
             nk = ints[b + N_NKIDS]
-            if nl < 0 or nk < nl:
+            if nl < 0 or (ints[b + N_UNTRIED] != 0 if bits else nk < nl):
                 n = nl
                 if nl < 0 or not bits:
                     n = -1
-                    if xpand:  # the root (below it, new_node asked expand already)
+                    if xpand:  # the root, a grafted node (else new_node asked expand already)
                         n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
+                    ints[b + N_XP] = 1 if n >= 0 else 0
                     if n < 0:  # decided (a move must still be chosen) or no expand: every action
                         n = legal(g, s, ints, buf)
                     ints[b + N_NLEGAL] = n
@@ -576,7 +587,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                             u &= ~(1 << ints[nb + ch * NI + N_ACTION])
                             ch = ints[nb + ch * NI + N_SIB]
                         ints[b + N_UNTRIED] = u
-                if nk >= n:
+                if bits and ints[b + N_UNTRIED] == 0:
                     pass
                 elif bits:  # a random untried action: the k-th bit of N_UNTRIED
                     u = ints[b + N_UNTRIED]
@@ -594,6 +605,8 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                         low >>= 1
                         action += 1
                     grow = True
+                elif nk >= n:
+                    pass
                 elif nk == 0:  # no child yet: any legal action (pick_untried's draw, without marks)
                     rng = rng_next(rng)
                     action = ints[buf + rng % n]
@@ -624,7 +637,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         if grow:
             xply = -1
             if xpand and p != CHANCE:
-                xply = 0 if node == root else 1  # the root's actions may come from legal
+                xply = ints[b + N_XP]  # 1: the node's actions came from expand
             child = new_node(g, s, ints, floats, hp, action, aux, solver, xply)
             if child >= 0:
                 attach(ints, node, child)
