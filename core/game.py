@@ -102,7 +102,7 @@ class Game:
                 kind = {int: "an integer", float: "a number"}.get(typ, typ.__name__)
                 raise ValueError(f"game {self.name!r}: parameter {k}={params[k]!r} must be {kind}") from None
         self.validate()
-        self._k = importlib.import_module(self.kernels)
+        self._k = self.import_module(self.kernels)
         self._g = self.constants()
 
     # --- to implement ------------------------------------------------------------------------
@@ -154,6 +154,16 @@ class Game:
         return {}
 
     # --- provided ----------------------------------------------------------------------------
+    def import_module(self, path: str) -> Any:
+        """The module at dotted ``path`` (``kernels``, ``heuristics``) beside this game's own: a
+        submission bundles the toolkit under a private top package (util/bundle.py), which a
+        path written as a string must get too (the bundle must also import the module by a
+        statement somewhere, so that it is carried)."""
+        own = type(self).__module__
+        cut = own.find(".core.")
+        prefix = own[:cut + 1] if cut >= 0 else ""
+        return importlib.import_module(prefix + path)
+
     @property
     def kernel_module(self) -> Any:
         return self._k
