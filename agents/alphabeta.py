@@ -1,25 +1,24 @@
-"""Depth-first agents: iterative deepening to the deadline over the kernel in
-:mod:`agents.dfs_search`, with any heuristic of :mod:`heuristics` chosen by parameter.
+"""ConnectX's depth-first agents ``alphabeta`` and ``negamax``: the game-generic iterative
+deepening of :class:`agents.engine.agents.AlphaBetaAgent` over :mod:`agents.engine.negamax`,
+bound to the ConnectX game, with ConnectX's tricks as its hooks (threat pruning, forced blocks,
+threat ordering, one-word keys: :mod:`core.connectx.search_hooks`) and any heuristic of
+:mod:`heuristics.connectx` (through :mod:`heuristics.connectx.engine`) chosen by parameter.
 
 ``AlphaBetaAgent`` is plain fail-soft alpha-beta; ``NegamaxAgent`` searches every move after
 the first with a null window (principal-variation search). Both return the same value at a
 fixed depth; they differ in how many nodes they need.
 
-Time policy: the kernel reads the clock every 1024 nodes and stops at the deadline (see
-:mod:`agents.dfs_search`); as a second bound, where no clock is available to compiled code,
-every iteration also gets a node limit of ``speed * time left * time_safety``, where ``speed``
-is the nodes per second of this move's finished iterations once they add up to 10 ms, before
-that the previous move's figure (a conservative guess on the first move). An
-iteration stopped by either bound is thrown away and the move of the deepest finished
-iteration is played.
+Values (``info()["score"]``, for the side to move): a heuristic value, or, when the game's end
+is in sight, ``WIN_SCALE`` less the plies to the winning stone (minus that for a loss):
+:mod:`agents.engine.negamax`'s model. ``info()["pons_score"]`` turns a proven one into Pons'
+score.
 
-Compiling the kernel takes seconds (4 s on an idle core here, 5-25 s on a loaded one).
-:meth:`DepthFirstAgent.warm_up` does it beforehand. Otherwise, with ``background_compile`` (the
-default), a move with less than a minute to go never overruns its deadline: a thread compiles,
-the move waits for it during ``compile_share`` of its time (numba's compiler holds the GIL, so a
-plain search running beside it would slow both), and plays the rest on the plain path if the
-compile is not done; later moves use the compiled kernel once it is ready. A move with more
-time (tests, benchmarks with a far deadline) compiles in place.
+Time and compile policy: as :mod:`agents.engine.agents` (the kernel reads the clock every 1024
+nodes; each iteration also gets a node limit from the measured speed; an iteration stopped early
+is thrown away). Compiling the kernel takes seconds; :meth:`DepthFirstAgent.warm_up` does it
+beforehand; otherwise, with ``background_compile`` (the default), a move with less than a minute
+to go never waits for it beyond ``compile_share`` of its time: a thread compiles while the plain
+path plays.
 """
 from __future__ import annotations
 
@@ -27,10 +26,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-
-import agents.dfs_search as K
-from agents.dfs_search import WIN_BASE
+from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
+from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
+from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from heuristics.connectx.params import HEURISTIC_IDS, PARAM_NAMES, params_array
@@ -39,19 +37,9 @@ from util.jit import CompileGate, numba_enabled
 _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
 
-def _prime_below(n: int) -> int:
-    """Largest prime below ``n`` (table size: spreads the structured keys over the slots)."""
-    k = n - 1
-    while k > 2:
-        if k % 2 and all(k % d for d in range(3, int(k**0.5) + 1, 2)):
-            return k
-        k -= 1
-    return 2
-
-
 @dataclass
 class DepthFirstAgent:
-    """Iterative-deepening depth-first search; the subclasses choose alpha-beta or PVS.
+    """Iterative-deepening depth-first search on ConnectX; the subclasses choose alpha-beta or PVS.
 
     Defaults from ``bench/dfs_strength.py`` and ``bench/dfs_speed.py`` (2026-11-22, loaded
     machine): liberties scored 72 / 140 and 71.5 / 140 (negamax / alpha-beta) against
@@ -77,11 +65,8 @@ class DepthFirstAgent:
     threat: float | None = None  # liberties: weight of a threat cell
 
     PVS: ClassVar[bool] = False
-    STOP_EARLY: ClassVar[float] = 0.010  # seconds before the deadline at which the kernel stops (GIL waits, unwinding)
 
-    _shape: Any = field(default=None, init=False, repr=False)
-    _tables: Any = field(default=None, init=False, repr=False)
-    _speed: float = field(default=0.0, init=False, repr=False)
+    _engines: dict = field(default_factory=dict, init=False, repr=False)  # shape -> engine agent (its tables)
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("dfs"), init=False, repr=False)  # may moves run the compiled kernel?
 
@@ -99,13 +84,12 @@ class DepthFirstAgent:
             raise ValueError("time_safety must be in (0, 1]")
         if not 0.0 <= self.compile_share < 1.0:
             raise ValueError("compile_share must be in [0, 1)")
-        self._params = params_array(self.heuristic, **given)
+        self._params = [float(x) for x in params_array(self.heuristic, **given)]
 
     # --- agent interface ------------------------------------------------------------------
     def reset(self) -> None:
-        """Forget the table (entries stay valid across games, so this only frees memory)."""
-        self._tables = None
-        self._shape = None
+        """Forget the tables (entries stay valid across games, so this only frees memory)."""
+        self._engines.clear()
 
     def info(self) -> dict:
         return dict(self._info)
@@ -115,113 +99,56 @@ class DepthFirstAgent:
         Thread-safe; afterwards this agent's moves use the compiled kernel at once."""
         t0 = time.perf_counter()
         if numba_enabled(shape.bits):
-            tmp = type(self)(heuristic=self.heuristic, max_depth=2, tt_bits=8)
-            tmp._gate.ready = True  # the first call of the compiled kernel compiles it
-            tmp.choose(Position.empty(shape), time.perf_counter() + 1e9)
+            self._engine(shape).warm_up()
         self._gate.ready = True
         return time.perf_counter() - t0
 
-    def _compiled_ready(self, shape: Shape, deadline: float) -> bool:
-        """Whether this move may use the compiled kernel (see ``background_compile``)."""
-        return self._gate.admit(deadline, lambda: self.warm_up(shape), lambda: K.is_compiled(self.heuristic),
-                                self.background_compile, self.compile_share)
-
     def choose(self, position: Position, deadline: float) -> int:
         shape = position.shape
-        compiled = numba_enabled(shape.bits) and self._compiled_ready(shape, deadline)
-        search = K.compiled_node(self.heuristic) if compiled else K.node
-        self._ensure_tables(shape, compiled)
-        ints, floats = self._tables
-        ints[K.ROOT_PLY] = position.ply
-        ints[K.PVS] = 1 if self.PVS else 0
-        ints[K.ORDER_DEPTH] = self.order_depth
-        ints[K.TT_DEPTH] = self.tt_depth
-        ints[K.KIND] = HEURISTIC_IDS[self.heuristic]
-        for i, x in enumerate(self._params):
-            floats[i] = float(x)
-        empties = shape.cells - position.ply
-        limit = empties if self.max_depth == 0 else min(self.max_depth, empties)
-        if self._speed <= 0.0:
-            self._speed = 1.0e6 if compiled else 2.0e4
-        best_move, best_value, best_depth, total = -1, 0.0, 0, 0
-        done_nodes, done_time = 0, 0.0  # finished iterations of this move: the speed estimate
-        for depth in range(1, limit + 1):
-            now = time.perf_counter()
-            if done_time > 0.01:
-                self._speed = done_nodes / done_time
-            # With a clock in the kernel the deadline decides and the node limit is a loose
-            # guard; without one the node limit is the only bound.
-            share = 3.0 if (K.COMPILED_CLOCK or not compiled) else self.time_safety
-            budget = int(self._speed * max(0.0, deadline - now) * share) + 1024
-            if depth == 1:
-                budget = max(budget, 64 * shape.columns)  # depth 1 always finishes: a move is certain
-            elif now >= deadline:
-                break
-            ints[K.NODES], ints[K.LIMIT], ints[K.ABORTED], ints[K.BEST] = 0, budget, 0, -1
-            # depth 1 must finish; afterwards the deadline (int64 ns, capped far ahead) counts
-            # (stop a little early: unwinding and returning take up to a millisecond or two)
-            stop = min(deadline - now - self.STOP_EARLY, 1e9)
-            ints[K.DEADLINE] = 2**62 if depth == 1 else int(stop * 1e9) + time.perf_counter_ns()
-            v = search(position.current, position.mask, position.ply, depth, -K.INF, K.INF, ints, floats)
-            elapsed = time.perf_counter() - now
-            nodes = int(ints[K.NODES])
-            total += nodes
-            if ints[K.ABORTED]:
-                break
-            done_nodes += nodes
-            done_time += elapsed
-            best_move, best_value, best_depth = int(ints[K.BEST]), float(v), depth
-            if abs(best_value) >= WIN_BASE:
-                break  # a proven win or loss: deeper search cannot change it
-        if done_time > 0.01:
-            self._speed = done_nodes / done_time
-        if best_move < 0 or not position.can_play(best_move):
-            best_move = next(c for c in shape.center_order() if position.can_play(c))
-        exact = abs(best_value) >= WIN_BASE or best_depth >= empties
-        self._info = {"depth": best_depth, "score": best_value, "nodes": total, "exact": exact,
-                      "speed": float(self._speed), "compiled": bool(compiled)}
+        engine = self._engine(shape)
+        jit = numba_enabled(shape.bits) and self._gate.admit(
+            deadline, lambda: self.warm_up(shape), lambda: is_compiled(engine.game, engine.heuristic),
+            self.background_compile, self.compile_share)
+        col = engine.search_move(engine.game.state_of(position), deadline, jit)
+        info = engine.info()
+        value = float(info.get("value", 0.0))
+        exact = bool(info.get("exact", False))
+        self._info = dict(info, score=value, speed=engine._speed.rate if engine._speed else 0.0)
         if exact:
-            self._info["pons_score"] = pons_score(best_value)
-        return best_move
+            self._info["pons_score"] = pons_score(value, shape, position.ply)
+        if not position.can_play(col):  # never: the engine plays a legal action
+            col = next(c for c in shape.center_order() if position.can_play(c))
+        return col
 
     # --- internals ------------------------------------------------------------------------
     def _ensure_tables(self, shape: Shape, compiled: bool) -> None:
-        """The two kernel arrays (layout in :mod:`agents.dfs_search`), kept across moves and
-        games of one shape: table entries stay valid (exact keys, values of the position)."""
-        if self._tables is not None and self._shape == (shape, compiled):
-            return
-        bits = self.tt_bits if compiled else min(self.tt_bits, 18)
-        size = _prime_below(1 << bits)
-        columns = shape.columns
-        buf = K.ORDER + columns
-        tt = buf + (shape.cells + 1) * columns
-        header = [0] * tt
-        header[K.ROWS], header[K.COLUMNS], header[K.INAROW] = shape.rows, columns, shape.inarow
-        header[K.BOARD], header[K.BOTTOM] = shape.board_mask, shape.bottom_mask
-        header[K.SIZE], header[K.BUF], header[K.TT] = size, buf, tt
-        header[K.CLOCK_MASK] = 1023 if compiled else 31
-        header[K.ORDER:K.ORDER + columns] = shape.center_order()
-        # Empty slots hold key 0, which no position has (a key is at least the bottom mask).
-        # np.zeros takes pages the OS zeroes on first touch: no 25 MB written up front.
-        if compiled:
-            ints = np.zeros(tt + 2 * size, dtype=np.int64)
-            ints[:tt] = header
-            floats = np.zeros(K.PARAMS + size, dtype=np.float64)
-        else:
-            ints = header + [0] * (2 * size)
-            floats = [0.0] * (K.PARAMS + size)
-        self._tables = (ints, floats)
-        self._shape = (shape, compiled)
-        self._speed = 0.0
+        """Allocate the search's arrays for ``shape`` now (benchmarks: before their clock starts)."""
+        self._engine(shape)._search(compiled)
+
+    def _engine(self, shape: Shape) -> EngineAlphaBeta:
+        """The generic agent on ConnectX of ``shape`` with this agent's settings (one per shape:
+        its tables stay valid across moves and games)."""
+        engine = self._engines.get(shape)
+        if engine is None:
+            game = ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
+            engine = EngineAlphaBeta(game=game, heuristic=self.heuristic, max_depth=self.max_depth, tt_bits=self.tt_bits,
+                                     background_compile=False, pvs=self.PVS)
+            engine._params = list(self._params)
+            engine.PLY_CAP = shape.cells  # deepen to the end of the game
+            engine.DECISIVE_IS_EXACT = True  # win/draw/loss: a win or loss in sight is proven
+            engine.ORDER_DEPTH, engine.TT_DEPTH, engine.TIME_SAFETY = self.order_depth, self.tt_depth, self.time_safety
+            self._engines[shape] = engine
+        return engine
 
 
-def pons_score(value: float) -> int:
-    """Pons' score from a search value (0 for a draw or a heuristic value)."""
-    if value >= WIN_BASE:
-        return int(round(value - WIN_BASE))
-    if value <= -WIN_BASE:
-        return -int(round(-value - WIN_BASE))
-    return 0
+def pons_score(value: float, shape: Shape = Shape(), ply: int = 0) -> int:
+    """Pons' score of a proven search value at a position of ``ply`` stones (0 for a draw or a
+    heuristic value): a win ``WIN_SCALE - p`` is won by stone ``ply + p``."""
+    if abs(value) < DECISIVE:
+        return 0
+    plies = int(round(WIN_SCALE - abs(value)))
+    score = (shape.cells + 2 - (ply + plies)) // 2
+    return score if value > 0 else -score
 
 
 @dataclass

@@ -16,10 +16,10 @@ def expand(g, s, depth, ply, sort, out, base, params):
       mover's outcome ``o`` (``d = 0``: ``s`` is terminal; ``d = 1``: the mover wins by playing
       ``out[base]``; ``d = 2``: whatever the mover plays, the opponent wins with its reply,
       ``out[base]`` is a move to play anyway);
-    - else, when ``depth == 0`` (a leaf: the search evaluates ``s``): any ``n >= 0``, nothing
-      need be written;
     - else ``n >= 1`` actions at ``out[base:base + n]``, best first; an action left out must be
       no better for the mover than the ones kept (e.g. one that loses at once).
+    Called at nodes with ``depth >= 1`` only (at a leaf the search tests ``terminal``, then
+    evaluates: the hot path stays a short one).
     ``depth``: plies left (``>= agents.engine.negamax.FULL``: to the end); ``ply``: plies from
     the search's root (0 at the root: below it a game may skip tests its own ``expand`` made
     unnecessary one ply up); ``sort``: 1 when the search wants the actions ordered (the node
@@ -34,8 +34,6 @@ def expand(g, s, depth, ply, sort, out, base, params):
         if to_move(g, s) == 1:
             o = -o
         return -1, o
-    if depth == 0:
-        return 0, 0.0
     n = legal(g, s, out, base)
     if sort:
         order(g, s, out, base, n, params)

@@ -1,5 +1,6 @@
-"""Depth-first agents: named puzzles for both agents and every heuristic; fixed-depth values
-against a tiny plain minimax; compiled against plain path; exact Pons scores; time limits."""
+"""ConnectX's depth-first agents (the generic kernel with ConnectX's hooks): named puzzles for
+both agents and every heuristic; fixed-depth values against a tiny plain minimax written from
+the rules (no threat shortcuts); compiled against plain path; exact Pons scores; time limits."""
 from __future__ import annotations
 
 import random
@@ -8,10 +9,12 @@ import time
 
 import pytest
 
-import agents.dfs_search as kernel
+import agents.alphabeta as alphabeta
+import agents.engine.negamax as kernel
 import heuristics.connectx.evaluate as ev
 from agents import registry
-from agents.alphabeta import AlphaBetaAgent, NegamaxAgent, pons_score
+from agents.alphabeta import AlphaBetaAgent, NegamaxAgent
+from agents.engine.negamax import DECISIVE, WIN_SCALE
 from core.connectx import Position, Shape
 from heuristics.connectx.params import HEURISTIC_IDS, params_array
 from util.jit import kernels, numba_available
@@ -26,17 +29,27 @@ def solve(agent, pos: Position, timeout: float = FAR) -> int:
     return agent.choose(pos, time.perf_counter() + timeout)
 
 
-# --- the oracle: plain minimax of the model in agents/dfs_search.py -------------------------
-def minimax(pos: Position, depth: int, name: str, params) -> float:
+# --- the oracle: plain minimax of the model in agents/engine/negamax.py ----------------------
+def minimax(pos: Position, depth: int, name: str, params, ply: int = 0) -> float:
+    """Value for the side to move, ``ply`` plies below the search's root: a win by the stone
+    at ply ``p`` from the root is worth ``WIN_SCALE - p`` (a loss minus that)."""
     s = pos.shape
     cols = pos.legal_columns()
     if any(pos.is_winning_move(c) for c in cols):
-        return kernel.WIN_BASE + (s.cells + 1 - pos.ply) // 2
+        return WIN_SCALE - (ply + 1)
     if not cols:
         return 0.0
     if depth == 0:
         return ev.evaluate(HEURISTIC_IDS[name], pos.current, pos.mask, s.rows, s.columns, s.inarow, params)
-    return max(-minimax(pos.play(c), depth - 1, name, params) for c in cols)
+    return max(-minimax(pos.play(c), depth - 1, name, params, ply + 1) for c in cols)
+
+
+def pons(pos: Position, value: float) -> int:
+    """Pons' score of a proven value at ``pos`` (a win ``WIN_SCALE - p``: won by stone ply + p)."""
+    if abs(value) < DECISIVE:
+        return 0
+    score = (pos.shape.cells + 2 - (pos.ply + round(WIN_SCALE - abs(value)))) // 2
+    return score if value > 0 else -score
 
 
 def random_position(shape: Shape, rng: random.Random) -> Position:
@@ -127,11 +140,12 @@ def move_values(pos: Position, depth: int) -> dict[int, float]:
     out = {}
     for col in pos.legal_columns():
         if pos.is_winning_move(col):
-            out[col] = kernel.WIN_BASE + (pos.shape.cells + 1 - pos.ply) // 2
+            out[col] = WIN_SCALE - 1
         else:
             agent = NegamaxAgent(heuristic="none", max_depth=depth, tt_bits=16)
             solve(agent, pos.play(col))
-            out[col] = -agent.info()["score"]
+            v = -agent.info()["score"]  # a decisive value: one ply further from this root
+            out[col] = v - 1 if v >= DECISIVE else v + 1 if v <= -DECISIVE else v
     return out
 
 
@@ -148,11 +162,12 @@ def test_puzzle_answers_are_strictly_best(name):
 
 def test_prefers_the_faster_win():
     # X holds 2-4 on the bottom row (O on top): it wins at once on 1 or 5, and would still
-    # win later after any other move; the value is Pons' score of the immediate win.
+    # win later after any other move; the value is that of the immediate win.
     pos = Position.from_moves("223344")
     agent = NegamaxAgent(heuristic="bitsquares", max_depth=5)
     col = solve(agent, pos)
-    assert col in (0, 4) and pons_score(agent.info()["score"]) == (43 - pos.ply) // 2
+    assert col in (0, 4) and agent.info()["score"] == WIN_SCALE - 1
+    assert agent.info()["pons_score"] == (43 - pos.ply) // 2
 
 
 def test_moves_realise_the_exact_score():
@@ -186,8 +201,10 @@ def test_fixed_depth_value_equals_plain_minimax(shape, heuristic):
             agent = cls(heuristic=heuristic, max_depth=depth, tt_bits=14)
             col = solve(agent, pos)
             assert agent.info()["score"] == expected, (cls.__name__, pos)
+            if abs(expected) >= DECISIVE:
+                assert agent.info()["exact"] and agent.info()["pons_score"] == pons(pos, expected)
             # the move played achieves that value
-            child = minimax(pos.play(col), depth - 1, heuristic, params) if not pos.is_winning_move(col) else -expected
+            child = minimax(pos.play(col), depth - 1, heuristic, params, 1) if not pos.is_winning_move(col) else -expected
             assert -child == expected
 
 
@@ -257,7 +274,7 @@ def test_returns_by_the_deadline(cls, plain, monkeypatch):
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
     # As in a fresh process (Kaggle's first move), where nothing is compiled yet.
-    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
+    monkeypatch.setattr(alphabeta, "is_compiled", lambda game, heuristic=None, module=None: False)
     agent = NegamaxAgent()  # background_compile by default
     release, real_warm_up = threading.Event(), agent.warm_up
 
@@ -270,17 +287,17 @@ def test_background_compile_plays_plain_first_then_compiled(monkeypatch):
     t0 = time.perf_counter()
     col = solve(agent, pos, 0.3)
     assert time.perf_counter() - t0 < 0.3 + 0.5 and pos.can_play(col)
-    assert agent._shape[1] is False and agent.info()["compiled"] is False  # this move ran on the plain path
+    assert agent.info()["compiled"] is False  # this move ran on the plain path
     release.set()
     assert agent._gate.job.wait(120)  # the thread compiled (or found compiled) the kernel
     solve(agent, pos, 0.3)
-    assert agent._shape[1] is True and agent.info()["compiled"] is True
+    assert agent.info()["compiled"] is True
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_move_waits_for_the_compile_within_its_share(monkeypatch):
     NegamaxAgent().warm_up(Shape())  # the thread's compile is then quick: done within the share
-    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
+    monkeypatch.setattr(alphabeta, "is_compiled", lambda game, heuristic=None, module=None: False)
     agent = NegamaxAgent()
     pos = Position.from_moves("44")
     t0 = time.perf_counter()
@@ -291,7 +308,7 @@ def test_move_waits_for_the_compile_within_its_share(monkeypatch):
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_slow_compile_never_makes_a_move_overrun(monkeypatch):
-    monkeypatch.setattr(kernel, "is_compiled", lambda heuristic: False)
+    monkeypatch.setattr(alphabeta, "is_compiled", lambda game, heuristic=None, module=None: False)
     agent = NegamaxAgent()
     release = threading.Event()
 
@@ -313,7 +330,7 @@ def test_kernel_compiled_earlier_is_used_at_once():
     NegamaxAgent().warm_up(Shape())
     agent = NegamaxAgent()
     solve(agent, Position.from_moves("44"), 0.1)
-    assert agent._shape[1] is True
+    assert agent.info()["compiled"] is True
 
 
 # --- positions our 0.5 s tournament file lost to kaggle negamax (issue 3, 2026-11-22) -------

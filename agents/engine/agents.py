@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from agents.engine.negamax import FULL, Search, heuristic_names, is_compiled, speed_guess
+from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
 from util.budget import Speed, clock_share, deadline_ns
 from core.game import State
 from util.jit import CompileGate, numba_available
@@ -60,6 +60,10 @@ class DepthFirstAgent:
     PRUNE: ClassVar[bool] = True
     PVS: ClassVar[bool] = True
     PLY_CAP: ClassVar[int] = 64  # deepest iteration when max_depth is 0
+    ORDER_DEPTH: ClassVar[int] = 0  # the game orders actions at nodes with at least this depth left (Search's order_depth)
+    TT_DEPTH: ClassVar[int] = 1  # the table is used at nodes with at least this depth left (Search's tt_min_depth)
+    DECISIVE_IS_EXACT: ClassVar[bool] = False  # win/draw/loss games: a decisive value is proven (stop deepening)
+    TIME_SAFETY: ClassVar[float] = 0.85  # without a clock in compiled code: share of the time left an iteration may plan on
     STOP_EARLY: ClassVar[float] = 0.005  # seconds before the deadline at which the kernel stops
 
     _searches: dict = field(default_factory=dict, init=False, repr=False)
@@ -89,7 +93,8 @@ class DepthFirstAgent:
             cap = self.max_depth if self.max_depth else self.PLY_CAP
             self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
                                          prune=self.PRUNE, pvs=self.PVS, use_tt=self.PRUNE, tt_deeper=True,
-                                         ply_cap=cap, root_all=self.all_values)
+                                         ply_cap=cap, root_all=self.all_values, order_depth=self.ORDER_DEPTH,
+                                         tt_min_depth=self.TT_DEPTH)
         return self._searches[jit]
 
     def warm_up(self) -> float:
@@ -113,14 +118,19 @@ class DepthFirstAgent:
                                 self.background_compile, self.compile_share)
 
     def choose(self, state: State, deadline: float) -> int:
-        t0 = time.perf_counter()
-        legal = state.legal_actions()
         if state.is_chance_node():
             raise ValueError("a chance node: the depth-first agents play games without chance")
+        legal = state.legal_actions()
         if len(legal) == 1:
             self._info = {"action_values": {}, "pv": legal, "depth": 0, "nodes": 0, "seconds": 0.0}
             return legal[0]
-        jit = self._use_jit(deadline)
+        return self.search_move(state, deadline, self._use_jit(deadline), legal)
+
+    def search_move(self, state: State, deadline: float, jit: bool, legal: list[int] | None = None) -> int:
+        """Iterative deepening from ``state`` (a decision node) on the compiled kernel or not
+        (``jit``: the caller's compile decision); ``legal``: its legal actions when known."""
+        t0 = time.perf_counter()
+        legal = state.legal_actions() if legal is None else legal
         search = self._search(jit)
         if self._speed is None:
             self._speed = Speed(speed_guess(jit))
@@ -132,7 +142,7 @@ class DepthFirstAgent:
             if depth > 1 and now >= deadline:
                 break
             self._speed.measure(done_nodes, done_time)
-            budget = None if depth == 1 else self._speed.until(deadline, clock_share(jit, 0.85)) + 1024
+            budget = None if depth == 1 else self._speed.until(deadline, clock_share(jit, self.TIME_SAFETY)) + 1024
             stop = None if depth == 1 else deadline_ns(deadline, self.STOP_EARLY)
             r = search.run(state, depth, deadline_ns=stop, node_limit=budget)
             total += r.nodes
@@ -141,13 +151,13 @@ class DepthFirstAgent:
             done_nodes += r.nodes
             done_time += time.perf_counter() - now
             done = (r, depth, search.root_values())
-            if not r.cut:
-                break  # no heuristic leaf below the root: the value is proven
+            if not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE):
+                break  # no heuristic leaf below the root (or a win or loss in sight): the value is proven
         r, depth, roots = done  # depth 1 always finishes
         action = r.best if r.best in legal else legal[0]
         values = {a: v for a, v in roots}
         self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
-                      "value": r.value, "exact": not r.cut, "depth": depth, "nodes": total,
+                      "value": r.value, "exact": not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE), "depth": depth, "nodes": total,
                       "seconds": time.perf_counter() - t0, "compiled": jit}
         return action
 

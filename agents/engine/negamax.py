@@ -1,12 +1,14 @@
 """Depth-first search for any game: fail-soft alpha-beta in negamax form (optionally
-principal-variation search), a transposition table on the game's ``key``, move ordering by
-table move then the game's ``order`` hook; with pruning off, the same kernel is plain minimax
-(every node, no table), which is what the minimax agent and the bench count.
+principal-variation search), a transposition table on the game's ``key``, the actions of a
+node from the game's ``expand`` hook (:mod:`core.kernel_expand`: decided positions, pruned and
+ordered actions; default ``terminal``, ``legal``, ``order``) with the table move first; with
+pruning off, the same kernel is plain minimax (every node, no table), which is what the
+minimax agent and the bench count. Leaves (``depth == 0``) test ``terminal`` and evaluate.
 
 Value model (for the side to move; the model ``tests/test_engine_search.py``'s brute force
 implements). ``ply`` is the distance from the search's root:
 - terminal: ``o * scale - step * ply`` when the mover's outcome ``o`` (``outcome`` seen from
-  the side to move) is positive, ``o * scale + step * ply`` when negative, 0 for 0: the
+  the side to move; a position ``expand`` decides ``d`` plies ahead: its ``o`` at ``ply + d``) is positive, ``o * scale + step * ply`` when negative, 0 for 0: the
   outcome scaled, and a win sooner (a loss later) preferred by ``step`` a ply;
 - ``depth == 0`` (or ``ply`` at the buffer's cap): the heuristic ``evaluate(g, s, params)``;
 - else the maximum over the actions of the child's value, negated when the child's side to
@@ -46,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.game import CHANCE, bind, constants_array
-from core.kernel_defaults import bounds, evaluate, key, play, terminal, to_move
+from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
 from core.kernel_expand import expand
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import COMPILED_CLOCK, clock_ns
@@ -173,10 +175,17 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         ints[ABORTED] = 1
         return 0.0
     fs = ints[FSET]
+    if depth == 0 or ply >= ints[PLY_CAP]:
+        if terminal(g, s):
+            o = outcome(g, s)
+            if to_move(g, s) == 1:
+                o = -o
+            return terminal_value(o, ply, floats, fs)
+        ints[CUT] = 1
+        return evaluate(g, s, floats)
+    # The game's view of the node (core.kernel_expand): decided, or the actions worth searching.
     base = ints[BUF] + ply * ints[STRIDE]
-    leaf = depth == 0 or ply >= ints[PLY_CAP]
-    # The game's view of the node (core.kernel_defaults.expand): decided, a leaf, or its actions.
-    n, o = expand(g, s, 0 if leaf else depth, ply, depth >= ints[ORDER_DEPTH], ints, base, floats)
+    n, o = expand(g, s, depth, ply, depth >= ints[ORDER_DEPTH], ints, base, floats)
     if n < 0:
         v = terminal_value(o, ply - n - 1, floats, fs)
         if ply == 0 and n < -1:
@@ -184,9 +193,6 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
             ints[ROOT_N] = 1
             floats[fs + ROOTV] = v
         return v
-    if leaf:
-        ints[CUT] = 1
-        return evaluate(g, s, floats)
     me = to_move(g, s)
     prune = ints[PRUNE] != 0
     full = depth >= FULL
@@ -226,7 +232,8 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
                     return v
 
     # The table move (if among the actions here) first, then the game's order.
-    table_move_first(ints, base, n, tt_move)
+    if tt_move >= 0:
+        table_move_first(ints, base, n, tt_move)
 
     root = ply == 0
     wide = not prune or (root and ints[ROOT_ALL] != 0)  # children get the full window
@@ -337,6 +344,18 @@ def heuristic_names(game: Any) -> list[str]:
         return ["none"]
 
 
+SMALL_G = 16  # constants of at most this many words go to compiled kernels as a tuple
+
+
+def search_constants(game: Any, jit: bool) -> Any:
+    """``g`` for the kernel: a tuple when compiled and small (a value: numba passes an array
+    argument with a reference count, an atomic add and subtract in every call of the recursive
+    kernel and of the hooks it calls), else :func:`core.game.constants_array`."""
+    if jit and len(game.g) <= SMALL_G:
+        return tuple(int(x) for x in game.g)
+    return constants_array(game, jit)
+
+
 def key_words(game: Any) -> int:
     """Words of the game's table key: the length of ``key``'s tuple (a state's without the hook)."""
     key_fn = getattr(game.kernel_module, "key", None)
@@ -373,7 +392,7 @@ class Search:
         self.game = game
         self.ns = bind(game, sys.modules[__name__], fn, jit)
         self.jit = bool(self.ns.jit)
-        self.g = constants_array(game, self.jit)
+        self.g = search_constants(game, self.jit)
         words = key_words(game)
         stride = max(1, int(game.num_actions))
         pr = [float(x) for x in (default if params is None else params)]
@@ -471,7 +490,7 @@ class Search:
         the table cannot tell."""
         fs = int(self.ints[FSET])
         fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
-        exact_keys = not hasattr(self.game.kernel_module, "key") or not self.game.symmetries()
+        exact_keys = exact_key_hook(self.game, state)
         pv, s, v, ply = [], state, value, 0
         action: int | None = first
         while action is not None and len(pv) < limit:
@@ -500,6 +519,26 @@ class Search:
                     action = a
                     break
         return pv
+
+
+def exact_key_hook(game: Any, state: Any) -> bool:
+    """Whether the game's table keys are exact (no ``key`` hook, no symmetries, or a key that
+    tells ``state`` from a symmetric image of it, e.g. ConnectX's one-word code) rather than
+    canonical images; a ``state`` equal to all its images cannot tell: then False."""
+    key_fn = getattr(game.kernel_module, "key", None)
+    syms = game.symmetries()
+    if key_fn is None or not syms:
+        return True
+    words = tuple(state.words)
+    k = tuple(key_fn(game.g, words))
+    told = False
+    for sym in syms:
+        image = tuple(sym.state(words))
+        if image != words:
+            if tuple(key_fn(game.g, image)) == k:
+                return False
+            told = True
+    return told
 
 
 def is_compiled(game: Any, heuristic: Any = None, module: Any = None) -> bool:

@@ -52,7 +52,8 @@ class ConnectX(Game):
         self.num_actions = self.shape.columns
 
     def constants(self) -> list[int]:
-        return [self.shape.rows, self.shape.columns, self.shape.inarow]
+        # masks for the search hooks (core.connectx.search_hooks); last: 1 = Pons' score (core.connectx.pons)
+        return [self.shape.rows, self.shape.columns, self.shape.inarow, self.shape.board_mask, self.shape.bottom_mask, 0]
 
     def fits_int64(self) -> bool:
         return self.shape.bits <= 63

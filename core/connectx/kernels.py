@@ -3,17 +3,24 @@
 
 State: ``(current, mask)``: the side to move's stones and every stone. Player 0 moves first, so
 the side to move is the parity of the stone count. Action = column (0-based). ``g`` =
-``[rows, columns, inarow]``. The game ends when the last mover made a line or the board is full.
+``[rows, columns, inarow, board_mask, bottom_mask, pons]``. The game ends when the last mover
+made a line or the board is full; ``outcome`` is +-1, or Pons' score with ``pons = 1``
+(:mod:`core.connectx.pons`). The depth-first searches' hooks ``expand`` and ``key`` are in
+:mod:`core.connectx.search_hooks`.
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import board_mask, can_play, has_won, move_bit, popcount, winning_cells
+from core.connectx.bitboard import can_play, has_won, move_bit, winning_cells
+from core.connectx.search_hooks import expand, key, win_outcome  # noqa: F401 (hooks of the depth-first searches)
+from core.connectx.solver_hooks import bounds  # noqa: F401 (the exact solver's Pons bounds)
+from heuristics.connectx.lines import popcnt
 from util.jit import hot
+from core.connectx.mcts_hooks import rollout  # noqa: F401 (the generic MCTS's playout hook)
 
 
 @hot
 def to_move(g, s) -> int:
-    return popcount(s[1]) & 1
+    return popcnt(s[1]) & 1
 
 
 @hot
@@ -23,13 +30,14 @@ def last_won(g, s) -> bool:
 
 @hot
 def terminal(g, s) -> bool:
-    return last_won(g, s) or s[1] == board_mask(g[0], g[1])
+    return s[1] == g[3] or last_won(g, s)  # g[3]: the board mask
 
 
 @hot
 def outcome(g, s) -> float:
     if last_won(g, s):
-        return -1.0 if to_move(g, s) == 0 else 1.0  # the player who just moved won
+        w = win_outcome(g, popcnt(s[1]))
+        return -w if to_move(g, s) == 0 else w  # the player who just moved won
     return 0.0
 
 

@@ -1,0 +1,119 @@
+"""ConnectX's hooks for the game-generic depth-first searches (:mod:`agents.engine.negamax`,
+:mod:`agents.engine.solver`): its tricks as game code, not branches of the searches.
+
+``g`` = ``[rows, columns, inarow, board_mask, bottom_mask, pons]`` (:meth:`core.connectx.game.ConnectX.constants`);
+``pons = 1`` (:class:`core.connectx.pons.PonsConnectX`) scores a finished game by Pons' score
+(``(cells + 2 - stones) // 2`` for the winner, ``stones`` counted at the end) instead of +-1,
+which is what an exact solver of ConnectX reports.
+
+:func:`expand` (contract: :mod:`core.kernel_expand`), proved in the comments:
+- at the root only: a move that wins at once is played (decided, ``d = 1``);
+- a full board is a draw (``d = 0``);
+- the opponent's *threat cells* (empty cells where its next stone makes a line): two it can play
+  lose (``d = 2``); one it can play must be blocked (any other move lets it win at once: the
+  block is worth at least that loss); a move right under one lets it win at once, so it is left
+  out (and if nothing else is left, ``d = 2``). So no child of an expanded node starts with a
+  win for its side to move, and below the root the "win at once" test is never needed;
+- order (when the search asks for one): by the number of threat cells the move creates, then
+  centre first; otherwise centre first.
+:func:`key`: one word, ``current + mask + bottom`` (Pons' key: exact, side to move included).
+"""
+from __future__ import annotations
+
+from core.connectx.bitboard import move_bit
+from core.connectx.solver_hooks import win_cells
+from heuristics.connectx.lines import popcnt, threat_cells
+from util.jit import hot
+
+
+@hot
+def key(g, s):
+    return (s[0] + s[1] + g[4],)
+
+
+@hot
+def line_cells(g, stones: int, mask: int) -> int:
+    """Empty cells where one more stone of ``stones`` makes a line (reachable or not): the
+    unrolled four-in-a-row test, else the generic one (no loop over columns)."""
+    if g[2] == 4:
+        return win_cells(stones, mask, g[0], g[1], 4, g[3])
+    return threat_cells(stones, g[3] & ~mask, g[0], g[2])
+
+
+@hot
+def column_of(bit: int, rows: int) -> int:
+    """Column of a single-bit board."""
+    col = 0
+    h = rows + 1
+    while bit >= (1 << h):
+        bit >>= h
+        col += 1
+    return col
+
+
+@hot
+def centre_column(i: int, columns: int) -> int:
+    """The ``i``-th column from the centre outwards, left first on ties (Shape.center_order)."""
+    if columns % 2 == 1:
+        c0 = (columns - 1) // 2
+        return c0 - (i + 1) // 2 if i % 2 == 1 else c0 + i // 2
+    c0 = columns // 2 - 1
+    return c0 + (i + 1) // 2 if i % 2 == 1 else c0 - i // 2
+
+
+@hot
+def win_outcome(g, stones: int) -> float:
+    """The winner's outcome of a game that ends with ``stones`` stones: 1, or Pons' score."""
+    if g[5] == 0:
+        return 1.0
+    return float((g[0] * g[1] + 2 - stones) // 2)
+
+
+@hot
+def expand(g, s, depth, ply, sort, out, base, params):
+    rows = g[0]
+    columns = g[1]
+    board = g[3]
+    current = s[0]
+    mask = s[1]
+    possible = (mask + g[4]) & board
+    if ply == 0:
+        # Below the root never true: a parent plays only moves after which its opponent has no
+        # playable threat cell (see below), and no parent can win at once either.
+        wins = line_cells(g, current, mask) & possible
+        if wins != 0:
+            out[base] = column_of(wins & -wins, rows)
+            return -2, win_outcome(g, popcnt(mask) + 1)
+    if possible == 0:
+        return -1, 0.0
+    threats = line_cells(g, current ^ mask, mask)
+    forced = threats & possible
+    if forced != 0:
+        if forced & (forced - 1) != 0:
+            # Two cells the opponent can play to win: whatever we block, it plays the other.
+            out[base] = column_of(forced & -forced, rows)
+            return -3, -win_outcome(g, popcnt(mask) + 2)
+        possible = forced
+    losing = possible & (threats >> 1)
+    candidates = possible & ~losing
+    if candidates == 0:
+        out[base] = column_of(losing & -losing, rows)
+        return -3, -win_outcome(g, popcnt(mask) + 2)
+    n = 0
+    for i in range(columns):
+        col = centre_column(i, columns)
+        bit = move_bit(mask, rows, col)
+        if (candidates & bit) == 0:
+            continue
+        score = columns - i
+        if sort:
+            score += popcnt(line_cells(g, current | bit, mask | bit)) * 64
+        j = n  # insertion sort, descending, stable (centre order on ties)
+        while j > 0 and (out[base + j - 1] >> 8) < score:
+            out[base + j] = out[base + j - 1]
+            j -= 1
+        out[base + j] = (score << 8) | col
+        n += 1
+    for i in range(n):
+        out[base + i] &= 255
+    return n, 0.0
