@@ -21,6 +21,24 @@ from agents.engine.negamax import FULL, Search, from_table, terminal_value
 from util.budget import deadline_ns
 
 
+def probe_point(lo: float, hi: float, pons: bool) -> float:
+    """The ``m`` of the next window ``(m, m + 1)`` in ``[lo, hi]``: the middle, or with ``pons``
+    Pons' choice (the middle, moved to half of ``lo`` or ``hi`` when that lies further out on
+    the same side of 0: for integer values, e.g. ConnectX's scores)."""
+    m = math.floor((lo + hi) / 2)
+    if pons:
+        half_lo, half_hi = math.trunc(lo / 2), math.trunc(hi / 2)
+        if m <= 0 and half_lo < m:
+            m = half_lo
+        elif m >= 0 and half_hi > m:
+            m = half_hi
+    if m + 1 > hi:
+        m = hi - 1
+    if m < lo:
+        m = lo
+    return m
+
+
 class SolveError(ValueError):
     """The position cannot be solved by this solver (chance nodes, or longer than ``max_plies``)."""
 
@@ -34,7 +52,7 @@ class Solver:
 
     def __init__(self, game: Any, tt_bits: int = 20, jit: bool | None = None, max_plies: int = 256,
                  scale: float = 1.0, step: float = 0.0, slice_seconds: float | None = None,
-                 on_slice: Callable[[int], None] | None = None) -> None:
+                 on_slice: Callable[[int], None] | None = None, probes: str = "middle") -> None:
         if step and scale / 2 <= step * max_plies:
             raise ValueError("with step > 0, scale must exceed 2 * step * max_plies (win values stay decisive)")
         self.game = game
@@ -43,6 +61,18 @@ class Solver:
                              decisive=scale / 2, ply_cap=max_plies)
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
+        if probes not in ("middle", "pons"):
+            raise ValueError(f"probes must be 'middle' or 'pons', got {probes!r}")
+        self.probes_at = probes
+        # The root's own expand (decided positions need no search, and the game's bounds hold only
+        # for undecided ones): a scratch action buffer of the kernel's kind.
+        stride = max(1, int(game.num_actions))
+        if self.search.jit:
+            import numpy as np
+
+            self._scratch, self._fscratch = np.zeros(stride + 1, dtype=np.int64), np.zeros(1, dtype=np.float64)
+        else:
+            self._scratch, self._fscratch = [0] * (stride + 1), [0.0]
         self.nodes = 0  # nodes of the last call
         self.probes = 0  # null-window searches of the last call
 
@@ -79,7 +109,22 @@ class Solver:
             if self.on_slice is not None:
                 self.on_slice(self.nodes)
 
+    def decided(self, state: Any) -> float | None:
+        """The value of a position the game's ``expand`` decides without search (a win at once,
+        a loss to every move, a terminal state), else None."""
+        if state.is_terminal():
+            r0 = state.returns()[0]
+            o = r0 if state.current_player() == 0 else -r0
+            return terminal_value(o, 0, [self.scale, self.step, 0.0], 0) + 0.0
+        # Argument types as the kernel's own call has them (sort a bool): no second compile.
+        n, o = self.search.ns.expand(self.search.g, tuple(int(w) for w in state.words), FULL, 0, False,
+                                     self._scratch, 0, self._fscratch)
+        if n >= 0:
+            return None
+        return terminal_value(float(o), -int(n) - 1, [self.scale, self.step, 0.0], 0) + 0.0
+
     def _range(self, state: Any) -> tuple[float, float]:
+        """Proven bounds on the value of ``state``, which ``expand`` left undecided."""
         wv = float(getattr(self.game, "win_value", 1.0))
         span = wv * self.scale + self.step * self.max_plies
         lo, hi = -span, span
@@ -94,25 +139,42 @@ class Solver:
         if state.is_chance_node():
             raise SolveError("the position is a chance node: the exact solver handles games without chance")
 
-    def value(self, state: Any, deadline: float | None = None, node_limit: int | None = None) -> float | None:
+    def value(self, state: Any, deadline: float | None = None, node_limit: int | None = None,
+              within: tuple[float, float] | None = None) -> float | None:
         """Exact value of ``state`` for its side to move, or None when ``deadline`` (a
-        ``time.perf_counter()`` time) or ``node_limit`` came first."""
+        ``time.perf_counter()`` time) or ``node_limit`` came first. ``within=(lo, hi)``: only
+        narrow inside that range: a value below ``lo`` is reported as ``lo``, above ``hi`` as
+        ``hi`` (e.g. ``(-1, 1)``: the sign of the value, a weak solve, at a fraction of the cost)."""
         self.nodes, self.probes = 0, 0
-        return self._value(state, deadline, node_limit)
+        return self._value(state, deadline, node_limit, within)
 
-    def _value(self, state: Any, deadline: float | None, node_limit: int | None) -> float | None:
+    def probe(self, state: Any, alpha: float, beta: float, deadline: float | None = None,
+              node_limit: int | None = None) -> float | None:
+        """One window search: a result ``<= alpha`` is an upper bound on the value, ``>= beta`` a
+        lower bound, in between exact; None on time or nodes. A position the game decides
+        without search costs no node (e.g. "is this move optimal?" on a child, cheap when the
+        table holds the parent's proof)."""
         self._check(state)
-        if state.is_terminal():
-            r0 = state.returns()[0]
-            o = r0 if state.current_player() == 0 else -r0
-            return terminal_value(o, 0, [self.scale, self.step, 0.0], 0) + 0.0
+        self.nodes, self.probes = 0, 0
+        v = self.decided(state)
+        if v is not None:
+            return v
+        self.probes = 1
+        return self._probe(state, alpha, beta, deadline, node_limit)
+
+    def _value(self, state: Any, deadline: float | None, node_limit: int | None,
+               within: tuple[float, float] | None = None) -> float | None:
+        self._check(state)
+        v = self.decided(state)
+        if v is not None:
+            if within is not None:
+                v = min(max(v, within[0]), within[1]) + 0.0
+            return v
         lo, hi = self._range(state)
+        if within is not None:
+            lo, hi = max(lo, within[0]), min(hi, within[1])
         while lo < hi:
-            m = math.floor((lo + hi) / 2)
-            if m + 1 > hi:
-                m = hi - 1
-            if m < lo:
-                m = lo
+            m = probe_point(lo, hi, self.probes_at == "pons")
             r = self._probe(state, m, m + 1, deadline, node_limit)
             self.probes += 1
             if r is None:
@@ -123,6 +185,8 @@ class Solver:
                 lo = r
             else:
                 return r + 0.0
+        if within is not None:
+            lo = min(max(lo, within[0]), within[1])
         return lo + 0.0
 
     def action_values(self, state: Any, deadline: float | None = None, node_limit: int | None = None) -> dict[int, float] | None:
