@@ -185,3 +185,22 @@ def test_generic_book_plain_path(tmp_path):
             child = s.apply(a)
             w = child.returns()[s.current_player()] if child.is_terminal() else -sv.value(child)
             assert w == value
+
+
+def test_a_book_move_prepares_the_compiled_solver(game, monkeypatch):
+    """A book move asks the compile gate (compile in place with background_compile=false, else
+    start the thread without waiting), so that the first move out of the book does not pay
+    numba's compile in its time (a 54 s move at 0.25 s did, the arena's warm-up positions being
+    all in the book)."""
+    import util.jit
+
+    monkeypatch.setattr(util.jit, "numba_available", lambda: True)
+    monkeypatch.setattr("agents.engine.agents.numba_available", lambda: True)
+    agent = registry.make("perfect:background_compile=false", game)
+    calls = []
+    monkeypatch.setattr(agent._gate, "admit", lambda deadline, warm_up, before, background, share:
+                        calls.append((background, warm_up == agent.warm_up)) or True)
+    t0 = time.perf_counter()
+    agent.choose(game.initial(), t0 + 0.25)
+    assert agent.info()["book"] and calls == [(False, True)]
+    assert time.perf_counter() - t0 < 0.1

@@ -201,6 +201,9 @@ class BookSolverAgent(SolverAgent):
         hit = self._book.lookup(state) if self._book is not None else None
         if hit is None or not hit[1]:
             return super().choose(state, deadline)
+        # The solver's kernel is compiled now (or starts compiling in a thread, without waiting):
+        # else the first move out of the book would pay numba's compile (seconds) in its time.
+        self._use_jit(time.perf_counter())
         value, actions = hit
         quick = [a for a in actions if state.apply(a).is_terminal()]
         action = (quick or actions)[0]
