@@ -31,6 +31,7 @@ from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
+import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
 from heuristics.connectx.params import HEURISTIC_IDS, PARAM_NAMES, params_array
 from util.jit import CompileGate, numba_enabled
 

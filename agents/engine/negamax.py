@@ -318,7 +318,7 @@ def heuristic_function(game: Any, name: Any):
     path = getattr(game, "heuristics", "")
     if not path:
         raise ValueError(f"game {game.name!r} has no heuristics; use heuristic=none")
-    module = importlib.import_module(path)
+    module = game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
     table = getattr(module, "HEURISTICS", {})
     if name not in table:
         raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: none, {', '.join(table)}")
@@ -339,7 +339,8 @@ def heuristic_names(game: Any) -> list[str]:
     if not path:
         return ["none"]
     try:
-        return ["none"] + list(getattr(importlib.import_module(path), "HEURISTICS", {}))
+        module = game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
+        return ["none"] + list(getattr(module, "HEURISTICS", {}))
     except ImportError:
         return ["none"]
 
