@@ -136,7 +136,8 @@ class Solver:
         return lo, hi
 
     def _check(self, state: Any) -> None:
-        if state.is_chance_node():
+        # Games without chance skip the test: a quick solve is mostly such Python work.
+        if getattr(self.game, "has_chance", True) and state.is_chance_node():
             raise SolveError("the position is a chance node: the exact solver handles games without chance")
 
     def value(self, state: Any, deadline: float | None = None, node_limit: int | None = None,
