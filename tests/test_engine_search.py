@@ -375,7 +375,7 @@ def test_the_cheap_optimal_action_has_the_best_value(spec):
 
 
 # --- ConnectX's hooks: Pons' score through the generic exact solver ------------------------
-def test_pons_connectx_solves_pons_end_positions_with_their_scores():
+def test_pons_connectx_solves_pons_end_positions_with_their_scores_with_and_without_int_values():
     # PonsConnectX (g[5] = 1) makes outcome and expand score Pons' score, so the generic
     # solver's value IS the score of Pons' set (plain path: end positions, few nodes).
     from core.connectx.pons import PonsConnectX
@@ -385,13 +385,15 @@ def test_pons_connectx_solves_pons_end_positions_with_their_scores():
     if not path.exists():
         pytest.skip(f"{path} not found")
     game = PonsConnectX()
-    solver = Solver(game, tt_bits=16, jit=False, max_plies=64)
     rows = [ln.split() for ln in path.read_text().split("\n") if ln.strip()]
     lines = [r for r in rows if abs(int(r[1])) >= 2][:10] + [r for r in rows if abs(int(r[1])) < 2][:4]
     # scores beyond +-1 (a +-1 outcome would fail), of both signs, and draws
     assert {int(s) > 1 for _, s in lines} == {True, False} and min(int(s) for _, s in lines) < -1
-    for moves, score in lines:
-        state = game.initial()
-        for ch in moves:
-            state = state.apply(int(ch) - 1)
-        assert solver.value(state) == int(score), moves
+    for int_values in (0, 1):  # values in the table's meta word (one cache line) or in floats
+        solver = Solver(game, tt_bits=16, jit=False, max_plies=64)
+        solver.search.set(int_values=int_values)
+        for moves, score in lines:
+            state = game.initial()
+            for ch in moves:
+                state = state.apply(int(ch) - 1)
+            assert solver.value(state) == int(score), (moves, int_values)

@@ -36,7 +36,10 @@ either the kernel sets ``ints[ABORTED]`` and unwinds without writing the table.
 Two arrays carry everything (numpy compiled, lists plain; layout built by :class:`Search`):
 ``ints``: settings at the slots below, per-ply action lists at ``ints[BUF] + ply * STRIDE``,
 the table at ``ints[TT] + slot * (words + 1)`` (the key's words, then ``meta`` =
-``(depth + 1) << 35 | cut << 34 | flag << 32 | (move + 1)``; 0 = empty). ``floats``: the
+``(depth + 1) << 35 | cut << 34 | flag << 32 | (move + 1)``; 0 = empty; with
+``int_values`` (``ints[INT_VALUES]``, for exact solves whose values are small integers) also
+``(value + VALUE_BIAS) << 16``, so that a probe reads one cache line: other values are then not
+stored). ``floats``: the
 heuristic's parameters from 0 (it is the ``params`` of ``evaluate`` and ``order``), the float
 settings at ``ints[FSET]``, the root's child values at ``ints[FSET] + ROOTV``, table values
 at ``ints[FTT] + slot``.
@@ -60,7 +63,8 @@ INF = 1.0e300
 FULL = 1 << 20  # a depth this large means "to the end of the game"
 NULL_EPS = 1.0e-9  # relative width of the PVS scout window: any positive width is exact
 EXACT, LOWER, UPPER = 0, 1, 2
-MOVE_MASK = (1 << 32) - 1
+MOVE_MASK = (1 << 16) - 1  # meta's low 16 bits: the move + 1 (actions below 65535)
+VALUE_SHIFT, VALUE_BIAS = 16, 1 << 15  # integer-valued searches: meta's bits 16..31 hold value + VALUE_BIAS
 FLAG_SHIFT, CUT_SHIFT, DEPTH_SHIFT = 32, 34, 35
 HASH_P = 2147483647  # 2**31 - 1: the slot hash stays exact on both paths (no int64 overflow)
 HASH_B = 1000003
@@ -68,8 +72,8 @@ HASH_B = 1000003
 # Slots of ``ints``.
 NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, PVS, USE_TT, TT_DEEPER = range(10)
 SIZE, WORDS, TT, BUF, STRIDE, PLY_CAP, CUT, CHANCE_SEEN, ROOT_ALL, ROOT_N = range(10, 20)
-USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT, ORDER_DEPTH = range(20, 25)
-HEADER = 25
+USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT, ORDER_DEPTH, INT_VALUES = range(20, 26)
+HEADER = 26
 # Offsets from ``ints[FSET]`` in ``floats``.
 SCALE, STEP, DECIDE, ROOTV = 0, 1, 2, 4
 
@@ -126,15 +130,21 @@ def tt_store(ints, floats, at: int, fat: int, k, words: int, depth: int, cut: in
     """Write the entry of a node searched in ``(alpha0, beta)``: key words and ``meta`` at
     ``ints[at:]``, the value ``stored`` (the node's ``best``, as the table keeps it) at
     ``floats[fat]`` (each search lays out its own arrays: callers pass both places)."""
+    for i in range(words):
+        ints[at + i] = k[i]
+    ints[at + words] = tt_meta(depth, cut, best, alpha0, beta, best_move)
+    floats[fat] = stored
+
+
+@hot
+def tt_meta(depth: int, cut: int, best: float, alpha0: float, beta: float, best_move: int) -> int:
+    """An entry's meta word (value not included) for a node searched in ``(alpha0, beta)``."""
     flag = EXACT
     if best <= alpha0:
         flag = UPPER
     elif best >= beta:
         flag = LOWER
-    for i in range(words):
-        ints[at + i] = k[i]
-    ints[at + words] = ((depth + 1) << DEPTH_SHIFT) | (cut << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
-    floats[fat] = stored
+    return ((depth + 1) << DEPTH_SHIFT) | (cut << CUT_SHIFT) | (flag << FLAG_SHIFT) | (best_move + 1)
 
 
 @hot
@@ -225,7 +235,11 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
             tt_move = (meta & MOVE_MASK) - 1
             d = (meta >> DEPTH_SHIFT) - 1
             if ply > 0 and (d == depth or (ints[TT_DEEPER] != 0 and d > depth)):
-                v = from_table(floats[ints[FTT] + slot], ply, floats, fs)
+                if ints[INT_VALUES] != 0:  # the value in meta: the entry is one cache line
+                    u = float(((meta >> VALUE_SHIFT) & MOVE_MASK) - VALUE_BIAS)
+                else:
+                    u = floats[ints[FTT] + slot]
+                v = from_table(u, ply, floats, fs)
                 if tt_decides(meta, v, alpha, beta):
                     if (meta >> CUT_SHIFT) & 1:
                         ints[CUT] = 1
@@ -287,8 +301,14 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
     cut_here = ints[CUT]
     ints[CUT] = cut_here | cut_outer
     if use_tt:
-        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move,
-                 to_table(best, ply, floats, fs))
+        stored = to_table(best, ply, floats, fs)
+        if ints[INT_VALUES] == 0:
+            tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move, stored)
+        elif abs(stored) < VALUE_BIAS and stored == float(int(stored)):  # other values are not kept
+            for i in range(words):
+                ints[at + i] = k[i]
+            ints[at + words] = tt_meta(depth, cut_here, best, alpha0, beta, best_move) | \
+                ((int(stored) + VALUE_BIAS) << VALUE_SHIFT)
     if root:
         ints[BEST] = best_move
     return best
@@ -388,7 +408,7 @@ class Search:
                  use_tt: bool = True, tt_deeper: bool = False, tt_min_depth: int = 1,
                  scale: float = WIN_SCALE, step: float = 1.0, decisive: float = DECISIVE,
                  ply_cap: int = 128, root_all: bool = False, use_bounds: bool | None = None,
-                 order_depth: int = 0) -> None:
+                 order_depth: int = 0, int_values: bool = False) -> None:
         fn, default = heuristic_function(game, heuristic)
         self.game = game
         self.ns = bind(game, sys.modules[__name__], fn, jit)
@@ -413,6 +433,7 @@ class Search:
         head[USE_BOUNDS] = int(hasattr(game.kernel_module, "bounds") if use_bounds is None else use_bounds)
         head[TT_MIN_DEPTH], head[FSET], head[FTT] = max(1, tt_min_depth), fset, ftt
         head[ORDER_DEPTH] = max(0, int(order_depth))
+        head[INT_VALUES] = int(int_values)
         fhead = pr + [0.0] * (ftt - len(pr))
         fhead[fset + SCALE], fhead[fset + STEP], fhead[fset + DECIDE] = float(scale), float(step), float(decisive)
         n_ints, n_floats = tt + size * (words + 1), ftt + size
@@ -431,7 +452,8 @@ class Search:
     # settings that callers change between calls
     def set(self, **flags: int) -> None:
         names = {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
-                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH}
+                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH,
+                 "int_values": INT_VALUES}
         for k, v in flags.items():
             self.ints[names[k]] = int(v)
 
@@ -480,7 +502,9 @@ class Search:
             return None
         fs = int(self.ints[FSET])
         fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
-        v = from_table(float(self.floats[int(self.ints[FTT]) + slot]), ply, fl, 0)
+        u = float(((meta >> VALUE_SHIFT) & MOVE_MASK) - VALUE_BIAS) if int(self.ints[INT_VALUES]) else \
+            float(self.floats[int(self.ints[FTT]) + slot])
+        v = from_table(u, ply, fl, 0)
         return v, (meta >> FLAG_SHIFT) & 3, (meta >> DEPTH_SHIFT) - 1, bool((meta >> CUT_SHIFT) & 1), (meta & MOVE_MASK) - 1
 
     def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
