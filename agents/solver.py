@@ -21,7 +21,6 @@ from typing import Callable, Optional, TextIO
 
 from agents.engine.negamax import FTT, FULL
 from agents.engine.solver import Solver as EngineSolver
-import core.connectx.kernels  # noqa: F401 (the game loads its kernels by name: this line bundles them)
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape

@@ -7,6 +7,7 @@ Actions are 0-based columns; people read and type 1-based columns (Pons' notatio
 from __future__ import annotations
 
 from core.connectx import bitboard as bb
+from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
 from core.game import Game, State, Symmetry
 from core.connectx.position import Position
 from core.connectx.shape import Shape
