@@ -24,10 +24,12 @@ from agents.engine import mcts as engine
 from agents.engine import mcts_kernels as K
 from agents.heuristic_params import HeuristicParams
 from core.connectx import bitboard as bb
+import core.connectx.kernels  # noqa: F401  (named by a string in ConnectX.kernels: a bundle must carry it)
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import State
+import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
 from heuristics.connectx import params as heuristic_params
 
 LEAVES = tuple(engine.LEAVES)

@@ -275,7 +275,8 @@ class MCTSAgent:
         path = getattr(self.game, "heuristics", "")
         if not path:
             raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
-        mod = importlib.import_module(path)
+        # beside the game's own modules: a submission bundles them under a private package
+        mod = self.game.import_module(path) if hasattr(self.game, "import_module") else importlib.import_module(path)
         table = getattr(mod, "HEURISTICS", {})
         name = self.heuristic or next(iter(table), "")
         if name not in table:

@@ -10,8 +10,8 @@ game's kernels) and pay for it at every node; decided positions reach MCTS throu
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import has_won
-from heuristics.connectx.lines import popcnt
+from core.connectx.bitboard import has_won, popcount
+from core.connectx.search_hooks import win_outcome
 from util.jit import hot
 from util.xorshift import rng_next
 
@@ -19,26 +19,26 @@ from util.xorshift import rng_next
 @hot
 def rollout(g, s, rng: int):
     """Uniformly random moves from ``s`` to the end: (player 0's outcome, moves played, rng).
-    A terminal ``s`` returns its outcome after 0 moves."""
+    A terminal ``s`` returns its outcome after 0 moves. The winner's outcome is ``win_outcome``
+    (1, or Pons' score on :class:`core.connectx.pons.PonsConnectX`); ``g[3]``, ``g[4]``: the
+    board's and the bottom row's cells."""
     rows = g[0]
     columns = g[1]
     inarow = g[2]
     current = s[0]
     mask = s[1]
-    h = rows + 1
-    bottom = 0
-    for c in range(columns):
-        bottom |= 1 << (c * h)
-    full = bottom * ((1 << rows) - 1)
+    full = g[3]
+    bottom = g[4]
     cells = rows * columns
-    ply = popcnt(mask)
+    ply = popcount(mask)
     first = ply & 1  # the player to move at s
     if has_won(current ^ mask, rows, inarow):  # the last mover (not ``first``) won
-        return (1.0 if first == 1 else -1.0), 0, rng
+        w = win_outcome(g, ply)
+        return (w if first == 1 else -w), 0, rng
     played = 0
     while ply < cells:
         moves = (mask + bottom) & full
-        n = popcnt(moves)
+        n = popcount(moves)
         rng = rng_next(rng)
         k = rng % n
         m = moves
@@ -50,7 +50,8 @@ def rollout(g, s, rng: int):
         if has_won(mine, rows, inarow):
             # the mover of this ply is ``first`` after an even number of earlier moves
             winner = first if (played & 1) == 1 else 1 - first
-            return (1.0 if winner == 0 else -1.0), played, rng
+            w = win_outcome(g, ply + 1)
+            return (w if winner == 0 else -w), played, rng
         mask |= move
         current = mine ^ mask
         ply += 1
