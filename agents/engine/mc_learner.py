@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.mcts_tree import rng_next
+from util.xorshift import rng_next
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
 from util.jit import hot
 

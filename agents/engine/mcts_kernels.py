@@ -53,9 +53,10 @@ actions legal in the current sample are considered, and UCT's ``N`` is the child
 availability (Cowling et al.'s ISMCTS) rather than the parent's visits. The solver is off in
 open loop (a node is not a state).
 
-**Score-bounded MCTS-solver** (Cazenave and Saffidine), as in :mod:`agents.mcts_tree` but on
+**Score-bounded MCTS-solver** (Cazenave and Saffidine), on
 real-valued bounds: a terminal node is proven at creation, the game's ``bounds`` hook may bound
-a new node, parents tighten from their children, a child that cannot improve its parent's
+a new node and its ``expand`` hook prove a decided one (see :func:`new_node`), parents tighten
+from their children, a child that cannot improve its parent's
 proven bound is not selected, and rewards are clamped into each node's bounds on the way up.
 
 Random numbers: the agent's own xorshift32 kept in ``ints[I_RNG]``, so two agents never share
@@ -328,7 +329,7 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
 
     - **UCT**: the best ``mean + c * sqrt(ln N / n)``; N = the node's visits (closed loop) or the
       child's availability (open loop).
-    - **Ant colony** (as :func:`agents.mcts_tree.select_ant`): looking at the children
+    - **Ant colony**: looking at the children
       evaporates their pheromone by ``F_EVAP`` (lazy, local evaporation: a step costs
       O(children), not O(tree)); then a child drawn with probability proportional to
       ``max(pher, floor * best sibling's pher) ** power``. The floor is the MAX-MIN ant system's
