@@ -3,15 +3,9 @@
     echo "4453" | python -m agents.solver            # -> "4453 <score>"
     python -m agents.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
 
-The search is the game-generic exact solver (:mod:`agents.engine.solver`: null windows over the
-negamax kernel of :mod:`agents.engine.negamax`) bound to ConnectX scored by Pons' score
-(:class:`core.connectx.pons.PonsConnectX`); ConnectX's tricks are the game's hooks: ``expand``
-(wins at once, forced blocks, moves under a threat left out, order by threats created:
-:mod:`core.connectx.search_hooks`), ``key`` (Pons' one-word key) and ``bounds`` (Pons' score
-bounds: :mod:`core.connectx.solver_hooks`). This module is the ConnectX face: positions in,
-columns and scores out, weak/strong, node limits, deadlines. A :class:`Solver` owns its
-transposition table, so two solvers never share state. Scores follow Pons' convention for the
-side to move (:mod:`core.connectx.pons`).
+The search is in :mod:`agents.solver_kernels` (hot code, compiled by numba when the board fits
+63 bits). A :class:`Solver` owns its transposition table, so two solvers never share state.
+Scores follow Pons' convention for the side to move (see the kernels' docstring).
 """
 from __future__ import annotations
 
@@ -19,25 +13,30 @@ import sys
 import time
 from typing import Callable, Optional, TextIO
 
-from agents.engine.negamax import FTT, FULL
-from agents.engine.solver import Solver as EngineSolver
-from core.connectx.pons import PonsConnectX
+import numpy as np
+
+from agents import solver_kernels as sk
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
-from core.connectx.solver_hooks import win_cells
-from core.game import State
-from util.jit import numba_enabled
+from util.hotclock import COMPILED_CLOCK
+from util.jit import kernels, numba_enabled
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
                       stop_on_signals)
 
 DEFAULT_TT_SIZE = 1 << 23
-"""Table slots by default (about 8 M slots of 24 bytes: 192 MB)."""
+"""Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
+
+UNLIMITED = (1 << 62)
+SLICE_NODES = 2_000_000
+"""Nodes a slice may take where compiled code cannot read the clock (about 0.3 s here)."""
 
 
-def table_bits(tt_size: int) -> int:
-    """The engine's table size exponent for about ``tt_size`` slots (its table holds the largest
-    prime below ``2 ** bits``)."""
-    return max(4, (max(1, int(tt_size)) - 1).bit_length())
+def next_prime(n: int) -> int:
+    """The smallest prime >= n (a prime table size spreads keys that share low bits)."""
+    n = max(2, n)
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
 
 
 class Solver:
@@ -46,54 +45,81 @@ class Solver:
 
     def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: Optional[bool] = None,
                  slice_seconds: Optional[float] = None, on_slice: Optional[Callable[[int], None]] = None) -> None:
-        """``tt_size``: table slots (rounded to a prime near the power of two above).
-        ``use_numba``: None = when the board allows it and numba is installed; False forces the
-        plain-Python kernels. ``slice_seconds``: None runs each search in one kernel call (the
-        agents' way: fastest); a number makes every search return to Python after that many
-        seconds and go on where it was (the table keeps the work), so that Ctrl-C and SIGTERM
-        are seen (compiled code runs no signal handler) and ``on_slice(nodes so far)`` can show
-        progress: for the CLIs."""
+        """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
+        allows it and numba is installed; False forces the plain-Python kernels.
+        ``slice_seconds``: None runs each search in one kernel call (the agents' way: fastest);
+        a number makes every search return to Python after that many seconds and go on where
+        it was (see :meth:`_run`), so that Ctrl-C and SIGTERM are seen (compiled code runs no
+        signal handler) and ``on_slice(nodes so far)`` can show progress: for the CLIs."""
         self.shape = shape
+        self.slice_seconds = slice_seconds
+        self.on_slice = on_slice
         if use_numba is None:
             use_numba = numba_enabled(shape.bits)
-        self.game = PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
-        self.engine = EngineSolver(self.game, tt_bits=table_bits(tt_size), jit=bool(use_numba) and shape.fits_int64,
-                                   max_plies=shape.cells + 2, slice_seconds=slice_seconds, on_slice=on_slice,
-                                   probes="pons")
-        self.compiled = self.engine.jit
+        self.compiled = bool(use_numba) and shape.fits_int64
+        self.k = kernels(sk, shape.bits) if self.compiled else sk
+        size = next_prime(max(1024, int(tt_size)))
+        # Compiled: int64 arrays. Plain: object arrays of Python ints (exact on any board, and
+        # faster than numpy scalars in interpreted code).
+        dtype = np.int64 if self.compiled else object
+        if self.compiled:
+            # A slot holds (key // size + 1) << 16 | value in an int64: the quotient needs
+            # bits - log2(size) bits, so small tables on big boards are grown to fit.
+            size = next_prime(max(size, (1 << max(0, shape.bits - 46)) + 1))
+        self.table = np.zeros(size, dtype=dtype)
+        self.buf = np.zeros((shape.cells + 2, shape.columns), dtype=dtype)
+        self.stats = np.zeros(sk.STATS, dtype=dtype)
+        if not self.compiled:
+            self.table[:] = 0  # object zeros are Python ints, set them explicitly
+            self.buf[:] = 0
+            self.stats[:] = 0
+        # Column order as an array when compiled (a tuple's length would be part of the
+        # compiled signature: one compile per column count), a tuple in plain Python (faster).
+        order = shape.center_order()
+        self.order = np.array(order, dtype=np.int64) if self.compiled else tuple(order)
+        self._geom = (shape.rows, shape.columns, shape.inarow, shape.bottom_mask, shape.board_mask)
         self.nodes = 0  # nodes of the last call
-
-    @property
-    def slice_seconds(self) -> Optional[float]:
-        return self.engine.slice_seconds
-
-    @property
-    def on_slice(self) -> Optional[Callable[[int], None]]:
-        return self.engine.on_slice
-
-    @on_slice.setter
-    def on_slice(self, fn: Optional[Callable[[int], None]]) -> None:
-        self.engine.on_slice = fn
-
-    @property
-    def table_slots(self) -> int:
-        return int(self.engine.search.size)
 
     def reset(self) -> None:
         """Empty the table (only needed to measure a solve from a cold start)."""
-        self._touch_table()
+        self.table[:] = 0
 
-    def _touch_table(self) -> None:
-        """Write every page of the table's arrays once, now. numpy asks for transparent huge
-        pages on large arrays, and this machine's kernel then zeroes (and may compact) 2 MB at
-        the first touch of each: inside a search that cost up to 13 ms a solve (measured)."""
-        search = self.engine.search
-        if search.jit:
-            search.clear()
-            search.floats[int(search.ints[FTT]):] = 0.0
+    def _start(self, node_limit: Optional[int], deadline: Optional[float] = None) -> None:
+        """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
+        self.stats[:] = 0
+        self.stats[sk.LIMIT] = UNLIMITED if node_limit is None else max(1, int(node_limit))
+        self.stats[sk.DEADLINE] = sk.NO_DEADLINE if deadline is None else \
+            time.perf_counter_ns() + int(max(0.0, deadline - time.perf_counter()) * 1e9)
 
-    def _state(self, position: Position) -> State:
-        return State(self.game, (position.current, position.mask))
+    def _args(self) -> tuple:
+        return (*self._geom, self.order, self.table, self.buf, self.stats)
+
+    def _run(self, kernel: Callable, head: tuple, node_limit: Optional[int], deadline: Optional[float]) -> int:
+        """``kernel(*head, *self._args())`` under ``node_limit`` and ``deadline``; afterwards
+        ``stats`` hold the nodes of the whole call and whether it aborted.
+
+        With ``slice_seconds`` set, the kernel runs in slices: each stops at the slice's end
+        (or after ``SLICE_NODES`` where compiled code cannot read the clock) and is called
+        again. The search goes on where it was for the price of one path: every finished
+        subtree left its bound in the table, and in a null window a stored bound always cuts
+        (bench: ``python -m agents.solver --timing`` with and without slices)."""
+        if self.slice_seconds is None:
+            self._start(node_limit, deadline)
+            return kernel(*head, *self._args())
+        limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
+        node_slice = SLICE_NODES if self.compiled and not COMPILED_CLOCK else UNLIMITED
+        total = 0
+        while True:
+            end = time.perf_counter() + self.slice_seconds
+            self._start(min(limit - total, node_slice), end if deadline is None else min(end, deadline))
+            result = kernel(*head, *self._args())
+            total += int(self.stats[sk.NODES])
+            if not self.stats[sk.ABORTED] or total >= limit or (deadline is not None and time.perf_counter() >= deadline):
+                break
+            if self.on_slice is not None:
+                self.on_slice(total)
+        self.stats[sk.NODES] = total
+        return result
 
     def _check(self, position: Position) -> None:
         if position.shape != self.shape:
@@ -101,24 +127,51 @@ class Solver:
         if position.ply and position.last_player_won():
             raise ValueError("the game is over: the last move made a line")
 
-    def _win_score(self, position: Position) -> int:
-        """Pons' score of a win by the next stone."""
-        return (self.shape.cells + 1 - position.ply) // 2
-
     def solve(self, position: Position, weak: bool = False, node_limit: Optional[int] = None,
               deadline: Optional[float] = None) -> Optional[int]:
         """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out
         or the ``deadline`` (a ``time.perf_counter()`` time) passed."""
         self._check(position)
-        v = self.engine.value(self._state(position), deadline, node_limit, (-1.0, 1.0) if weak else None)
-        self.nodes = self.engine.nodes
-        return None if v is None else int(v)
+        if self.slice_seconds is not None:
+            return self._solve_in_slices(position, weak, node_limit, deadline)
+        s = self._run(self.k.solve, (position.current, position.mask, position.ply, bool(weak)), node_limit, deadline)
+        self.nodes = int(self.stats[sk.NODES])
+        return None if self.stats[sk.ABORTED] else int(s)
 
-    def _probe(self, position: Position, alpha: int, beta: int, node_limit: Optional[int],
-               deadline: Optional[float]) -> Optional[int]:
-        """One window search on ``position`` (see :meth:`agents.engine.solver.Solver.probe`)."""
-        r = self.engine.probe(self._state(position), alpha, beta, deadline, node_limit)
-        return None if r is None else int(r)
+    def _solve_in_slices(self, position: Position, weak: bool, node_limit: Optional[int],
+                         deadline: Optional[float]) -> Optional[int]:
+        """:func:`agents.solver_kernels.solve`'s loop of null windows, kept here so that a slice
+        resumes the window it stopped in: restarting the kernel's loop would search the earlier
+        windows again, whose proofs later windows overwrote in the table (+50% nodes measured
+        on a 12 s position). Same probes, same order, same result."""
+        cells, ply = self.shape.cells, position.ply
+        self.nodes = 0
+        if ply >= cells:
+            return 0
+        if any(position.can_play(c) and position.is_winning_move(c) for c in range(self.shape.columns)):
+            return 1 if weak else (cells + 1 - ply) // 2
+        lo, hi = (-1, 1) if weak else (-((cells - ply) // 2), (cells + 1 - ply) // 2)
+        limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
+        total = 0
+        while lo < hi:
+            med = lo + (hi - lo) // 2
+            if med <= 0 and sk.half_toward_zero(lo) < med:
+                med = sk.half_toward_zero(lo)
+            elif med >= 0 and sk.half_toward_zero(hi) > med:
+                med = sk.half_toward_zero(hi)
+            r = self._run(self.k.probe, (position.current, position.mask, ply, med, med + 1), limit - total, deadline)
+            total += int(self.stats[sk.NODES])
+            if self.stats[sk.ABORTED] or total > limit:
+                self.nodes = total
+                return None
+            if r <= med:
+                hi = r
+            else:
+                lo = r
+        self.nodes = total
+        if weak:
+            return 1 if lo > 0 else (-1 if lo < 0 else 0)
+        return lo
 
     def child_scores(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[list]:
         """Score of each column for the side to move (None for a full column), or None on abort."""
@@ -132,7 +185,8 @@ class Solver:
                 out.append(None)
                 continue
             if position.is_winning_move(col):
-                out.append(1 if weak else self._win_score(position))
+                win = (self.shape.cells + 1 - position.ply) // 2
+                out.append(1 if weak else win)
                 continue
             child = position.play(col)
             limit = None if node_limit is None else node_limit - nodes
@@ -162,8 +216,8 @@ class Solver:
         self.nodes = 0
         for col in shape.center_order():
             if position.can_play(col) and position.is_winning_move(col):
-                return col, 1 if weak else self._win_score(position)
-        budget = None if node_limit is None else int(node_limit)
+                return col, 1 if weak else (shape.cells + 1 - position.ply) // 2
+        budget = UNLIMITED if node_limit is None else int(node_limit)
         score = self.solve(position, weak, budget, deadline)
         total = self.nodes
         if score is None:
@@ -172,10 +226,11 @@ class Solver:
         if weak and score < 0:
             return ordered[0], score
         for col in ordered:
+            child = position.play(col)
             # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
-            r = self._probe(position.play(col), -score, -score + 1, None if budget is None else budget - total, deadline)
-            total += self.engine.nodes
-            if r is None:
+            r = self._run(self.k.probe, (child.current, child.mask, child.ply, -score, -score + 1), budget - total, deadline)
+            total += int(self.stats[sk.NODES])
+            if self.stats[sk.ABORTED]:
                 self.nodes = total
                 return None
             if r <= -score:
@@ -195,43 +250,39 @@ class Solver:
             if position.is_winning_move(col):
                 out.append((col, 1))
                 continue
-            r = self._probe(position.play(col), -1, 1, node_limit, deadline)
-            value = 0 if r is None else (1 if r <= -1 else (-1 if r >= 1 else 0))
+            child = position.play(col)
+            r = self._run(self.k.probe, (child.current, child.mask, child.ply, -1, 1), node_limit, deadline)
+            value = 0 if self.stats[sk.ABORTED] else (1 if r <= -1 else (-1 if r >= 1 else 0))
             out.append((col, value))
         return out
 
     def warm_up(self) -> float:
         """Compile every kernel entry (a no-op on the plain path); returns the seconds taken.
 
-        Each entry is called on a position near the end (quick to solve) with the argument
-        types of real calls, so no compile is left for later."""
+        Each entry is called directly on a position near the end (quick to solve) with the
+        argument types of real calls, so no compile is left for later."""
         t0 = time.perf_counter()
         if self.compiled:
-            self._touch_table()
             tiny = Solver(self.shape, 1024)
             pos = late_position(self.shape)
-            tiny.solve(pos, weak=True)  # the root's expand (it may decide this position alone)
+            tiny.solve(pos, weak=True)
             tiny.solve(pos, node_limit=5)
-            tiny.engine.search.run(tiny._state(pos), FULL, -1.0, 0.0, None, 5)  # the search kernel, whatever the root
+            tiny._start(None)
+            tiny.k.probe(pos.current, pos.mask, pos.ply, -1, 0, *tiny._args())
         return time.perf_counter() - t0
 
     def ordered_columns(self, position: Position) -> list[int]:
         """Legal columns, non-losing ones first, then by winning cells created, centre first."""
         s = self.shape
-        opp_wins = win_cells(position.opponent, position.mask, s.rows, s.columns, s.inarow, s.board_mask)
-        possible = (position.mask + s.bottom_mask) & s.board_mask
-        forced = possible & opp_wins
-        if forced & (forced - 1):
-            safe_cells = 0
-        else:
-            safe_cells = (forced or possible) & ~(opp_wins >> 1)
+        nxt = sk.non_losing_moves(position.current, position.mask, s.rows, s.columns, s.inarow, s.bottom_mask, s.board_mask)
         keyed = []
         for rank, col in enumerate(s.center_order()):
             if not position.can_play(col):
                 continue
             child = position.play(col)
-            cells = win_cells(child.opponent, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
-            safe = bool(safe_cells >> (col * s.height) & ((1 << s.rows) - 1))
+            mover = child.opponent
+            cells = sk.win_cells(mover, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
+            safe = bool(nxt >> (col * s.height) & ((1 << s.rows) - 1))
             keyed.append((not safe, -bin(cells).count("1"), rank, col))
         return [c for *_, c in sorted(keyed)]
 
