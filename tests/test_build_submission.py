@@ -194,11 +194,15 @@ def test_dynamic_imports_of_project_names_are_reported():
 
 def test_a_marked_command_line_import_is_not_reported_and_the_default_file_stays_small():
     """agents.solver routes ``--game`` to the engine's solver by a marked run-time import: the
-    default submission must not carry the game-generic engine."""
+    default submission carries only the engine it plays with (perfect's fallback is the generic
+    depth-first agent on ConnectX), never the registry, the other searches, other games or the arena."""
     mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')  # not in submissions\n")
     assert dynamic_imports(mod) == []
     modules, _missing = import_graph(ROOT, ["agents.perfect", "agents.kaggle"], PROJECT_PACKAGES)
-    assert not [m for m in modules if m.startswith(("agents.engine", "core.games", "core.game", "util.arena.web"))]
+    banned = ("agents.engine.registry", "agents.engine.mcts", "agents.engine.expectimax", "agents.engine.tree",
+              "agents.engine.opening_book", "core.games", "core.quantik", "core.quixo", "core.einstein",
+              "core.tictactoe", "core.connect4_count", "util.arena", "agents.mcts", "agents.registry")
+    assert not [m for m in modules if m.startswith(banned)]
 
 
 # --- the command line ---------------------------------------------------------------------------
