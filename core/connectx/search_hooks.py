@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from core.connectx.bitboard import move_bit
 from core.connectx.solver_hooks import win_cells
-from heuristics.connectx.lines import popcnt, threat_cells
+from core.connectx.threats import popcnt, threat_cells
 from util.jit import hot
 
 

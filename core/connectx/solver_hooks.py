@@ -16,7 +16,7 @@ beyond the outcome's range.
 from __future__ import annotations
 
 from core.connectx.bitboard import winning_cells
-from heuristics.connectx.lines import popcnt
+from core.connectx.threats import popcnt
 from util.jit import hot
 
 
