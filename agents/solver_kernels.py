@@ -19,7 +19,8 @@ time even when the machine slows down after the node limit was planned.
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import popcount, winning_cells
+from core.connectx.bitboard import popcount
+from core.connectx.threats import win_cells  # noqa: F401  (also sk.win_cells for agents.solver)
 from util.hotclock import clock_ns
 from util.jit import hot
 
@@ -38,23 +39,6 @@ VALUE_BITS = 16
 VALUE_MASK = (1 << VALUE_BITS) - 1
 # Move buffer entries: ``winning_cells * ORDER_SPAN + (ORDER_SPAN - 1 - rank)``, sorted descending.
 ORDER_SPAN = 4096
-
-
-@hot
-def win_cells(stones: int, mask: int, rows: int, columns: int, inarow: int, full: int) -> int:
-    """Empty cells where one more stone of ``stones`` completes a line (4 in a row: unrolled)."""
-    if inarow != 4:
-        return winning_cells(stones, mask, rows, columns, inarow)
-    h = rows + 1
-    r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical: only the cell above three
-    for s in (h, h - 1, h + 1):
-        p = (stones << s) & (stones << (2 * s))
-        r |= p & (stones << (3 * s))  # three to the left (or below-left), cell on the right
-        r |= p & (stones >> s)  # two on the left, one on the right
-        p = (stones >> s) & (stones >> (2 * s))
-        r |= p & (stones << s)  # one on the left, two on the right
-        r |= p & (stones >> (3 * s))  # three on the right
-    return r & (full ^ mask)
 
 
 @hot

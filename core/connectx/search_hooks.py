@@ -21,8 +21,7 @@ which is what an exact solver of ConnectX reports.
 from __future__ import annotations
 
 from core.connectx.bitboard import move_bit
-from core.connectx.solver_hooks import win_cells
-from core.connectx.threats import popcnt, threat_cells
+from core.connectx.threats import popcnt, threat_cells, win_cells
 from util.jit import hot
 
 

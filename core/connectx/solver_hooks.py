@@ -15,7 +15,6 @@ beyond the outcome's range.
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import winning_cells
 from core.connectx.threats import popcnt
 from util.jit import hot
 
@@ -29,20 +28,3 @@ def bounds(g, s):
     return float(-(max(left - 2, 0) // 2)), float((left - 1) // 2)
 
 
-@hot
-def win_cells(stones: int, mask: int, rows: int, columns: int, inarow: int, full: int) -> int:
-    """Empty cells where one more stone of ``stones`` completes a line (reachable or not); four
-    in a row is unrolled (nine shift-and steps: this runs at every node of a solve), other
-    lengths take :func:`core.connectx.bitboard.winning_cells`."""
-    if inarow != 4:
-        return winning_cells(stones, mask, rows, columns, inarow)
-    h = rows + 1
-    r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical: only the cell above three
-    for s in (h, h - 1, h + 1):
-        p = (stones << s) & (stones << (2 * s))
-        r |= p & (stones << (3 * s))  # three to the left (or below-left), cell on the right
-        r |= p & (stones >> s)  # two on the left, one on the right
-        p = (stones >> s) & (stones >> (2 * s))
-        r |= p & (stones << s)  # one on the left, two on the right
-        r |= p & (stones >> (3 * s))  # three on the right
-    return r & (full ^ mask)
