@@ -83,7 +83,7 @@ class TreeSearch(HeuristicParams):
     heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.connectx.engine.HEURISTICS)
     width: float = 6.5  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
-    capacity: int = 2_000_000  # tree nodes (about 140 bytes each); when full, leaves are not stored
+    capacity: int = 2_000_000  # tree nodes (120 bytes each, pages touched as the tree grows); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
     cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
