@@ -10,7 +10,8 @@ game's kernels) and pay for it at every node; decided positions reach MCTS throu
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import has_won, popcount
+from core.connectx.bitboard import has_won
+from core.connectx.threats import popcnt
 from core.connectx.search_hooks import win_outcome
 from util.jit import hot
 from util.xorshift import rng_next
@@ -30,7 +31,7 @@ def rollout(g, s, rng: int):
     full = g[3]
     bottom = g[4]
     cells = rows * columns
-    ply = popcount(mask)
+    ply = popcnt(mask)
     first = ply & 1  # the player to move at s
     if has_won(current ^ mask, rows, inarow):  # the last mover (not ``first``) won
         w = win_outcome(g, ply)
@@ -38,7 +39,7 @@ def rollout(g, s, rng: int):
     played = 0
     while ply < cells:
         moves = (mask + bottom) & full
-        n = popcount(moves)
+        n = popcnt(moves)
         rng = rng_next(rng)
         k = rng % n
         m = moves
