@@ -47,7 +47,7 @@ from typing import Any, ClassVar, Sequence
 
 from agents.engine.agents import DepthFirstAgent
 from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Result, heuristic_function, key_words, prime_below,
-                                   slot_of, table_move_first, tt_decides, tt_find, tt_store)
+                                   table_move_first, tt_decides, tt_find, tt_slot, tt_store, take_child, TableSearch)
 from core.game import bind, constants_array
 from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
@@ -186,24 +186,20 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         return sign * e
 
     use_tt = prune and ints[USE_TT] != 0
-    words = ints[WORDS]
     k = s
-    at = 0
-    slot = 0
-    tt_move = -1
+    words = ints[WORDS]
+    slot, at, meta = 0, 0, 0
     if use_tt:
         k = key(g, s)
-        slot = slot_of(k, ints[SIZE])
-        at = ints[TT] + slot * (words + 1)
+        slot, at = tt_slot(k, words, ints[SIZE], ints[TT])
         meta = tt_find(ints, at, k, words)
-        if meta != 0:
-            tt_move = (meta & MOVE_MASK) - 1
-            if ply > 0 and (meta >> DEPTH_SHIFT) - 1 == depth:
-                v = floats[ints[FTT] + slot]
-                if tt_decides(meta, v, alpha, beta):
-                    if (meta >> CUT_SHIFT) & 1:
-                        ints[CUT] = 1
-                    return sign * v
+    tt_move = (meta & MOVE_MASK) - 1  # -1 without an entry
+    if meta != 0 and ply > 0 and (meta >> DEPTH_SHIFT) - 1 == depth:
+        v = floats[ints[FTT] + slot]
+        if tt_decides(meta, v, alpha, beta):
+            if (meta >> CUT_SHIFT) & 1:
+                ints[CUT] = 1
+            return sign * v
 
     n = legal(g, s, ints, base)
     order(g, s, ints, base, n, floats)
@@ -222,22 +218,17 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
             v = node(g, c, depth - 1, ply + 1, -INF, INF, m, ints, floats)
         else:
             v = node(g, c, depth - 1, ply + 1, alpha, beta, m, ints, floats)
-        if ints[ABORTED] != 0:
-            return 0.0
-        if root:
+        if root:  # (an aborted search's values are never read)
             floats[fs + ROOTV + i] = v
             ints[ROOT_N] = i + 1
-        if v > best:
-            best = v
-            best_move = a
-            if prune and v > alpha:
-                alpha = v
-                if v >= beta and not wide:
-                    break
-    cut_here = ints[CUT]
-    ints[CUT] = cut_here | cut_outer
-    if use_tt:
-        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move, best)
+        if ints[ABORTED] != 0:
+            return 0.0
+        best, best_move, alpha, cut = take_child(v, a, best, best_move, alpha, beta, prune, wide)
+        if cut:
+            break
+    if use_tt:  # ints[CUT] is still this node's own flag
+        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, ints[CUT], best, alpha0, beta, best_move, best)
+    ints[CUT] |= cut_outer
     if root:
         ints[BEST] = best_move
     return sign * best
@@ -246,10 +237,15 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
 from util.hotclock import clock_ns  # noqa: E402  (hot: bound by name like the kernels)
 
 
-class Search:
+class Search(TableSearch):
     """The kernel bound to one game (and heuristic) with its own arrays and table; the same
     calls as :class:`agents.engine.negamax.Search` (``run``, ``root_values``,
     ``principal_variation``), so :class:`agents.engine.agents.DepthFirstAgent` drives it."""
+
+    SLOTS: ClassVar[dict[str, Any]] = {
+        "flags": {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL, "star2": STAR2},
+        "tt": TT, "nodes": NODES, "aborted": ABORTED, "best": BEST, "cut": CUT, "root_n": ROOT_N,
+        "limit": LIMIT, "deadline": DEADLINE}
 
     def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, use_tt: bool = True,
@@ -289,19 +285,6 @@ class Search:
             self.floats = fhead + [0.0] * size
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
-    def set(self, **flags: int) -> None:
-        names = {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL, "star2": STAR2}
-        for k, v in flags.items():
-            self.ints[names[k]] = int(v)
-
-    def clear(self) -> None:
-        """Empty the table."""
-        start = int(self.ints[TT])
-        if self.jit:
-            self.ints[start:] = 0
-        else:
-            self.ints[start:] = [0] * (len(self.ints) - start)
-
     def run(self, state: Any, depth: int, alpha: float = -INF, beta: float = INF,
             deadline_ns: int | None = None, node_limit: int | None = None) -> Result:
         """One call from ``state`` (a decision node, not terminal) to ``depth`` decision plies;
@@ -309,9 +292,7 @@ class Search:
         if depth > self.ply_cap:
             raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
         ints = self.ints
-        ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[ROOT_N] = 0, 0, -1, 0, 0
-        ints[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
-        ints[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+        self._start(deadline_ns, node_limit)
         me = state.current_player()
         v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta),
                          int(me), ints, self.floats)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 from core.game import CHANCE, bind, constants_array
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
@@ -101,6 +101,15 @@ def tt_find(ints, at: int, k, words: int) -> int:
         if ints[at + i] != k[i]:
             return 0
     return meta
+
+
+@hot
+def tt_slot(k, words: int, size: int, tt: int):
+    """``(slot, at)``: the slot of key ``k`` in a table of ``size`` slots and where its entry
+    (``words + 1`` ints) starts, the table starting at ``tt`` (scalars only: an array argument
+    costs a reference count per call in compiled code)."""
+    slot = slot_of(k, size)
+    return slot, tt + slot * (words + 1)
 
 
 @hot
@@ -177,6 +186,22 @@ def from_table(u: float, ply: int, floats, fs: int) -> float:
 
 
 @hot
+def take_child(v: float, a: int, best: float, best_move: int, alpha: float, beta: float, prune: bool, wide: bool):
+    """Fold a child (action ``a``, value ``v`` for the node's mover) into a decision node, this
+    kernel's and expectimax's. Returns ``(best, best_move, alpha, cut)``; ``cut``: the value
+    reached ``beta`` (fail-soft), the remaining children are not searched. Scalars only (an array
+    argument costs a reference count per call in compiled code)."""
+    if v > best:
+        best = v
+        best_move = a
+        if prune and v > alpha:
+            alpha = v
+            if v >= beta and not wide:
+                return best, best_move, alpha, True
+    return best, best_move, alpha, False
+
+
+@hot
 def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) -> float:
     """Fail-soft value of ``s`` for its side to move within ``(alpha, beta)`` (module
     docstring: model and arrays). With ``ints[PRUNE] == 0``: the exact minimax value."""
@@ -228,8 +253,7 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
     tt_move = -1
     if use_tt:
         k = key(g, s)
-        slot = slot_of(k, ints[SIZE])
-        at = ints[TT] + slot * (words + 1)
+        slot, at = tt_slot(k, words, ints[SIZE], ints[TT])
         meta = tt_find(ints, at, k, words)
         if meta != 0:
             tt_move = (meta & MOVE_MASK) - 1
@@ -290,13 +314,9 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         if root:
             floats[fs + ROOTV + i] = v
             ints[ROOT_N] = i + 1
-        if v > best:
-            best = v
-            best_move = a
-            if prune and v > alpha:
-                alpha = v
-                if v >= beta and not wide:
-                    break
+        best, best_move, alpha, cut = take_child(v, a, best, best_move, alpha, beta, prune, wide)
+        if cut:
+            break
 
     cut_here = ints[CUT]
     ints[CUT] = cut_here | cut_outer
@@ -399,9 +419,50 @@ class Result:
     nodes: int
 
 
-class Search:
+class TableSearch:
+    """The Python side that the depth-first kernels (this one and expectimax's) share: settings
+    by name, the table's reset and the counters a call starts from. Each kernel has its own
+    ``ints`` layout: a subclass names its slots in ``SLOTS`` (``flags`` by name, and where the
+    table, node count, stop flags, best move, cut flag, root count, limit and deadline are)."""
+
+    SLOTS: ClassVar[dict[str, Any]] = {}
+    ints: Any
+    jit: bool
+
+    def set(self, **flags: int) -> None:
+        """Change settings between calls (``set(prune=0)``...; names in ``SLOTS["flags"]``)."""
+        names = self.SLOTS["flags"]
+        for k, v in flags.items():
+            self.ints[names[k]] = int(v)
+
+    def clear(self) -> None:
+        """Empty the table."""
+        start = int(self.ints[self.SLOTS["tt"]])
+        if self.jit:
+            self.ints[start:] = 0
+        else:
+            self.ints[start:] = [0] * (len(self.ints) - start)
+
+    def _start(self, deadline_ns: int | None, node_limit: int | None) -> None:
+        """Zero the counters of one call and set its node limit and deadline."""
+        s = self.SLOTS
+        for slot in (s["nodes"], s["aborted"], s["cut"], s["root_n"], *s.get("zero", ())):
+            self.ints[slot] = 0
+        self.ints[self.SLOTS["best"]] = -1
+        self.ints[self.SLOTS["limit"]] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        self.ints[self.SLOTS["deadline"]] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+
+
+class Search(TableSearch):
     """The kernel bound to one game (and heuristic) with its own arrays: two searches never
     share a table. Settings are documented where the kernel reads them (module docstring)."""
+
+    SLOTS: ClassVar[dict[str, Any]] = {
+        "flags": {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
+                  "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH,
+                  "int_values": INT_VALUES},
+        "tt": TT, "nodes": NODES, "aborted": ABORTED, "best": BEST, "cut": CUT, "root_n": ROOT_N,
+        "limit": LIMIT, "deadline": DEADLINE, "zero": (CHANCE_SEEN,)}
 
     def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, pvs: bool = True,
@@ -449,22 +510,6 @@ class Search:
             self.floats = fhead + [0.0] * size
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
-    # settings that callers change between calls
-    def set(self, **flags: int) -> None:
-        names = {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
-                 "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH,
-                 "int_values": INT_VALUES}
-        for k, v in flags.items():
-            self.ints[names[k]] = int(v)
-
-    def clear(self) -> None:
-        """Empty the table."""
-        start = int(self.ints[TT])
-        if self.jit:
-            self.ints[start:] = 0
-        else:
-            self.ints[start:] = [0] * (len(self.ints) - start)
-
     def compiled_before(self) -> bool:
         """Whether this binding's compiled kernel has been compiled in this process."""
         return self.jit and len(getattr(self.ns.node, "signatures", ())) > 0
@@ -476,9 +521,7 @@ class Search:
         if depth > self.ply_cap and depth < FULL:
             raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
         ints = self.ints
-        ints[NODES], ints[ABORTED], ints[BEST], ints[CUT], ints[CHANCE_SEEN], ints[ROOT_N] = 0, 0, -1, 0, 0, 0
-        ints[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
-        ints[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+        self._start(deadline_ns, node_limit)
         v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta), ints, self.floats)
         return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), bool(ints[CHANCE_SEEN]), int(ints[NODES]))
 
