@@ -11,12 +11,9 @@ The file holds packed plain arrays, sorted by position key with transpositions m
 position reached by two move orders sums its statistics): ``keys`` (int64, exact
 :func:`core.connectx.bitboard.position_key`), ``visits`` (int64), ``values`` (float32, summed rewards for
 the player who moved into the position), ``lo`` and ``hi`` (int8 proven bounds on the value for
-the side to move), ``shape`` and a JSON ``meta`` string. An agent grafts the entries below a
-new tree's root (:func:`graft`, on the generic MCTS tree of :mod:`agents.engine.mcts_kernels`);
-a submission receives the same dict through ``use_data``. Only boards within 63 bits (int64
-keys) can have a cache. The hot functions here know the generic tree's layout and ConnectX's
-bitboards (the cache is ConnectX's own); the agents (:mod:`agents.mcts`) import this module,
-never the other way round.
+the side to move, see :mod:`agents.mcts_tree`), ``shape`` and a JSON ``meta`` string. An agent grafts the entries below its root at the start of a game (see
+:func:`agents.mcts_tree.load_subtree`); a submission receives the same dict through
+``use_data``. Only boards within 63 bits (int64 keys) can have a cache.
 """
 from __future__ import annotations
 
@@ -30,15 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.engine import mcts_kernels as K
-from agents.engine.mcts_kernels import (FHEADER, I_CAP, I_NODES, I_USED, N_ACTION, N_DIST, N_FIRST, N_NKIDS,
-                                        N_NLEGAL, N_PLAYER, N_SIB, N_UNTRIED, N_XP, NF, NI, V_AUX, V_HI, V_LO,
-                                        V_PHER, V_VALUE, V_VISITS, attach, find_child)
-from core.connectx.bitboard import can_play, move_bit, popcount, position_key
+import agents.mcts_tree as mt
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from util.atomic import write_bytes
-from util.jit import compiled, hot, numba_available
+from util.jit import kernels
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -123,203 +116,19 @@ def save(path: str | Path, data: dict) -> int:
     return len(blob)
 
 
-@hot
-def find_key(keys, key: int) -> int:
-    """Index of ``key`` in the sorted array ``keys``, or -1."""
-    low = 0
-    high = keys.shape[0]
-    while low < high:
-        mid = (low + high) // 2
-        if keys[mid] < key:
-            low = mid + 1
-        else:
-            high = mid
-    if low < keys.shape[0] and keys[low] == key:
-        return low
-    return -1
-
-
-@hot
-def graft_kernel(ints, floats, root: int, root_cur: int, root_mask: int, rows: int, columns: int, keys,
-                 cache_visits, cache_values, cache_lo, cache_hi, queue, queue_cur, queue_mask, limit: int,
-                 tau0: float) -> int:
-    """Graft the cached statistics below ``root`` of a generic MCTS tree (breadth first, until
-    the tree is full or ``limit`` nodes are added). The root takes its own cached statistics;
-    bounds are intersected, never widened (the cache's are the side to move's, the tree's player
-    0's). A grafted node's actions come from ``expand`` or ``legal`` at its first expansion
-    (``N_XP`` 0: its children are not assumed to have passed ``expand``). Returns the nodes
-    added; scratch ``queue*`` arrays as long as the tree."""
-    nb = ints[I_NODES]
-    i = find_key(keys, position_key(root_cur, root_mask, rows, columns))
-    if i >= 0:
-        f = FHEADER + root * NF
-        lo = float(cache_lo[i])
-        hi = float(cache_hi[i])
-        if ints[nb + root * NI + N_PLAYER] == 1:
-            lo, hi = -hi, -lo
-        floats[f + V_VISITS] = cache_visits[i]
-        floats[f + V_VALUE] = cache_values[i]
-        floats[f + V_LO] = max(floats[f + V_LO], lo)
-        floats[f + V_HI] = min(floats[f + V_HI], hi)
-    capacity = ints[I_CAP]
-    added = 0
-    queue[0] = root
-    queue_cur[0] = root_cur
-    queue_mask[0] = root_mask
-    head = 0
-    tail = 1
-    while head < tail and ints[I_USED] < capacity and added < limit:
-        n = queue[head]
-        cur = queue_cur[head]
-        mask = queue_mask[head]
-        head += 1
-        for col in range(columns):
-            if ints[I_USED] >= capacity or added >= limit or not can_play(mask, rows, col):
-                continue
-            if find_child(ints, n, col) >= 0:
-                continue
-            new_mask = mask | move_bit(mask, rows, col)
-            new_cur = cur ^ mask
-            i = find_key(keys, position_key(new_cur, new_mask, rows, columns))
-            if i < 0:
-                continue
-            child = ints[I_USED]
-            ints[I_USED] = child + 1
-            b = nb + child * NI
-            p = popcount(new_mask) & 1
-            ints[b + N_FIRST] = -1
-            ints[b + N_SIB] = -1
-            ints[b + N_ACTION] = col
-            ints[b + N_PLAYER] = p
-            ints[b + N_NKIDS] = 0
-            ints[b + N_NLEGAL] = -1
-            ints[b + N_DIST] = 0
-            ints[b + N_UNTRIED] = 0
-            ints[b + N_XP] = 0
-            f = FHEADER + child * NF
-            lo = float(cache_lo[i])
-            hi = float(cache_hi[i])
-            if p == 1:
-                lo, hi = -hi, -lo
-            floats[f + V_VISITS] = cache_visits[i]
-            floats[f + V_VALUE] = cache_values[i]
-            floats[f + V_LO] = lo
-            floats[f + V_HI] = hi
-            floats[f + V_AUX] = 1.0
-            floats[f + V_PHER] = tau0
-            attach(ints, n, child)
-            added += 1
-            if tail < queue.shape[0]:
-                queue[tail] = child
-                queue_cur[tail] = new_cur
-                queue_mask[tail] = new_mask
-                tail += 1
-    return added
-
-
-@hot
-def collect_kernel(ints, floats, root: int, root_cur: int, root_mask: int, rows: int, columns: int,
-                   min_visits: float, out_keys, out_visits, out_values, out_lo, out_hi, stack, stack_cur,
-                   stack_mask) -> int:
-    """Write ``(position key, visits, value, bounds for the side to move)`` of every node
-    reachable from ``root`` through nodes with at least ``min_visits`` visits into the ``out_*``
-    arrays (duplicates from transpositions included). Returns the count. Scratch ``stack*``
-    arrays and outputs as long as the tree."""
-    nb = ints[I_NODES]
-    count = 0
-    stack[0] = root
-    stack_cur[0] = root_cur
-    stack_mask[0] = root_mask
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        n = stack[sp]
-        cur = stack_cur[sp]
-        mask = stack_mask[sp]
-        f = FHEADER + n * NF
-        lo = floats[f + V_LO]
-        hi = floats[f + V_HI]
-        if ints[nb + n * NI + N_PLAYER] == 1:
-            lo, hi = -hi, -lo
-        out_keys[count] = position_key(cur, mask, rows, columns)
-        out_visits[count] = floats[f + V_VISITS]
-        out_values[count] = floats[f + V_VALUE]
-        out_lo[count] = int(lo)
-        out_hi[count] = int(hi)
-        count += 1
-        ch = ints[nb + n * NI + N_FIRST]
-        while ch >= 0:
-            if floats[FHEADER + ch * NF + V_VISITS] >= min_visits:
-                stack[sp] = ch
-                stack_cur[sp] = cur ^ mask
-                stack_mask[sp] = mask | move_bit(mask, rows, ints[nb + ch * NI + N_ACTION])
-                sp += 1
-            ch = ints[nb + ch * NI + N_SIB]
-    return count
-
-
-def _kernels(jit: bool) -> Any:
-    """This module's hot functions: compiled (numba) or plain."""
-    import agents.mcts_cache as me
-
-    return compiled(me) if jit and numba_available() else me
-
-
-def graft_compiled() -> bool:
-    """Whether :func:`graft`'s compiled kernel is ready (compiling it inside a move would take
-    seconds: agents call :func:`warm_up_graft` in their warm-up instead)."""
-    return numba_available() and len(_kernels(True).graft_kernel.signatures) > 0
-
-
-def warm_up_graft() -> None:
-    """Compile the graft and collect kernels on a tiny tree."""
-    from agents.engine.mcts import Tree
-
-    k = _kernels(True)
-    tree = Tree(7, 16, True)
-    nb = int(tree.ints[I_NODES])
-    tree.ints[I_USED] = 1  # one root node without children
-    tree.ints[nb + N_FIRST] = tree.ints[nb + N_SIB] = -1
-    z = np.zeros(1, np.int64)
-    k.graft_kernel(tree.ints, tree.floats, 0, 0, 0, 6, 7, z, np.zeros(1), np.zeros(1), np.zeros(1, np.int8),
-                   np.zeros(1, np.int8), z.copy(), z.copy(), z.copy(), 1, 0.0)
-    k.collect_kernel(tree.ints, tree.floats, 0, 0, 0, 6, 7, 0.0, z.copy(), np.zeros(1), np.zeros(1),
-                     np.zeros(1, np.int8), np.zeros(1, np.int8), z.copy(), z.copy(), z.copy())
-
-
-def graft(tree: Any, words: tuple, shape: Shape, data: dict, limit: int, jit: bool, tau0: float = 0.0) -> int:
-    """Graft ``data`` (a validated cache) below node 0 of ``tree`` (an
-    :class:`agents.engine.mcts.Tree` whose root is the position ``words``): at most ``limit``
-    nodes; returns the nodes added."""
-    n = max(1, min(len(data["keys"]), tree.capacity))
-    k = _kernels(jit)
-    return int(k.graft_kernel(tree.ints, tree.floats, 0, int(words[0]), int(words[1]), shape.rows, shape.columns,
-                              data["keys"], data["visits"], data["values"], data["lo"], data["hi"],
-                              np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), int(limit),
-                              float(tau0)))
-
-
-def holds(data: dict, words: tuple, shape: Shape) -> bool:
-    """Whether the cache holds the position ``words``."""
-    if tuple(data["shape"]) != (shape.rows, shape.columns, shape.inarow) or not shape.fits_int64:
-        return False
-    key = position_key(int(words[0]), int(words[1]), shape.rows, shape.columns)
-    return find_key(data["keys"], key) >= 0
-
-
 def extract(tree: Any, root: Position, min_visits: float) -> dict:
     """The cache dict of a grown tree (node 0 at ``root``): nodes with at least ``min_visits``
     visits, reachable through such nodes, transpositions merged."""
     s = root.shape
     if not s.fits_int64:
         raise CacheError(f"a {s} board takes {s.bits} bits: caches need int64 keys (63 bits at most)")
-    k = _kernels(bool(tree.numpy))
-    n = max(1, tree.used)
+    k = kernels(mt, s.bits)
+    n = tree.used
     keys, visits, values = np.empty(n, np.int64), np.empty(n), np.empty(n)
     lo, hi = np.empty(n, np.int8), np.empty(n, np.int8)
-    count = k.collect_kernel(tree.ints, tree.floats, 0, root.current, root.mask, s.rows, s.columns,
-                             float(min_visits), keys, visits, values, lo, hi,
-                             np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    count = k.collect(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, root.current, root.mask,
+                      s.rows, s.columns, float(min_visits), keys, visits, values, lo, hi,
+                      np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
     uniq, inverse = np.unique(keys[:count], return_inverse=True)
     m = len(uniq)
     out_v, out_w = np.zeros(m), np.zeros(m)
@@ -336,8 +145,8 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
          log: Any = None, on_batch: Any = None) -> tuple[Any, int]:
     """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
     empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
-    reached). When the tree fills up, nodes under ``prune_visits`` are dropped (the rest is
-    extracted and grafted into a fresh tree) and growth goes on. Returns (tree, simulations run).
+    reached). When the tree fills up, nodes under ``prune_visits`` are dropped and growth goes
+    on. Returns (tree, simulations run).
 
     The clock starts after the kernels are compiled (call ``agent.warm_up(shape)`` first to
     keep that out of ``seconds``; the CLI does). Simulations run in batches sized to take
@@ -346,32 +155,26 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     is called after each batch (progress)."""
     if sims <= 0 and seconds <= 0:
         raise ValueError("give a number of simulations or of seconds")
-    from agents.engine.mcts import Tree, seed_state
-    from core.game import bind, constants_array
+    from agents.mcts_tree import Tree, seed_state
 
-    search = agent.search(shape)
-    game = search.game
-    jit = search._compiled_possible()
-    ns = bind(game, K, search._hfn, jit=jit)
-    g, hp = constants_array(game, jit), search._hp_array(jit)
     root = Position.empty(shape)
-    words = (root.current, root.mask)
-    tree = Tree(game.num_actions, agent.capacity, jit)
-    search._settings(tree.floats)
-    ns.new_tree(g, tree.ints, tree.floats, words, seed_state(agent.seed))
+    k = agent.kernels(shape.bits)
+    params = agent.params_array()
+    tree = Tree(agent.capacity, shape.columns, agent._pheromone())
+    k.new_tree(*tree.arrays(), root.current, root.mask, 0, shape.rows, shape.columns, shape.inarow,
+               params[mt.P_TAU0], seed_state(agent.seed))
+    path = np.zeros(shape.cells + 2, np.int64)
     end = time.perf_counter() + seconds if seconds > 0 else float("inf")
     done, batch = 0, 16
-    while sims <= 0 or done < sims:
-        node = tree.node(0)
-        if node["lo"] == node["hi"]:
-            break
+    while (sims <= 0 or done < sims) and tree.proof(0) is None:
         left = end - time.perf_counter()
         if left <= 0:
             break
         if sims > 0:
             batch = min(batch, sims - done)
         t = time.perf_counter()
-        ran = int(ns.run(g, tree.ints, tree.floats, hp, 0, words, batch))
+        ran = k.run(*tree.arrays(), path, 0, root.current, root.mask, 0, shape.rows, shape.columns,
+                    shape.inarow, params, agent._hparams, batch)
         dt = time.perf_counter() - t
         done += ran
         rate = ran / max(dt, 1e-6)
@@ -379,9 +182,8 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
         if on_batch:
             on_batch(done, tree.used)
         if tree.used >= agent.capacity:
-            kept_data = extract(tree, root, float(prune_visits))
-            ns.new_tree(g, tree.ints, tree.floats, words, int(tree.ints[K.I_RNG]))
-            kept = 1 + graft(tree, words, shape, kept_data, len(kept_data["keys"]), jit, float(tree.floats[K.F_TAU0]))
+            kept = k.compact(*tree.arrays(), 0, float(prune_visits), np.empty(tree.used, np.int64),
+                             np.empty(tree.used, np.int64))
             if log:
                 log(f"tree full at {done} simulations: pruned to {kept} nodes (visits >= {prune_visits})")
             if kept > 0.9 * agent.capacity:
@@ -432,7 +234,7 @@ def _grow(args: argparse.Namespace) -> int:
     if not shape.fits_int64:
         raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
     agent = make_from_spec(args.agent)
-    if not hasattr(agent, "search"):
+    if not hasattr(agent, "params_array"):
         raise ValueError(f"agent {args.agent!r} is not a tree search (use mcts or ant_colony)")
     from tqdm import tqdm
 

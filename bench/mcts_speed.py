@@ -19,11 +19,14 @@ import sys
 import time
 from pathlib import Path
 
-from agents.mcts import MCTSAgent
+import numpy as np
+
+import agents.mcts_tree as mt
+from agents.mcts import MCTSAgent, Tree, seed_state
 from bench.figures import emit
 from util.cli import OneLineParser
 from core.connectx.position import Position
-from core.game import State
+from util.jit import kernels
 
 from util.pons import PONS  # noqa: E402
 
@@ -35,18 +38,17 @@ def positions(n: int, seed: int) -> list[tuple[str, str]]:
     return [("empty", "")] + [(f"mid{len(m)}", m) for m in picks]
 
 
-def ours_rate(leaf: str, c: float, moves: str, sims: int) -> float:
-    """Simulations per second of one search of ``sims`` simulations from the position with a
-    fresh tree of ``sims + 64`` nodes (no cache, no reuse), through the agent's public API: its
-    generic search (``MCTSAgent.search``: the search ``choose`` runs once its win-in-one and
-    forced-block shortcut finds nothing), ``choose`` then ``info``'s simulations and seconds."""
-    agent = MCTSAgent(leaf=leaf, c=c, cache="", capacity=sims + 64, max_sims=sims, reuse=False, seed=1,
-                      background_compile=False)
+def ours_rate(agent: MCTSAgent, moves: str, sims: int) -> float:
     pos = Position.from_moves(moves)
-    search = agent.search(pos.shape)
-    search.choose(State(search.game, (pos.current, pos.mask)), time.perf_counter() + 1e6)
-    info = search.info()
-    return info["simulations"] / info["seconds"]
+    s = pos.shape
+    k = kernels(mt, s.bits)
+    tree = Tree(sims + 64, s.columns, False)
+    k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow, 0.0, seed_state(1))
+    path = np.zeros(s.cells + 2, np.int64)
+    t = time.perf_counter()
+    done = k.run(*tree.arrays(), path, 0, pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow,
+                 agent.params_array(), agent._hparams, sims)
+    return done / (time.perf_counter() - t)
 
 
 def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
@@ -77,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pyspiel = None
         print("OpenSpiel not installed (pip install open_spiel): measuring ours only")
+    pure = MCTSAgent(leaf="rollout", c=args.c, cache="")
+    heur = MCTSAgent(leaf="heuristic", c=args.c, cache="")
     t = time.perf_counter()
-    MCTSAgent(leaf="rollout", c=args.c, cache="").warm_up()
-    MCTSAgent(leaf="heuristic", c=args.c, cache="").warm_up()
+    pure.warm_up()
+    heur.warm_up()
     print(f"numba compile (both leaves): {time.perf_counter() - t:.1f} s")
     print(f"{'position':10} {'ours pure/s':>12} {'openspiel/s':>12} {'ratio':>6} {'ours heur/s':>12} {'ratio':>6}")
     ratios = []
@@ -87,10 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, moves in positions(args.positions, args.seed):
         ours, theirs, heuristic = [], [], []
         for _ in range(args.repeats):  # interleaved, so load changes hit both alike
-            ours.append(ours_rate("rollout", args.c, moves, args.sims))
+            ours.append(ours_rate(pure, moves, args.sims))
             if pyspiel is not None:
                 theirs.append(openspiel_rate(pyspiel, moves, args.sims, args.c))
-            heuristic.append(ours_rate("heuristic", args.c, moves, args.sims))
+            heuristic.append(ours_rate(heur, moves, args.sims))
         o, h = statistics.median(ours), statistics.median(heuristic)
         figures[f"{label}_rollout_sims_per_s"], figures[f"{label}_heuristic_sims_per_s"] = o, h
         if theirs:

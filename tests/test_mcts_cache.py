@@ -21,7 +21,7 @@ def grown():
 
 def test_grow_runs_the_requested_simulations(grown):
     _, tree, done = grown
-    assert done == 40_000 and tree.node(0)["visits"] == 40_000
+    assert done == 40_000 and tree.visits[0] == 40_000
 
 
 def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
@@ -38,11 +38,13 @@ def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
     stack = [(0, root)]
     while stack:
         n, pos = stack.pop()
-        if tree.node(n)["visits"] < 20:
+        if tree.visits[n] < 20:
             continue
-        by_key[pos.key()] = by_key.get(pos.key(), 0.0) + tree.node(n)["visits"]
-        for kid in tree.children(n):
-            stack.append((kid["id"], pos.play(kid["action"])))
+        by_key[pos.key()] = by_key.get(pos.key(), 0.0) + tree.visits[n]
+        for col in range(7):
+            ch = int(tree.children[n, col])
+            if ch >= 0:
+                stack.append((ch, pos.play(col)))
     assert sorted(by_key) == keys.tolist()
     assert [by_key[k] for k in keys.tolist()] == data["visits"].tolist()
 
@@ -80,7 +82,7 @@ def test_agent_grafts_the_cache_from_file_and_from_bundled_data(grown, tmp_path)
     grafted = agent.info()["cache_nodes"]
     i = np.searchsorted(data["keys"], pos.key())
     assert grafted > 10
-    assert agent._search._tree.node(0)["visits"] == data["visits"][i] + 100  # cached visits, then this move's
+    assert agent._tree.visits[0] == data["visits"][i] + 100  # cached visits, then this move's
     bundled = agent.bundle_data()
     other = MCTSAgent(leaf="rollout", cache="/nonexistent/never/read.npz", max_sims=100)
     other.use_data(bundled)
