@@ -22,9 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 from tests.pons import PONS as PONS_DIR
 PONS = PONS_DIR / "Test_L1_R3"
 
+# Raises from step 5: its opponent cannot have four stones before that (a 5-ply opening gave
+# random its fourth at step 6 while this agent, raising from step 6, still played at step 5;
+# openings depend on the agents' names, here temporary paths). SLOW stalls from step 4, so it
+# fails first when the two meet.
 RAISES = """
 def agent(obs, config):
-    if obs.step >= 6:
+    if obs.step >= 5:
         raise ValueError("boom at step %d" % obs.step)
     return [c for c in range(config.columns) if obs.board[c] == 0][-1]
 """
