@@ -24,6 +24,7 @@ from agents.heuristic_params import HeuristicParams
 from core.connectx import bitboard as bb
 from core.connectx.position import Position
 from core.connectx.shape import Shape
+from util.batches import run_batches
 from util.jit import CompileGate, compiled, numba_enabled
 
 LEAVES = ("rollout", "heuristic", "mixed")
@@ -136,24 +137,11 @@ class TreeSearch(HeuristicParams):
         params = self.params_array()
         path = np.zeros(shape.cells + 2, dtype=np.int64)
         end = deadline - self.margin
-        sims, batch = 0, 32
-        while True:
-            left = end - time.perf_counter()
-            if left <= 0:
-                break
-            if self.max_sims:
-                batch = min(batch, self.max_sims - sims)
-                if batch <= 0:
-                    break
-            t = time.perf_counter()
-            done = k.run(*tree.arrays(), path, 0, position.current, position.mask, position.ply,
-                         shape.rows, shape.columns, shape.inarow, params, self._hparams, batch)
-            dt = time.perf_counter() - t
-            sims += done
-            if done < batch:  # the root is proven
-                break
-            rate = done / max(dt, 1e-6)
-            batch = int(min(max(rate * min(0.02, left / 8), 16), 1_000_000))  # short batches: the rate drifts
+        # Batches of simulations sized from the measured rate (short: the rate drifts); a short
+        # batch means the root is proven.
+        sims = run_batches(lambda n: int(k.run(*tree.arrays(), path, 0, position.current, position.mask, position.ply,
+                                              shape.rows, shape.columns, shape.inarow, params, self._hparams, n)),
+                           end, limit=self.max_sims or 0, first=32, floor=16)
         col = int(k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns))
         if col < 0 or not position.can_play(col):
             col = next(c for c in shape.center_order() if c in legal)

@@ -18,6 +18,7 @@ import numpy as np
 from agents import solver_kernels as sk
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
+from util.budget import deadline_ns
 from util.hotclock import COMPILED_CLOCK
 from util.jit import kernels, numba_enabled
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
@@ -88,8 +89,7 @@ class Solver:
         """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
         self.stats[:] = 0
         self.stats[sk.LIMIT] = UNLIMITED if node_limit is None else max(1, int(node_limit))
-        self.stats[sk.DEADLINE] = sk.NO_DEADLINE if deadline is None else \
-            time.perf_counter_ns() + int(max(0.0, deadline - time.perf_counter()) * 1e9)
+        self.stats[sk.DEADLINE] = deadline_ns(deadline)  # sk.NO_DEADLINE when None
 
     def _args(self) -> tuple:
         return (*self._geom, self.order, self.table, self.buf, self.stats)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from core.connectx.bitboard import popcount
 from core.connectx.threats import win_cells  # noqa: F401  (also sk.win_cells for agents.solver)
+from util.budget import NO_DEADLINE_NS as NO_DEADLINE  # noqa: F401  (one owner of time; the driver reads it here)
 from util.hotclock import clock_ns
 from util.jit import hot
 
@@ -30,7 +31,6 @@ LIMIT = 1
 ABORTED = 2
 DEADLINE = 3
 STATS = 4  # slots
-NO_DEADLINE = 1 << 62
 
 # Table values: ``(score + VALUE_BIAS) * 2 + is_lower_bound`` (never 0), in the low VALUE_BITS
 # bits of a slot; the bits above hold the partial key. An empty slot is 0.

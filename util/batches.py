@@ -10,12 +10,12 @@ from util.budget import Speed
 
 
 def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: int = 8,
-                slice_s: float = 0.02) -> int:
+                slice_s: float = 0.02, floor: int = 1) -> int:
     """Call ``step(n)`` (runs up to ``n`` units of work, returns how many it ran; fewer means
     there is nothing left to do, e.g. a proven root) until ``end`` (``time.perf_counter()``
     seconds), ``limit`` units in all (0: no limit), or a short batch. Returns the units run.
     ``first``: the first batch, before any speed is known; later batches last ``slice_s``
-    seconds or an eighth of the time left, whichever is shorter."""
+    seconds or an eighth of the time left, whichever is shorter, and at least ``floor`` units."""
     total, batch = 0, first
     speed = Speed(0.0, min_seconds=1e-6)
     while True:
@@ -33,5 +33,5 @@ def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: i
         if done < batch:
             break
         speed.measure(done, max(dt, 1e-6))
-        batch = min(speed.units(min(slice_s, left / 8)), 1_000_000)
+        batch = min(speed.units(min(slice_s, left / 8), floor=floor), 1_000_000)
     return total
