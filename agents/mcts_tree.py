@@ -36,7 +36,9 @@ import numpy as np
 
 from core.connectx.bitboard import can_play, has_won, move_bit, position_key
 from heuristics.connectx.evaluate import evaluate
+from core.connectx.mcts_hooks import playout
 from util.jit import hot
+from util.xorshift import rng_next  # noqa: F401  (the tree's random numbers; agents.mcts_cache uses it too)
 UNEXPANDED = -1
 ILLEGAL = -2
 
@@ -62,15 +64,6 @@ POLICY_ANT = 1
 
 
 @hot
-def rng_next(x: int) -> int:
-    """xorshift32 (Marsaglia): period 2**32 - 1, never 0, no multiplication to overflow."""
-    x ^= (x << 13) & 0xFFFFFFFF
-    x ^= x >> 17
-    x ^= (x << 5) & 0xFFFFFFFF
-    return x
-
-
-@hot
 def uct_score(value: float, visits: float, log_parent: float, c: float) -> float:
     """``value / visits + c * sqrt(ln N / visits)``; ``value`` is on the mover's side."""
     if visits <= 0.0:
@@ -81,34 +74,13 @@ def uct_score(value: float, visits: float, log_parent: float, c: float) -> float
 @hot
 def rollout(current: int, mask: int, ply: int, rows: int, columns: int, inarow: int, rng: int):
     """Uniformly random moves to the end: (+1 win / -1 loss / 0 draw for the side to move, rng)."""
-    h = rows + 1
     bottom = 0
     for c in range(columns):
-        bottom |= 1 << (c * h)
-    full = bottom * ((1 << rows) - 1)
-    cells = rows * columns
-    sign = 1.0
-    while ply < cells:
-        moves = (mask + bottom) & full
-        n = 0
-        m = moves
-        while m:
-            m &= m - 1
-            n += 1
-        rng = rng_next(rng)
-        k = rng % n
-        m = moves
-        for _ in range(k):
-            m &= m - 1
-        move = m & -m
-        mine = current | move
-        if has_won(mine, rows, inarow):
-            return sign, rng
-        mask |= move
-        current = mine ^ mask
-        sign = -sign
-        ply += 1
-    return 0.0, rng
+        bottom |= 1 << (c * (rows + 1))
+    played, won, rng = playout(current, mask, ply, rows, inarow, bottom * ((1 << rows) - 1), bottom, rows * columns, rng)
+    if not won:
+        return 0.0, rng
+    return (1.0 if played & 1 else -1.0), rng
 
 
 @hot

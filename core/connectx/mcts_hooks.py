@@ -18,24 +18,10 @@ from util.xorshift import rng_next
 
 
 @hot
-def rollout(g, s, rng: int):
-    """Uniformly random moves from ``s`` to the end: (player 0's outcome, moves played, rng).
-    A terminal ``s`` returns its outcome after 0 moves. The winner's outcome is ``win_outcome``
-    (1, or Pons' score on :class:`core.connectx.pons.PonsConnectX`); ``g[3]``, ``g[4]``: the
-    board's and the bottom row's cells."""
-    rows = g[0]
-    columns = g[1]
-    inarow = g[2]
-    current = s[0]
-    mask = s[1]
-    full = g[3]
-    bottom = g[4]
-    cells = rows * columns
-    ply = popcnt(mask)
-    first = ply & 1  # the player to move at s
-    if has_won(current ^ mask, rows, inarow):  # the last mover (not ``first``) won
-        w = win_outcome(g, ply)
-        return (w if first == 1 else -w), 0, rng
+def playout(current: int, mask: int, ply: int, rows: int, inarow: int, full: int, bottom: int, cells: int, rng: int):
+    """Uniformly random moves from a position no one has won (``current``: the mover's stones,
+    ``ply`` stones on the board) until a line or a full board: ``(moves played, whether the last
+    one made a line, rng)``. ConnectX's own MCTS (:mod:`agents.mcts_tree`) plays the same."""
     played = 0
     while ply < cells:
         moves = (mask + bottom) & full
@@ -49,12 +35,31 @@ def rollout(g, s, rng: int):
         mine = current | move
         played += 1
         if has_won(mine, rows, inarow):
-            # the mover of this ply is ``first`` after an even number of earlier moves
-            winner = first if (played & 1) == 1 else 1 - first
-            w = win_outcome(g, ply + 1)
-            return (w if winner == 0 else -w), played, rng
+            return played, True, rng
         mask |= move
         current = mine ^ mask
         ply += 1
-    return 0.0, played, rng
+    return played, False, rng
 
+
+@hot
+def rollout(g, s, rng: int):
+    """Uniformly random moves from ``s`` to the end: (player 0's outcome, moves played, rng).
+    A terminal ``s`` returns its outcome after 0 moves. The winner's outcome is ``win_outcome``
+    (1, or Pons' score on :class:`core.connectx.pons.PonsConnectX`); ``g[3]``, ``g[4]``: the
+    board's and the bottom row's cells."""
+    rows = g[0]
+    inarow = g[2]
+    current = s[0]
+    mask = s[1]
+    ply = popcnt(mask)
+    first = ply & 1  # the player to move at s
+    if has_won(current ^ mask, rows, inarow):  # the last mover (not ``first``) won
+        w = win_outcome(g, ply)
+        return (w if first == 1 else -w), 0, rng
+    played, won, rng = playout(current, mask, ply, rows, inarow, g[3], g[4], rows * g[1], rng)
+    if not won:
+        return 0.0, played, rng
+    winner = first if (played & 1) == 1 else 1 - first  # ``first`` moved at odd counts
+    w = win_outcome(g, ply + played)
+    return (w if winner == 0 else -w), played, rng
