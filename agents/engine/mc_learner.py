@@ -403,7 +403,7 @@ class MCLearnerAgent:
 
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
+    from util.cli import OneLineParser, exit_code, game_arg, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
@@ -428,14 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
-    from core.games import parse_game
-
-    try:
-        game = parse_game(args.game)
-    except ValueError as exc:
-        p.error(str(exc))
-    if game.has_chance:
-        p.error(f"{game.name} has chance nodes; the learner plays games without chance")
+    game = game_arg(p, args.game, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     t0 = time.perf_counter()

@@ -213,8 +213,7 @@ class BookSolverAgent(SolverAgent):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.games import parse_game
-    from util.cli import OneLineParser
+    from util.cli import OneLineParser, game_arg
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="quantik", help="game and parameters, NAME[:key=value,...] (default quantik)")
@@ -222,12 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="", help="the file (default data/opening_book_<game>.npz)")
     p.add_argument("--no-jit", action="store_true", help="plain Python solver (slow; for checking)")
     args = p.parse_args(argv)
-    try:
-        game = parse_game(args.game)
-    except ValueError as exc:
-        p.error(str(exc))
-    if game.has_chance:
-        p.error(f"--game {game.name}: has chance nodes; the exact solver and its books need games without chance")
+    game = game_arg(p, args.game, "the exact solver and its books need games without chance")
     if not 0 <= args.plies <= 8:
         p.error(f"--plies {args.plies}: give 0 to 8 (the book grows fast with plies)")
     out = Path(args.out) if args.out else default_path(game)
