@@ -66,3 +66,16 @@ def describe() -> str:
         doc = (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else ""
         lines.append(f"{name}: {params}" + (f"\n    {doc}" if doc else ""))
     return "\n".join(lines)
+
+
+def game_arg(parser: Any, text: str, without_chance: str = "") -> Game:
+    """The game of a command's ``--game NAME[:key=value,...]`` argument, or ``parser.error``'s one
+    line (an :class:`argparse.ArgumentParser`). ``without_chance``: refuse games with chance
+    nodes, saying why (e.g. "the learner plays games without chance")."""
+    try:
+        game = parse_game(text)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if without_chance and game.has_chance:
+        parser.error(f"--game {game.name}: has chance nodes; {without_chance}")
+    return game

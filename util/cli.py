@@ -6,7 +6,7 @@ import contextlib
 import signal
 import sys
 import threading
-from typing import Any, Iterator, NoReturn
+from typing import Iterator, NoReturn
 
 from core.connectx.shape import Shape
 
@@ -48,20 +48,6 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.code = 128 + int(signum)
-
-
-def game_arg(parser: argparse.ArgumentParser, text: str, without_chance: str = "") -> Any:
-    """The game of a ``--game NAME[:key=value,...]`` argument, or the parser's one-line error.
-    ``without_chance``: refuse games with chance nodes, saying why (e.g. "the solver needs ...")."""
-    from core.games import parse_game
-
-    try:
-        game = parse_game(text)
-    except ValueError as exc:
-        parser.error(str(exc))
-    if without_chance and game.has_chance:
-        parser.error(f"--game {game.name}: has chance nodes; {without_chance}")
-    return game
 
 
 def exit_code(exc: BaseException) -> int:

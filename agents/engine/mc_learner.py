@@ -403,7 +403,8 @@ class MCLearnerAgent:
 
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    from util.cli import OneLineParser, exit_code, game_arg, positive_int, signal_name, stop_on_signals
+    from core.games import game_arg
+    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")

@@ -213,7 +213,8 @@ class BookSolverAgent(SolverAgent):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from util.cli import OneLineParser, game_arg
+    from core.games import game_arg
+    from util.cli import OneLineParser
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="quantik", help="game and parameters, NAME[:key=value,...] (default quantik)")
