@@ -206,14 +206,12 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
     table_move_first(ints, base, n, tt_move)
     root = ply == 0
     wide = not prune or (root and ints[ROOT_ALL] != 0)
-    cut_outer = ints[CUT]
+    best, best_move, alpha0 = -INF, ints[base], alpha
+    cut_outer = ints[CUT]  # the caller's flag; this node's own starts clear
     ints[CUT] = 0
-    alpha0 = alpha
-    best = -INF
-    best_move = ints[base]
     for i in range(n):
+        c = play(g, s, ints[base + i])
         a = ints[base + i]
-        c = play(g, s, a)
         if wide:
             v = node(g, c, depth - 1, ply + 1, -INF, INF, m, ints, floats)
         else:
@@ -272,17 +270,7 @@ class Search(TableSearch):
         head[FSET], head[FTT], head[STAR2], head[FSCR] = fset, ftt, int(star2), fscr
         fhead = pr + [0.0] * (ftt - len(pr))
         fhead[fset + BOUND] = float(game.win_value)
-        n_ints, n_floats = tt + size * (words + 1), ftt + size
-        if self.jit:
-            import numpy as np
-
-            self.ints = np.zeros(n_ints, dtype=np.int64)
-            self.ints[:tt] = head
-            self.floats = np.zeros(n_floats, dtype=np.float64)
-            self.floats[:ftt] = fhead
-        else:
-            self.ints = head + [0] * (n_ints - tt)
-            self.floats = fhead + [0.0] * size
+        self._allocate(head, fhead, tt + size * (words + 1), ftt + size)
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
     def run(self, state: Any, depth: int, alpha: float = -INF, beta: float = INF,

@@ -443,6 +443,19 @@ class TableSearch:
         else:
             self.ints[start:] = [0] * (len(self.ints) - start)
 
+    def _allocate(self, head: list, fhead: list, n_ints: int, n_floats: int) -> None:
+        """The two arrays: ``head`` / ``fhead`` then zeros (numpy compiled, lists plain)."""
+        if self.jit:
+            import numpy as np
+
+            self.ints = np.zeros(n_ints, dtype=np.int64)  # pages zeroed by the OS on first touch
+            self.ints[:len(head)] = head
+            self.floats = np.zeros(n_floats, dtype=np.float64)
+            self.floats[:len(fhead)] = fhead
+        else:
+            self.ints = head + [0] * (n_ints - len(head))
+            self.floats = fhead + [0.0] * (n_floats - len(fhead))
+
     def _start(self, deadline_ns: int | None, node_limit: int | None) -> None:
         """Zero the counters of one call and set its node limit and deadline."""
         s = self.SLOTS
@@ -497,17 +510,7 @@ class Search(TableSearch):
         head[INT_VALUES] = int(int_values)
         fhead = pr + [0.0] * (ftt - len(pr))
         fhead[fset + SCALE], fhead[fset + STEP], fhead[fset + DECIDE] = float(scale), float(step), float(decisive)
-        n_ints, n_floats = tt + size * (words + 1), ftt + size
-        if self.jit:
-            import numpy as np
-
-            self.ints = np.zeros(n_ints, dtype=np.int64)  # pages zeroed by the OS on first touch
-            self.ints[:tt] = head
-            self.floats = np.zeros(n_floats, dtype=np.float64)
-            self.floats[:ftt] = fhead
-        else:
-            self.ints = head + [0] * (n_ints - tt)
-            self.floats = fhead + [0.0] * size
+        self._allocate(head, fhead, tt + size * (words + 1), ftt + size)
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
     def compiled_before(self) -> bool:
