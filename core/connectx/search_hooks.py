@@ -21,22 +21,13 @@ which is what an exact solver of ConnectX reports.
 from __future__ import annotations
 
 from core.connectx.bitboard import move_bit
-from core.connectx.threats import popcnt, threat_cells, win_cells
+from core.connectx.threats import popcnt, win_cells
 from util.jit import hot
 
 
 @hot
 def key(g, s):
     return (s[0] + s[1] + g[4],)
-
-
-@hot
-def line_cells(g, stones: int, mask: int) -> int:
-    """Empty cells where one more stone of ``stones`` makes a line (reachable or not): the
-    unrolled four-in-a-row test, else the generic one (no loop over columns)."""
-    if g[2] == 4:
-        return win_cells(stones, mask, g[0], g[1], 4, g[3])
-    return threat_cells(stones, g[3] & ~mask, g[0], g[2])
 
 
 @hot
@@ -79,13 +70,13 @@ def expand(g, s, depth, ply, sort, out, base, params):
     if ply == 0:
         # Below the root never true: a parent plays only moves after which its opponent has no
         # playable threat cell (see below), and no parent can win at once either.
-        wins = line_cells(g, current, mask) & possible
+        wins = win_cells(current, mask, g[0], g[1], g[2], g[3]) & possible
         if wins != 0:
             out[base] = column_of(wins & -wins, rows)
             return -2, win_outcome(g, popcnt(mask) + 1)
     if possible == 0:
         return -1, 0.0
-    threats = line_cells(g, current ^ mask, mask)
+    threats = win_cells(current ^ mask, mask, g[0], g[1], g[2], g[3])
     forced = threats & possible
     if forced != 0:
         if forced & (forced - 1) != 0:
@@ -106,7 +97,7 @@ def expand(g, s, depth, ply, sort, out, base, params):
             continue
         score = columns - i
         if sort:
-            score += popcnt(line_cells(g, current | bit, mask | bit)) * 64
+            score += popcnt(win_cells(current | bit, mask | bit, g[0], g[1], g[2], g[3])) * 64
         j = n  # insertion sort, descending, stable (centre order on ties)
         while j > 0 and (out[base + j - 1] >> 8) < score:
             out[base + j] = out[base + j - 1]
