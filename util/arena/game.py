@@ -50,24 +50,10 @@ def play_game(
     """
     from core.connectx.game import ConnectX
     from util.arena.match import play
+    from util.arena.players import EnginePlayer, PositionPlayer
 
     game = ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
-    one = _OnPositions(first, game)
-    two = one if second is first else _OnPositions(second, game)
+    one = PositionPlayer(EnginePlayer(first), game)
+    two = one if second is first else PositionPlayer(EnginePlayer(second), game)
     r = play(one, two, game, time_per_move, opening, hard_limit)
     return GameResult(r["moves"], r["winner"], r["termination"], r["errors"], r["move_times"], tuple(r["opening"]))
-
-
-class _OnPositions:
-    """A ConnectX agent choosing on the game's states (the loop's players)."""
-
-    def __init__(self, agent: Any, game: Any) -> None:
-        self.agent, self.game = agent, game
-
-    def choose(self, state: Any, deadline: float) -> int:
-        return self.agent.choose(self.game.position(state), deadline)
-
-    def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if callable(reset):
-            reset()
