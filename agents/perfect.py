@@ -43,6 +43,7 @@ from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.connectx.position import Position
 from core.connectx.shape import Shape
+from util.budget import Speed
 
 try:  # the fallback search; optional so that the solver agent works without it
     from agents.alphabeta import NegamaxAgent
@@ -56,6 +57,8 @@ _EXIT_WAIT = 120.0  # seconds the interpreter's exit waits for a compile in prog
 _PLAIN_SLACK = 0.2  # seconds before the deadline the plain-Python screen stops while the compile runs
 _AFTER_WAIT = 0.1  # seconds before the hard deadline a wait stops: time to still play a move
 _RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
+_RATE_MIN_SECONDS = 0.02  # shorter solves do not measure the speed (mostly call overhead)
+_RATE_SMOOTHING = 0.5  # weight of a solve's speed in the moving average (solves' speeds vary by position)
 
 
 @dataclass
@@ -79,7 +82,7 @@ class PerfectAgent:
     _solver_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
     _search: Any = field(default=None, init=False, repr=False)
     _search_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
-    _rate: float = field(default=0.0, init=False, repr=False)
+    _speed: Optional[Speed] = field(default=None, init=False, repr=False)  # the solver's nodes per second
     _waited: float = field(default=0.0, init=False, repr=False)
     _compile_seconds: Optional[float] = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
@@ -185,7 +188,7 @@ class PerfectAgent:
             return
         self._shape = shape
         self._solver = Solver(shape, self.tt_size)
-        self._rate = _FIRST_RATE[self._solver.compiled]
+        self._speed = Speed(_FIRST_RATE[self._solver.compiled], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
         self._solver_ready, self._search_ready = threading.Event(), threading.Event()
         self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
         if self.background_compile:
@@ -208,7 +211,7 @@ class PerfectAgent:
         except Exception as exc:  # never leave the agent waiting: the plain path still works
             print(f"[connectx] ERROR perfect: solver warm-up failed ({exc}); plain-Python solver", file=sys.stderr)
             self._solver = Solver(shape, min(self.tt_size, 1 << 20), use_numba=False)
-            self._rate = _FIRST_RATE[False]
+            self._speed = Speed(_FIRST_RATE[False], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
         finally:
             self._compile_seconds = time.perf_counter() - t0
             self._solver_ready.set()
@@ -237,21 +240,20 @@ class PerfectAgent:
 
     def _solve(self, position: Position, deadline: float) -> Optional[tuple[int, int, str, int]]:
         """``(column, score, how, nodes)`` from the solver, or None when it ran out of nodes."""
-        solver = self._solver
-        assert solver is not None
+        solver, speed = self._solver, self._speed
+        assert solver is not None and speed is not None
         share = self.solver_share
         end = time.perf_counter() + max(0.0, deadline - time.perf_counter()) * share
         best, how, nodes = None, "", 0
         for weak in ((True, False) if self.weak_first else (False,)):
             t = time.perf_counter()
-            limit = int(self._rate * _RATE_SAFETY * (end - t))
+            limit = speed.units(end - t, _RATE_SAFETY, floor=0)
             if limit < 1000:
                 break
             found = solver.best_move(position, limit, weak=weak, deadline=end)
             elapsed = time.perf_counter() - t
             nodes += solver.nodes
-            if elapsed > 0.02 and solver.nodes > 0:
-                self._rate = 0.5 * self._rate + 0.5 * solver.nodes / elapsed
+            speed.measure(solver.nodes, elapsed)
             if found is None:
                 break
             best, how = found, "solver-weak" if weak else "solver"
@@ -276,16 +278,16 @@ class PerfectAgent:
         at ~40 K nodes/s): without a book, the first moves of a fresh process are played here,
         and the unscreened move order lost games to kaggle's depth-4 negamax."""
         if self._solver_ready.is_set():
-            solver, rate, end = self._solver, self._rate, deadline - 0.01
+            solver, speed, end = self._solver, self._speed, deadline - 0.01
         else:
             if self._plain is None or self._plain.shape != position.shape:
                 self._plain = Solver(position.shape, 1 << 16, use_numba=False)
             # Beside the compile thread, which holds the GIL in long stretches, pure Python runs
             # at a fraction of its speed and gets the GIL back late: plan on less, stop earlier.
-            solver, rate, end = self._plain, _FIRST_RATE[False] / 4, deadline - _PLAIN_SLACK
-        assert solver is not None
+            solver, speed, end = self._plain, Speed(_FIRST_RATE[False] / 4), deadline - _PLAIN_SLACK
+        assert solver is not None and speed is not None
         columns = len(position.legal_columns())
-        per_move = int(rate * _RATE_SAFETY * max(0.0, end - time.perf_counter()) / max(1, columns))
+        per_move = speed.until(end, _RATE_SAFETY, floor=0) // max(1, columns)
         if per_move < 100:
             return solver.ordered_columns(position)[0]
         screened = solver.screen(position, per_move, deadline=end)
@@ -293,4 +295,5 @@ class PerfectAgent:
 
     def _report(self, how: str, t0: float, **extra: Any) -> None:
         self._info = {"source": how, "seconds": time.perf_counter() - t0, "book": self._book_note,
-                      "compile_seconds": self._compile_seconds, "waited": self._waited, "rate": self._rate, **extra}
+                      "compile_seconds": self._compile_seconds, "waited": self._waited,
+                      "rate": self._speed.rate if self._speed is not None else 0.0, **extra}

@@ -36,21 +36,33 @@ def clock_share(compiled: bool, share: float) -> float:
 
 class Speed:
     """Work units per second of one agent's search (each agent owns one: two agents never share
-    a measurement). ``guess`` serves until the first measurement; a measurement replaces it when
-    it covers at least ``min_seconds`` (shorter ones are mostly call overhead)."""
+    a measurement). ``guess`` serves until the first measurement; a measurement counts when it
+    covers at least ``min_seconds`` (shorter ones are mostly call overhead). ``smoothing`` is the
+    weight of a new measurement: 1 (the default) replaces the rate, as a search that measures
+    itself every move wants; less keeps a moving average, for searches whose speed varies from
+    one position to the next (the exact solver's nodes per second do: the perfect agent uses 0.5;
+    its guess is set low on purpose, so averaging the first measurement with it errs on the safe
+    side)."""
 
-    def __init__(self, guess: float, min_seconds: float = 0.01) -> None:
-        self.guess = float(guess)
-        self.rate = float(guess)
-        self.min_seconds = float(min_seconds)
+    def __init__(self, guess: float, min_seconds: float = 0.01, smoothing: float = 1.0) -> None:
+        if not 0.0 < smoothing <= 1.0:
+            raise ValueError(f"smoothing must be in (0, 1], got {smoothing}")
+        self.guess = float(guess)  # units per second before any measurement (and after reset)
+        self.rate = float(guess)  # the current estimate, units per second
+        self.min_seconds = float(min_seconds)  # shorter measurements are ignored
+        self.smoothing = float(smoothing)  # weight of a new measurement in the moving average
 
-    def reset(self) -> None:
+    def reset(self, guess: float | None = None) -> None:
+        """Forget the measurements; ``guess`` (if given) replaces the first guess too (e.g. the
+        search changed: another board, the plain path instead of the compiled one)."""
+        if guess is not None:
+            self.guess = float(guess)
         self.rate = self.guess
 
     def measure(self, units: float, seconds: float) -> None:
         """Record that ``units`` of work took ``seconds`` (cumulated by the caller as it likes)."""
         if seconds >= self.min_seconds and units > 0:
-            self.rate = units / seconds
+            self.rate = (1.0 - self.smoothing) * self.rate + self.smoothing * (units / seconds)
 
     def units(self, seconds: float, share: float = 1.0, floor: int = 1) -> int:
         """Units that fit in ``seconds`` at this speed, times ``share``, at least ``floor``."""
