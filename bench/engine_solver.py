@@ -1,8 +1,8 @@
 """Time of the engine's exact solver (:mod:`agents.engine.solver`) on positions of any game.
 
-    python -m bench.engine_solver --game quantik                       # the empty board
-    python -m bench.engine_solver --game quantik --param canonical=0   # exact keys, for the ratio
-    python -m bench.engine_solver --game connect4_count --param rows=4 --param columns=5 --moves "" --moves "3"
+    python -m bench.engine_solver --game quantik                      # the empty board
+    python -m bench.engine_solver --game quantik:canonical=0  # exact keys, for the ratio
+    python -m bench.engine_solver --game connect4_count:rows=4,columns=5 --moves "" --moves "3"
 
 Prints, for each position, the value for the side to move, the nodes, the null-window probes,
 the seconds (median of ``--repeat`` solves, each from an empty table; the compile is done
@@ -22,10 +22,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     from agents.engine.negamax import Search
     from agents.engine.solver import Solver, SolveError
     from core.game import parse_line
-    from agents.engine.cli import add_game_arguments, game_from_args
+    from core.games import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m bench.engine_solver", description=__doc__.split("\n\n")[0])
-    add_game_arguments(parser)
+    add_game_arguments(parser, default=None)
     parser.add_argument("--moves", action="append", default=None, help="a position as a move list (repeatable; default: initial)")
     parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
     parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")

@@ -1,7 +1,7 @@
 """Nodes and time of plain minimax against alpha-beta (with and without its table) at depths
 1..N from one position of any game: how much pruning saves.
 
-    python -m bench.minimax_vs_alphabeta --game connect4_count --param rows=4 --param columns=5 --depth 8
+    python -m bench.minimax_vs_alphabeta --game connect4_count:rows=4,columns=5 --depth 8
     python -m bench.minimax_vs_alphabeta --game tictactoe --depth 9 --moves "b2"
 
 All three run the one kernel of :mod:`agents.engine.negamax` (minimax is its no-pruning flag),
@@ -31,10 +31,10 @@ def timed(search, state, depth: int, repeat: int) -> tuple[float, int, float]:
 def main(argv: Optional[list[str]] = None) -> int:
     from agents.engine.negamax import Search
     from core.game import parse_line
-    from agents.engine.cli import add_game_arguments, game_from_args
+    from core.games import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m bench.minimax_vs_alphabeta", description=__doc__.split("\n\n")[0])
-    add_game_arguments(parser)
+    add_game_arguments(parser, default=None)
     parser.add_argument("--moves", default="", help="start from this move list (game notation; default: initial)")
     parser.add_argument("--depth", type=positive_int, default=6, help="deepest depth (default 6)")
     parser.add_argument("--heuristic", default="none", help="leaf heuristic of the game (default none)")

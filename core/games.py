@@ -68,14 +68,61 @@ def describe() -> str:
     return "\n".join(lines)
 
 
-def game_arg(parser: Any, text: str, without_chance: str = "") -> Game:
-    """The game of a command's ``--game NAME[:key=value,...]`` argument, or ``parser.error``'s one
-    line (an :class:`argparse.ArgumentParser`). ``without_chance``: refuse games with chance
-    nodes, saying why (e.g. "the learner plays games without chance")."""
+# --- one way for every command line to read its game ---------------------------------------
+_GAME_HELP = "python -m core --list shows the games and their parameters"
+
+
+def game_from_text(game: str | None, shape: str | None = None) -> Game:
+    """The game of ``--game NAME[:key=value,...]`` (None: connectx) and ``--shape RxCxK``
+    (ConnectX's board shorthand, for ``--game connectx:rows=R,columns=C,inarow=K``). Bad input
+    is a ValueError of one line that says what is wrong and names the games."""
     try:
-        game = parse_game(text)
+        g = parse_game(game or "connectx")
+    except ValueError as exc:
+        raise ValueError(f"bad --game {game!r}: {exc} ({_GAME_HELP})") from None
+    if shape is not None:
+        if g.name != "connectx":
+            raise ValueError(f"--shape is ConnectX's board; {g.name}'s parameters go in --game {g.name}:key=value,...")
+        if game and ":" in game:
+            raise ValueError("give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both")
+        from core.connectx.shape import Shape
+
+        try:
+            s = Shape.parse(shape)
+        except ValueError as exc:
+            raise ValueError(f"bad --shape {shape!r}: {exc}") from None
+        g = parse_game(f"connectx:rows={s.rows},columns={s.columns},inarow={s.inarow}")
+    return g
+
+
+def add_game_arguments(parser: Any, default: str | None = "connectx", note: str = "") -> None:
+    """Add ``--game NAME[:key=value,...]`` and ``--shape RxCxK`` to ``parser`` (an
+    :class:`argparse.ArgumentParser` or a subcommand's); :func:`game_from_args` reads them.
+    ``default``: the game when neither is given (None: ``--game`` is required). Both options
+    parse to None when not given, so a tool can tell whether a game was named. ``note``: more
+    help for ``--game`` (e.g. "with --report: only this game")."""
+    parser.add_argument("--game", default=None, metavar="NAME[:K=V,...]",
+                        help=f"game and its parameters (default {default or 'none: required'}; {_GAME_HELP})"
+                        + (f"; {note}" if note else ""))
+    parser.add_argument("--shape", default=None, metavar="RxCxK",
+                        help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4): shorthand for "
+                        "--game connectx:rows=R,columns=C,inarow=K")
+    parser.set_defaults(game_default=default)
+
+
+def game_from_args(parser: Any, args: Any, without_chance: str = "") -> Game:
+    """The game of the arguments :func:`add_game_arguments` added, or ``parser.error``'s one line
+    (exit 2 with :class:`util.cli.OneLineParser`). ``without_chance``: refuse games with chance
+    nodes, saying why (e.g. "the learner plays games without chance")."""
+    game, shape = args.game, args.shape
+    if game is None and shape is None:
+        game = args.game_default
+        if game is None:
+            parser.error(f"give --game NAME[:key=value,...]; games: {', '.join(names())} ({_GAME_HELP})")
+    try:
+        g = game_from_text(game, shape)
     except ValueError as exc:
         parser.error(str(exc))
-    if without_chance and game.has_chance:
-        parser.error(f"--game {game.name}: has chance nodes; {without_chance}")
-    return game
+    if without_chance and g.has_chance:
+        parser.error(f"--game {g.name}: has chance nodes; {without_chance}")
+    return g

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("core.connectx", "core.quantik", "core.quixo", "core.einstein", "core.tictactoe", "core.connect4_count")
 GENERIC_SEARCHES = ("negamax", "solver", "mcts", "mcts_kernels", "expectimax", "tree", "perft", "agents", "solve",
-                    "random_agent", "cli")
+                    "random_agent")
 
 
 def imports(path: Path) -> list[str]:

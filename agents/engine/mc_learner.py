@@ -403,14 +403,14 @@ class MCLearnerAgent:
 
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    from core.games import game_arg
+    from core.games import add_game_arguments, game_from_args
     from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
     sub = p.add_subparsers(dest="cmd")
     t = sub.add_parser("train", help="learn (or continue with --resume) a value table")
-    t.add_argument("--game", default="quixo:size=5", help="game spec NAME[:k=v,...] (default quixo:size=5)")
+    add_game_arguments(t, default="quixo:size=5")
     t.add_argument("--episodes", type=positive_int, required=True, help="self-play episodes to play")
     t.add_argument("--workers", type=positive_int, default=1, help="parallel workers (processes or Ray CPUs; default 1)")
     t.add_argument("--out", required=True, help=".npz table to write (after every round, atomically)")
@@ -429,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
-    game = game_arg(p, args.game, "the learner plays games without chance")
+    game = game_from_args(p, args, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     t0 = time.perf_counter()

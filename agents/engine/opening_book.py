@@ -213,16 +213,16 @@ class BookSolverAgent(SolverAgent):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.games import game_arg
+    from core.games import add_game_arguments, game_from_args
     from util.cli import OneLineParser
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="quantik", help="game and parameters, NAME[:key=value,...] (default quantik)")
+    add_game_arguments(p, default="quantik")
     p.add_argument("--plies", type=int, default=4, help="every class of the first N plies (default 4)")
     p.add_argument("--out", default="", help="the file (default data/opening_book_<game>.npz)")
     p.add_argument("--no-jit", action="store_true", help="plain Python solver (slow; for checking)")
     args = p.parse_args(argv)
-    game = game_arg(p, args.game, "the exact solver and its books need games without chance")
+    game = game_from_args(p, args, "the exact solver and its books need games without chance")
     if not 0 <= args.plies <= 8:
         p.error(f"--plies {args.plies}: give 0 to 8 (the book grows fast with plies)")
     out = Path(args.out) if args.out else default_path(game)

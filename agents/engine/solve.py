@@ -1,7 +1,7 @@
 """Exact values of positions of any game without chance, read from stdin.
 
     printf '\\nb2\\n' | python -m agents.engine.solve --game tictactoe --all-moves
-    python -m agents.engine.solve --game connect4_count --param rows=4 --param columns=4 < lines
+    python -m agents.engine.solve --game connect4_count:rows=4,columns=4 < lines
 
 Each input line is a move list in the game's own notation (:func:`core.game.parse_line`; an
 empty line is the initial position). Each output line is ``<moves>\\t<value>`` (``-`` for the
@@ -98,12 +98,12 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from agents.engine.cli import add_game_arguments, game_from_args
+    from core.games import add_game_arguments, game_from_args
 
     parser = OneLineParser(prog="python -m agents.engine.solve",
                            description="Exact values for the side to move of positions read from stdin, one move "
                            "list a line in the game's notation (empty line: the initial position).")
-    add_game_arguments(parser)
+    add_game_arguments(parser, default=None)
     parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
     parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
     parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from agents.registry import SpecError
 from core.game import Game, State, play_line
+from core.games import add_game_arguments
 from util.arena import openings, players
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
@@ -192,10 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
                                        "the games and their parameters; other games play the engine agents, e.g. "
                                        "--game tictactoe --agent alphabeta.")
     p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
-    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; python -m core --list)")
+    add_game_arguments(p, default="connectx")
     p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
     p.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")
-    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
     p.add_argument("--seed", type=int, default=0, help="seed for the agent's randomness and the dice (default 0)")
     p.add_argument("--tree", metavar="FILE", default=None,

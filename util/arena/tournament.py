@@ -38,6 +38,7 @@ import numpy as np
 
 from agents.registry import SpecError
 from core.game import Game
+from core.games import add_game_arguments
 from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, openings, players, sprt
@@ -54,28 +55,15 @@ class UsageError(ValueError):
     """Bad command-line input: printed as one line, exit code 2."""
 
 
-def parse_shape(text: str) -> Shape:
-    try:
-        return Shape.parse(text)
-    except ValueError as exc:
-        raise UsageError(f"bad --shape {text!r}: {exc}") from None
-
-
 def parse_game_args(game: str | None, shape: str | None) -> Game:
-    """The game of ``--game`` (default connectx) and ``--shape`` (ConnectX's board shorthand)."""
-    from core.games import parse_game
+    """The game of ``--game`` (default connectx) and ``--shape`` (ConnectX's board shorthand),
+    read by the one reader of every tool (:func:`core.games.game_from_text`), bad input as a
+    :class:`UsageError` (the arena's commands report those as one line)."""
+    from core.games import game_from_text
     try:
-        g = parse_game(game or "connectx")
+        return game_from_text(game, shape)
     except ValueError as exc:
-        raise UsageError(f"bad --game {game!r}: {exc} (python -m core --list shows the games and their parameters)") from None
-    if shape is not None:
-        if g.name != "connectx":
-            raise UsageError(f"--shape is ConnectX's board; {g.name}'s parameters go in --game {g.name}:key=value,...")
-        if game and ":" in game:
-            raise UsageError("give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both")
-        s = parse_shape(shape)
-        g = parse_game(f"connectx:rows={s.rows},columns={s.columns},inarow={s.inarow}")
-    return g
+        raise UsageError(str(exc)) from None
 
 
 def _spec(game: Game | Shape | str) -> str:
@@ -209,10 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="local process pool (default) or Ray tasks")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray; default: a fresh local instance)")
     p.add_argument("--engine", choices=match.ENGINES, default="direct", help="direct loop (fast, default) or kaggle-environments (full fidelity)")
-    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; "
-                                                "python -m core --list shows them); with --report: only this game")
-    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4): shorthand for "
-                                                 "--game connectx:rows=R,columns=C,inarow=K")
+    add_game_arguments(p, default="connectx", note="with --report: only this game")
     p.add_argument("--opening-plies", type=int, default=None, metavar="N",
                    help="games other than ConnectX: random opening plies, each opening played twice with seats swapped "
                         f"(default {openings.DEFAULT_PLIES}, 0 for games with chance); ConnectX plays its opening suite")

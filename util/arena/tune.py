@@ -37,6 +37,7 @@ import numpy as np
 from agents import registry
 from agents.registry import SpecError
 from core.game import Game
+from core.games import add_game_arguments
 from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, players, sprt
@@ -229,10 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument("--storage", default="sqlite:///results/tune.sqlite", help="Optuna storage URL (default sqlite:///results/tune.sqlite)")
     p.add_argument("--study", default=None, help="study name (default: built from agent, space, fixed, opponents, games, time)")
-    p.add_argument("--game", default=None, help="game and its parameters, NAME[:key=value,...] (default connectx; "
-                                                "python -m core --list shows them)")
-    p.add_argument("--shape", default=None, help="ConnectX's board as ROWSxCOLUMNSxINAROW (default 6x7x4): shorthand for "
-                                                 "--game connectx:rows=R,columns=C,inarow=K")
+    add_game_arguments(p, default="connectx")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the games (default 0)")
     p.add_argument("--out", default=None, help="best parameters JSON (default results/tune/<study>.json)")
     p.add_argument("--confirm", type=int, default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
