@@ -17,19 +17,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
+from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
+from agents.engine.params import check_params, parse_params
 from util.budget import Speed, clock_share, deadline_ns
 from core.game import State
 from util.jit import CompileGate, numba_available
-
-
-def _parse_params(text: str) -> list[float] | None:
-    if not text:
-        return None
-    try:
-        return [float(x) for x in text.replace(";", "/").replace(",", "/").split("/") if x.strip()]
-    except ValueError:
-        raise ValueError(f"params {text!r}: write the heuristic's numbers separated by '/', e.g. 1.5/2") from None
 
 
 def _resolve_heuristic(game: Any, name: str) -> str:
@@ -48,7 +40,7 @@ class DepthFirstAgent:
 
     game: Any = None  # the core.game.Game played (set by the registry)
     heuristic: str = "auto"  # leaf evaluation: a name of the game's HEURISTICS, "none" (0), or "auto" (the first)
-    params: str = ""  # the heuristic's parameters separated by "/" (empty: its defaults), e.g. 1.5/2
+    params: str = ""  # the heuristic's numbers separated by "/" (empty: its defaults), e.g. 1.5/2 (agents.engine.params)
     max_depth: int = 0  # deepest iteration in plies; 0: until the deadline, the proof or the ply cap
     tt_bits: int = 18  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     all_values: bool = False  # search every root action with a full window: exact action_values (slower)
@@ -76,9 +68,10 @@ class DepthFirstAgent:
             raise ValueError("max_depth must be >= 0 and tt_bits within 4..30")
         if not 0.0 <= self.compile_share < 1.0:
             raise ValueError("compile_share must be in [0, 1)")
-        self._params = _parse_params(self.params)
+        self._params = parse_params(self.params)
         if self.game is not None:
             self.heuristic = _resolve_heuristic(self.game, self.heuristic)
+            self._params = check_params(self._params, heuristic_function(self.game, self.heuristic)[1], self.heuristic)
 
     # --- agent interface --------------------------------------------------------------------
     def reset(self) -> None:

@@ -1,0 +1,40 @@
+"""A heuristic's parameters as the engine's agents take them: one string of numbers separated by
+"/" (``params=1.5/2``), read here once for every agent (alpha-beta, minimax, expectimax, the
+solver's fallback, MCTS's heuristic leaves), so a value tuned for one reaches the others as is.
+
+Why "/": an agent spec (``alphabeta:heuristic=lines,params=1.5/2``) separates its fields with
+",", so the numbers need another separator that a shell leaves alone. ";" and "," are read too
+(older specs and parameter files wrote them), but "/" is the form to write.
+
+The engine's heuristics take their numbers by position (``evaluate(g, s, params)`` reads
+``params[0]``...), so the count must match the heuristic's defaults: a short list would make
+the compiled kernel read past it (:func:`check_params`).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def parse_params(text: str) -> list[float] | None:
+    """The numbers of ``text`` (``"1.5/2"`` -> ``[1.5, 2.0]``); None when it holds none (the
+    heuristic's defaults apply). ValueError whose one line shows the form on anything else."""
+    parts = [p.strip() for p in str(text or "").replace(";", "/").replace(",", "/").split("/")]
+    try:
+        numbers = [float(p) for p in parts if p]
+    except ValueError:
+        raise ValueError(f"params {text!r}: write the heuristic's numbers separated by '/', e.g. 1.5/2") from None
+    return numbers or None
+
+
+def check_params(params: list[float] | None, defaults: Sequence[float], heuristic: str) -> list[float] | None:
+    """``params`` when it has as many numbers as ``defaults`` (heuristic ``heuristic``'s, whose
+    count the kernel reads) or is None; else a ValueError naming the count and the defaults."""
+    if params is None or len(params) == len(defaults):
+        return params
+    shown = "/".join(f"{x:g}" for x in defaults)
+    takes = f"{len(defaults)} number{'s' if len(defaults) != 1 else ''} (defaults {shown})" if defaults else "no numbers"
+    got = "/".join(f"{x:g}" for x in params)
+    raise ValueError(f"params {got}: heuristic {heuristic!r} takes {takes}; got {len(params)}")
+
+
+__all__ = ["parse_params", "check_params"]

@@ -1,0 +1,67 @@
+"""The engine's heuristic parameters in one form: ``params=1.5/2`` (agents.engine.params), read
+the same by every engine agent, counted against the heuristic's defaults."""
+from __future__ import annotations
+
+import pytest
+
+from agents.engine import registry
+from agents.engine.agents import AlphaBetaAgent
+from agents.engine.expectimax import ExpectimaxAgent
+from agents.engine.negamax import Search
+from agents.engine.params import check_params, parse_params
+from agents.registry import SpecError
+from core.game import parse_line
+from core.games import make_game
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("1.5/2", [1.5, 2.0]),
+    (" 1.5 / 2 ", [1.5, 2.0]),
+    ("-1e-3/4/0", [-0.001, 4.0, 0.0]),
+    ("7", [7.0]),
+    ("1;2", [1.0, 2.0]),  # older specs' separators are still read
+    ("1,2", [1.0, 2.0]),
+    ("", None),
+    ("/", None),
+])
+def test_parse_params_reads_numbers_separated_by_slashes(text: str, numbers) -> None:
+    assert parse_params(text) == numbers
+
+
+@pytest.mark.parametrize("text", ["a/2", "1.5/two", "1..5"])
+def test_parse_params_refuses_words_showing_the_form(text: str) -> None:
+    with pytest.raises(ValueError, match=r"separated by '/', e\.g\. 1\.5/2"):
+        parse_params(text)
+
+
+def test_check_params_counts_against_the_defaults() -> None:
+    assert check_params([1.0, 2.0], [0.5, 2.0], "lines") == [1.0, 2.0]
+    assert check_params(None, [0.5, 2.0], "lines") is None
+    with pytest.raises(ValueError, match=r"heuristic 'lines' takes 2 numbers \(defaults 0.5/2\); got 1"):
+        check_params([1.0], [0.5, 2.0], "lines")
+    with pytest.raises(ValueError, match="takes no numbers"):
+        check_params([1.0], [], "longest")
+
+
+def test_the_numbers_reach_the_search() -> None:
+    game = make_game("connect4_count", rows=4, columns=5)
+    state = parse_line(game, "")
+    agent = AlphaBetaAgent(game=game, heuristic="lines", params="0.25/7")
+    tuned = agent._search(False).run(state, 3).value
+    assert tuned == Search(game, "lines", [0.25, 7.0], jit=False, ply_cap=3).run(state, 3).value
+    assert tuned != Search(game, "lines", None, jit=False, ply_cap=3).run(state, 3).value  # the defaults differ
+
+
+@pytest.mark.parametrize("cls", [AlphaBetaAgent, ExpectimaxAgent])
+def test_a_wrong_count_is_refused_by_every_depth_first_agent(cls) -> None:
+    game = make_game("connect4_count", rows=4, columns=5)
+    with pytest.raises(ValueError, match="takes 2 numbers"):
+        cls(game=game, heuristic="lines", params="1")
+    assert cls(game=game, heuristic="lines", params="1/3")._params == [1.0, 3.0]
+
+
+def test_a_spec_carries_the_numbers_and_a_bad_one_names_the_form() -> None:
+    game = make_game("connect4_count", rows=4, columns=5)
+    assert registry.make("alphabeta:heuristic=lines,params=1/3", game)._params == [1.0, 3.0]
+    with pytest.raises(SpecError, match="separated by '/'"):
+        registry.make("alphabeta:heuristic=lines,params=x", game)
