@@ -3,9 +3,12 @@
     echo "4453" | python -m agents.solver            # -> "4453 <score>"
     python -m agents.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
 
-The search is in :mod:`agents.solver_kernels` (hot code, compiled by numba when the board fits
-63 bits). A :class:`Solver` owns its transposition table, so two solvers never share state.
-Scores follow Pons' convention for the side to move (see the kernels' docstring).
+The search is the game-generic exact solver :mod:`agents.engine.exact` (hot code, compiled by
+numba when the board fits 63 bits) on :class:`core.connectx.pons.PonsConnectX`, ConnectX scored
+by Pons' score: ConnectX's tricks (non-losing moves, threat-cell order, score bounds) are that
+game's hooks. A :class:`Solver` owns its transposition table, so two solvers never share
+state. Scores are Pons' for the side to move: a win by the stone played after ``q`` plies
+scores ``(cells + 1 - q) // 2`` (``22 - stones the winner played`` on 6x7), a loss minus that.
 """
 from __future__ import annotations
 
@@ -13,14 +16,16 @@ import sys
 import time
 from typing import Callable, Optional, TextIO
 
-import numpy as np
 
-from agents import solver_kernels as sk
+from agents.engine import exact as ek
+from agents.engine.exact import ExactSearch
+from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
+from core.connectx.threats import win_cells
 from util.budget import deadline_ns
 from util.hotclock import COMPILED_CLOCK
-from util.jit import kernels, numba_enabled
+from util.jit import numba_enabled
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
                       stop_on_signals)
 
@@ -30,14 +35,6 @@ DEFAULT_TT_SIZE = 1 << 23
 UNLIMITED = (1 << 62)
 SLICE_NODES = 2_000_000
 """Nodes a slice may take where compiled code cannot read the clock (about 0.3 s here)."""
-
-
-def next_prime(n: int) -> int:
-    """The smallest prime >= n (a prime table size spreads keys that share low bits)."""
-    n = max(2, n)
-    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
-        n += 1
-    return n
 
 
 class Solver:
@@ -58,45 +55,32 @@ class Solver:
         if use_numba is None:
             use_numba = numba_enabled(shape.bits)
         self.compiled = bool(use_numba) and shape.fits_int64
-        self.k = kernels(sk, shape.bits) if self.compiled else sk
-        size = next_prime(max(1024, int(tt_size)))
-        # Compiled: int64 arrays. Plain: object arrays of Python ints (exact on any board, and
-        # faster than numpy scalars in interpreted code).
-        dtype = np.int64 if self.compiled else object
-        if self.compiled:
-            # A slot holds (key // size + 1) << 16 | value in an int64: the quotient needs
-            # bits - log2(size) bits, so small tables on big boards are grown to fit.
-            size = next_prime(max(size, (1 << max(0, shape.bits - 46)) + 1))
-        self.table = np.zeros(size, dtype=dtype)
-        self.buf = np.zeros((shape.cells + 2, shape.columns), dtype=dtype)
-        self.stats = np.zeros(sk.STATS, dtype=dtype)
-        if not self.compiled:
-            self.table[:] = 0  # object zeros are Python ints, set them explicitly
-            self.buf[:] = 0
-            self.stats[:] = 0
-        # Column order as an array when compiled (a tuple's length would be part of the
-        # compiled signature: one compile per column count), a tuple in plain Python (faster).
-        order = shape.center_order()
-        self.order = np.array(order, dtype=np.int64) if self.compiled else tuple(order)
-        self._geom = (shape.rows, shape.columns, shape.inarow, shape.bottom_mask, shape.board_mask)
+        # Table slots beyond the minimum the kernel needs (it rounds up to a prime).
+        self.search = ExactSearch(PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
+                                  tt_size=max(1024, int(tt_size)), jit=self.compiled, max_plies=shape.cells + 2)
         self.nodes = 0  # nodes of the last call
 
     def reset(self) -> None:
         """Empty the table (only needed to measure a solve from a cold start)."""
-        self.table[:] = 0
+        self.search.clear()
 
     def _start(self, node_limit: Optional[int], deadline: Optional[float] = None) -> None:
         """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
-        self.stats[:] = 0
-        self.stats[sk.LIMIT] = UNLIMITED if node_limit is None else max(1, int(node_limit))
-        self.stats[sk.DEADLINE] = deadline_ns(deadline)  # sk.NO_DEADLINE when None
+        self.search.start(UNLIMITED if node_limit is None else node_limit, deadline_ns(deadline))
 
-    def _args(self) -> tuple:
-        return (*self._geom, self.order, self.table, self.buf, self.stats)
+    def _range(self, position: Position, weak: bool) -> tuple[int, int]:
+        """The range a solve narrows: the sign (weak), or every score a position that is not
+        won at once can have. Wider than the kernel's own bounds on purpose: Pons' windows over
+        this range take fewer nodes (the kernel's ``solve`` docstring)."""
+        if weak:
+            return -1, 1
+        left = self.shape.cells - position.ply
+        return -(left // 2), (left + 1) // 2
 
     def _run(self, kernel: Callable, head: tuple, node_limit: Optional[int], deadline: Optional[float]) -> int:
-        """``kernel(*head, *self._args())`` under ``node_limit`` and ``deadline``; afterwards
-        ``stats`` hold the nodes of the whole call and whether it aborted.
+        """``kernel(*head)`` (a method of :attr:`search`) under ``node_limit`` and
+        ``deadline``; afterwards the search's stats hold the nodes of the whole call and
+        whether it aborted.
 
         With ``slice_seconds`` set, the kernel runs in slices: each stops at the slice's end
         (or after ``SLICE_NODES`` where compiled code cannot read the clock) and is called
@@ -105,20 +89,20 @@ class Solver:
         (bench: ``python -m agents.solver --timing`` with and without slices)."""
         if self.slice_seconds is None:
             self._start(node_limit, deadline)
-            return kernel(*head, *self._args())
+            return kernel(*head)
         limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
         node_slice = SLICE_NODES if self.compiled and not COMPILED_CLOCK else UNLIMITED
         total = 0
         while True:
             end = time.perf_counter() + self.slice_seconds
             self._start(min(limit - total, node_slice), end if deadline is None else min(end, deadline))
-            result = kernel(*head, *self._args())
-            total += int(self.stats[sk.NODES])
-            if not self.stats[sk.ABORTED] or total >= limit or (deadline is not None and time.perf_counter() >= deadline):
+            result = kernel(*head)
+            total += self.search.nodes
+            if not self.search.aborted or total >= limit or (deadline is not None and time.perf_counter() >= deadline):
                 break
             if self.on_slice is not None:
                 self.on_slice(total)
-        self.stats[sk.NODES] = total
+        self.search.stats[ek.NODES] = total
         return result
 
     def _check(self, position: Position) -> None:
@@ -134,34 +118,30 @@ class Solver:
         self._check(position)
         if self.slice_seconds is not None:
             return self._solve_in_slices(position, weak, node_limit, deadline)
-        s = self._run(self.k.solve, (position.current, position.mask, position.ply, bool(weak)), node_limit, deadline)
-        self.nodes = int(self.stats[sk.NODES])
-        return None if self.stats[sk.ABORTED] else int(s)
+        s = self._run(self.search.solve, ((position.current, position.mask), *self._range(position, weak)),
+                      node_limit, deadline)
+        self.nodes = self.search.nodes
+        return None if self.search.aborted else int(s)
 
     def _solve_in_slices(self, position: Position, weak: bool, node_limit: Optional[int],
                          deadline: Optional[float]) -> Optional[int]:
-        """:func:`agents.solver_kernels.solve`'s loop of null windows, kept here so that a slice
+        """:func:`agents.engine.exact.solve`'s loop of null windows, kept here so that a slice
         resumes the window it stopped in: restarting the kernel's loop would search the earlier
         windows again, whose proofs later windows overwrote in the table (+50% nodes measured
         on a 12 s position). Same probes, same order, same result."""
-        cells, ply = self.shape.cells, position.ply
         self.nodes = 0
-        if ply >= cells:
-            return 0
-        if any(position.can_play(c) and position.is_winning_move(c) for c in range(self.shape.columns)):
-            return 1 if weak else (cells + 1 - ply) // 2
-        lo, hi = (-1, 1) if weak else (-((cells - ply) // 2), (cells + 1 - ply) // 2)
+        words = (position.current, position.mask)
+        lo, hi = first = self._range(position, weak)
+        v = self.search.decided(words)
+        if v is not None:
+            return min(max(v, lo), hi)
         limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
         total = 0
         while lo < hi:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and sk.half_toward_zero(lo) < med:
-                med = sk.half_toward_zero(lo)
-            elif med >= 0 and sk.half_toward_zero(hi) > med:
-                med = sk.half_toward_zero(hi)
-            r = self._run(self.k.probe, (position.current, position.mask, ply, med, med + 1), limit - total, deadline)
-            total += int(self.stats[sk.NODES])
-            if self.stats[sk.ABORTED] or total > limit:
+            med = ek.probe_point(lo, hi)
+            r = self._run(self.search.probe, (words, med, med + 1), limit - total, deadline)
+            total += self.search.nodes
+            if self.search.aborted or total > limit:
                 self.nodes = total
                 return None
             if r <= med:
@@ -169,9 +149,7 @@ class Solver:
             else:
                 lo = r
         self.nodes = total
-        if weak:
-            return 1 if lo > 0 else (-1 if lo < 0 else 0)
-        return lo
+        return min(max(lo, first[0]), first[1])
 
     def child_scores(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[list]:
         """Score of each column for the side to move (None for a full column), or None on abort."""
@@ -228,9 +206,9 @@ class Solver:
         for col in ordered:
             child = position.play(col)
             # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
-            r = self._run(self.k.probe, (child.current, child.mask, child.ply, -score, -score + 1), budget - total, deadline)
-            total += int(self.stats[sk.NODES])
-            if self.stats[sk.ABORTED]:
+            r = self._run(self.search.probe, ((child.current, child.mask), -score, -score + 1), budget - total, deadline)
+            total += self.search.nodes
+            if self.search.aborted:
                 self.nodes = total
                 return None
             if r <= -score:
@@ -251,8 +229,8 @@ class Solver:
                 out.append((col, 1))
                 continue
             child = position.play(col)
-            r = self._run(self.k.probe, (child.current, child.mask, child.ply, -1, 1), node_limit, deadline)
-            value = 0 if self.stats[sk.ABORTED] else (1 if r <= -1 else (-1 if r >= 1 else 0))
+            r = self._run(self.search.probe, ((child.current, child.mask), -1, 1), node_limit, deadline)
+            value = 0 if self.search.aborted else (1 if r <= -1 else (-1 if r >= 1 else 0))
             out.append((col, value))
         return out
 
@@ -268,23 +246,39 @@ class Solver:
             tiny.solve(pos, weak=True)
             tiny.solve(pos, node_limit=5)
             tiny._start(None)
-            tiny.k.probe(pos.current, pos.mask, pos.ply, -1, 0, *tiny._args())
+            tiny.search.probe((pos.current, pos.mask), -1, 0)
+            tiny.search.decided((pos.current, pos.mask))
         return time.perf_counter() - t0
 
     def ordered_columns(self, position: Position) -> list[int]:
         """Legal columns, non-losing ones first, then by winning cells created, centre first."""
         s = self.shape
-        nxt = sk.non_losing_moves(position.current, position.mask, s.rows, s.columns, s.inarow, s.bottom_mask, s.board_mask)
+        nxt = non_losing_moves(position)
         keyed = []
         for rank, col in enumerate(s.center_order()):
             if not position.can_play(col):
                 continue
             child = position.play(col)
             mover = child.opponent
-            cells = sk.win_cells(mover, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
+            cells = win_cells(mover, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
             safe = bool(nxt >> (col * s.height) & ((1 << s.rows) - 1))
             keyed.append((not safe, -bin(cells).count("1"), rank, col))
         return [c for *_, c in sorted(keyed)]
+
+
+def non_losing_moves(position: Position) -> int:
+    """Landing cells of the moves after which the opponent cannot win at once (ConnectX's
+    ``expand`` keeps the same ones): a forced block alone, never the cell under an opponent's
+    winning cell, none when two must be blocked. Assumes no win at once for the mover."""
+    s = position.shape
+    possible = (position.mask + s.bottom_mask) & s.board_mask
+    opp_win = win_cells(position.current ^ position.mask, position.mask, s.rows, s.columns, s.inarow, s.board_mask)
+    forced = possible & opp_win
+    if forced:
+        if forced & (forced - 1):
+            return 0
+        possible = forced
+    return possible & ~(opp_win >> 1)
 
 
 def late_position(shape: Shape) -> Position:

@@ -19,8 +19,8 @@ from util.cli import OneLineParser, positive_int
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from agents.engine.negamax import Search
     from agents.engine.solver import Solver, SolveError
+    from bench.figures import emit
     from core.game import parse_line
     from core.games import add_game_arguments, game_from_args
 
@@ -42,10 +42,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         t0 = time.perf_counter()
         for s in states:
             if not s.is_terminal() and not s.is_chance_node():
-                Search(game, None, tt_bits=4, jit=True, ply_cap=2).run(s, 1)
+                solver.value(s, node_limit=1)  # compiles the kernel (the result is not used)
         print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"# {game.spec()}; {'compiled' if solver.jit else 'plain'}; tt 2^{args.tt_bits}; medians of {args.repeat}")
     print(f"{'position':<24} {'value':>6} {'nodes':>12} {'probes':>6} {'seconds':>9} {'nodes/s':>11}")
+    figures = {}
     for text, s in zip(args.moves or [""], states):
         times, value = [], None
         try:
@@ -60,6 +61,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         t = statistics.median(times)
         print(f"{text or '(initial)':<24} {value:>6g} {solver.nodes:>12,} {solver.probes:>6} {t:>9.3f} "
               f"{solver.nodes / max(t, 1e-9):>11,.0f}", flush=True)
+        label = text.replace(" ", "_") or "initial"
+        figures[f"{label}_seconds"] = t
+        figures[f"{label}_nodes_per_s"] = solver.nodes / max(t, 1e-9)
+    emit(figures)
     return 0
 
 

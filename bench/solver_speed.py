@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = "numba" if fast.compiled else "plain (numba unavailable)"
     t0 = time.perf_counter()
     fast.solve(load("L3_R1", 1)[0][0])
-    print(f"solver: {mode}, table {fast.table.shape[0]:,} slots, {'weak' if args.weak else 'strong'}; first call (compile) {time.perf_counter() - t0:.1f} s")
+    print(f"solver: {mode}, table {fast.search.size:,} slots, {'weak' if args.weak else 'strong'}; first call (compile) {time.perf_counter() - t0:.1f} s")
     print(f"{'set':6} {'n':>5} {'wrong':>5} {'mean':>10} {'median':>10} {'nodes':>11} {'pos/s':>11} {'cpu pos/s':>11} | {'pub mean':>9} {'pub nodes':>10} {'time x':>7}")
     failed = 0
     figures = {}

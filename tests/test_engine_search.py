@@ -192,13 +192,6 @@ def test_solver_values_and_action_values_match_brute_force_on_random_positions()
                 assert v == (exact_values(c, memo) if c.current_player() == me else -exact_values(c, memo))
 
 
-def test_solver_with_quicker_win_preference_matches_the_preference_model():
-    game = Coins(n=7, seed=12)
-    solver = Solver(game, jit=False, scale=1000.0, step=1.0, max_plies=12)
-    for s in random_positions(game, 6, seed=3, max_plies=4):
-        assert solver.value(s) == brute(s, 20, scale=1000.0, step=1.0)
-
-
 def test_solver_reports_a_game_longer_than_max_plies():
     with pytest.raises(SolveError, match="max_plies"):
         Solver(TTT, jit=False, max_plies=4).value(TTT.initial())
@@ -375,7 +368,7 @@ def test_the_cheap_optimal_action_has_the_best_value(spec):
 
 
 # --- ConnectX's hooks: Pons' score through the generic exact solver ------------------------
-def test_pons_connectx_solves_pons_end_positions_with_their_scores_with_and_without_int_values():
+def test_pons_connectx_solves_pons_end_positions_with_their_scores():
     # PonsConnectX (g[5] = 1) makes outcome and expand score Pons' score, so the generic
     # solver's value IS the score of Pons' set (plain path: end positions, few nodes).
     from core.connectx.pons import PonsConnectX
@@ -389,11 +382,9 @@ def test_pons_connectx_solves_pons_end_positions_with_their_scores_with_and_with
     lines = [r for r in rows if abs(int(r[1])) >= 2][:10] + [r for r in rows if abs(int(r[1])) < 2][:4]
     # scores beyond +-1 (a +-1 outcome would fail), of both signs, and draws
     assert {int(s) > 1 for _, s in lines} == {True, False} and min(int(s) for _, s in lines) < -1
-    for int_values in (0, 1):  # values in the table's meta word (one cache line) or in floats
-        solver = Solver(game, tt_bits=16, jit=False, max_plies=64)
-        solver.search.set(int_values=int_values)
-        for moves, score in lines:
-            state = game.initial()
-            for ch in moves:
-                state = state.apply(int(ch) - 1)
-            assert solver.value(state) == int(score), (moves, int_values)
+    solver = Solver(game, tt_bits=16, jit=False, max_plies=64)
+    for moves, score in lines:
+        state = game.initial()
+        for ch in moves:
+            state = state.apply(int(ch) - 1)
+        assert solver.value(state) == int(score), moves

@@ -29,12 +29,24 @@ from typing import Any, Callable, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HOT_MARK = "__connectx_hot__"
+_INLINE_MARK = "__connectx_inline__"
 
 
-def hot(fn: F) -> F:
-    """Mark ``fn`` as a hot function (compiled by :func:`compiled`, plain otherwise)."""
-    setattr(fn, _HOT_MARK, True)
-    return fn
+def hot(fn: F | None = None, *, inline: bool = False) -> Any:
+    """Mark ``fn`` as a hot function (compiled by :func:`compiled`, plain otherwise).
+
+    ``@hot(inline=True)``: compiled into each compiled caller (numba's IR inlining) instead of
+    being called. For a game's hooks that a search calls at every node and that take the
+    search's arrays: a call of a compiled function passes each array as a seven-word struct and
+    keeps LLVM from optimising across it (ConnectX's ``expand`` and ``order``: 100 -> 78 ns a
+    node measured alone, and the exact solver 0.87 -> 0.93x the old kernel's speed)."""
+    def mark(f: F) -> F:
+        setattr(f, _HOT_MARK, True)
+        if inline:
+            setattr(f, _INLINE_MARK, True)
+        return f
+
+    return mark(fn) if fn is not None else mark
 
 
 def is_hot(obj: object) -> bool:
@@ -94,7 +106,7 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
             copy.__module__ = name
             copy.__qualname__ = value.__qualname__
             copy.__doc__ = value.__doc__
-            dispatcher = numba.njit(nogil=True)(copy)
+            dispatcher = numba.njit(nogil=True, inline="always" if getattr(value, _INLINE_MARK, False) else "never")(copy)
             glob[k] = dispatcher
             setattr(ns, k, dispatcher)
     for k, value in glob.items():

@@ -10,8 +10,8 @@ made a line or the board is full; ``outcome`` is +-1, or Pons' score with ``pons
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import can_play, has_won, move_bit, winning_cells
-from core.connectx.search_hooks import expand, key, win_outcome  # noqa: F401 (hooks of the depth-first searches)
+from core.connectx.bitboard import can_play, has_won, move_bit
+from core.connectx.search_hooks import expand, key, order, win_outcome  # noqa: F401 (hooks of the depth-first searches)
 from core.connectx.solver_hooks import bounds  # noqa: F401 (the exact solver's Pons bounds)
 from core.connectx.threats import popcnt
 from util.jit import hot
@@ -57,27 +57,3 @@ def legal(g, s, out, base) -> int:
 def play(g, s, a):
     mask = s[1] | move_bit(s[1], g[0], a)
     return (s[0] ^ s[1], mask)
-
-
-@hot
-def order(g, s, out, base, n, params) -> None:
-    """Winning columns first, then centre first (stable insertion sort on a small score)."""
-    rows = g[0]
-    columns = g[1]
-    wins = winning_cells(s[0], s[1], rows, columns, g[2])
-    for i in range(1, n):
-        a = out[base + i]
-        sa = _score(a, wins, s[1], rows, columns)
-        j = i
-        while j > 0 and _score(out[base + j - 1], wins, s[1], rows, columns) < sa:
-            out[base + j] = out[base + j - 1]
-            j -= 1
-        out[base + j] = a
-
-
-@hot
-def _score(col: int, wins: int, mask: int, rows: int, columns: int) -> int:
-    centre = columns - abs(2 * col - (columns - 1))
-    if wins & move_bit(mask, rows, col):
-        return 1000 + centre
-    return centre

@@ -42,16 +42,6 @@ def column_of(bit: int, rows: int) -> int:
 
 
 @hot
-def centre_column(i: int, columns: int) -> int:
-    """The ``i``-th column from the centre outwards, left first on ties (Shape.center_order)."""
-    if columns % 2 == 1:
-        c0 = (columns - 1) // 2
-        return c0 - (i + 1) // 2 if i % 2 == 1 else c0 + i // 2
-    c0 = columns // 2 - 1
-    return c0 + (i + 1) // 2 if i % 2 == 1 else c0 - i // 2
-
-
-@hot
 def win_outcome(g, stones: int) -> float:
     """The winner's outcome of a game that ends with ``stones`` stones: 1, or Pons' score."""
     if g[5] == 0:
@@ -59,7 +49,37 @@ def win_outcome(g, stones: int) -> float:
     return float((g[0] * g[1] + 2 - stones) // 2)
 
 
-@hot
+@hot(inline=True)
+def order(g, s, out, base, n, params) -> None:
+    """Sort the columns at ``out[base:base + n]`` by the number of threat cells the move creates,
+    then centre first (a stable insertion sort: ties keep the order given, so columns given in
+    centre order come out as Shape.center_order breaks ties). No "win at once first": ``expand``
+    decides such positions before anything is ordered (a caller ordering the legal columns of
+    any position puts game-ending ones first itself). Cheap enough for every node of a solve,
+    and only paid by nodes the table does not settle: a search may ask ``expand`` for the
+    unordered list and call this after its table probe."""
+    rows = g[0]
+    columns = g[1]
+    h = rows + 1
+    col_bits = (1 << rows) - 1
+    current = s[0]
+    mask = s[1]
+    possible = (mask + g[4]) & g[3]
+    for i in range(n):
+        col = out[base + i]
+        bit = possible & (col_bits << (col * h))
+        score = columns - abs(2 * col - (columns - 1))  # centre first (0 .. columns)
+        score += popcnt(win_cells(current | bit, mask | bit, rows, columns, g[2], g[3])) * 64
+        j = i  # insertion sort, descending, stable
+        while j > 0 and (out[base + j - 1] >> 8) < score:
+            out[base + j] = out[base + j - 1]
+            j -= 1
+        out[base + j] = (score << 8) | col
+    for i in range(n):
+        out[base + i] &= 255
+
+
+@hot(inline=True)
 def expand(g, s, depth, ply, sort, out, base, params):
     rows = g[0]
     columns = g[1]
@@ -90,20 +110,16 @@ def expand(g, s, depth, ply, sort, out, base, params):
         out[base] = column_of(losing & -losing, rows)
         return -3, -win_outcome(g, popcnt(mask) + 2)
     n = 0
+    h = rows + 1
+    col_bits = (1 << rows) - 1
+    col = (columns - 1) // 2  # centre first, then outwards, left first on ties (Shape.center_order)
+    turn = 1 if columns % 2 == 0 else -1
     for i in range(columns):
-        col = centre_column(i, columns)
-        bit = move_bit(mask, rows, col)
-        if (candidates & bit) == 0:
-            continue
-        score = columns - i
-        if sort:
-            score += popcnt(win_cells(current | bit, mask | bit, g[0], g[1], g[2], g[3])) * 64
-        j = n  # insertion sort, descending, stable (centre order on ties)
-        while j > 0 and (out[base + j - 1] >> 8) < score:
-            out[base + j] = out[base + j - 1]
-            j -= 1
-        out[base + j] = (score << 8) | col
-        n += 1
-    for i in range(n):
-        out[base + i] &= 255
+        if candidates & (col_bits << (col * h)) != 0:
+            out[base + n] = col
+            n += 1
+        col += turn * (i + 1)
+        turn = -turn
+    if sort:
+        order(g, s, out, base, n, params)
     return n, 0.0

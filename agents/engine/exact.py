@@ -1,0 +1,301 @@
+"""The exact solver's kernel for any game whose outcomes are integers: negamax with alpha-beta on
+the game's own outcome, null windows that narrow ``[lo, hi]``, a table of bounds, and nothing
+else. The shape of Pascal Pons' Connect Four solver (blog.gamesolver.org), written anew and
+knowing no game: every trick is a hook of the game's kernels.
+
+- ``expand`` (:mod:`core.kernel_expand`) gives a node's actions best first, or decides it (a
+  win at once, a loss to every move, the end): ConnectX's non-losing moves and its order by
+  threat cells live there.
+- ``bounds`` gives proven bounds for the mover of a node ``expand`` left undecided (ConnectX:
+  Pons' score can no longer reach beyond them); the default says nothing.
+- ``key`` is the table's key (the state itself by default).
+
+Values are the mover's outcome (``outcome`` seen from the side to move), so they must be
+integers within ``+-MAX_VALUE``; the distance to the end counts only where the game's outcome
+says so (e.g. :class:`core.connectx.pons.PonsConnectX`'s score). A window ``(m, m + 1)``
+answers "is the value above ``m``?": a result ``<= m`` is an upper bound, ``>= m + 1`` a lower
+bound; :func:`solve` narrows ``[lo, hi]`` with such windows, pulled toward 0 (Pons' order: the
+cheap win/draw/loss questions first).
+
+Four arrays carry everything (numpy int64/float64 compiled, lists plain; few on purpose: each
+array argument costs a reference count in every compiled call): ``table``; ``buf``, the
+per-ply action lists (``ply * stride``); ``params``, the parameters ``expand`` passes to the
+game's ``order`` hook; ``stats``, the slots below. The table: a one-word key ``k`` keeps
+``(k // size + 1) << CODE_BITS | code`` at slot ``k % size`` (slot and quotient give ``k``
+back, so a hit is never a collision; ``size`` is a prime above ``2**16``); a longer key keeps
+its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) * 2 + lower``
+(never 0, the empty slot): ``v`` is a lower bound when ``lower`` is 1, else an upper bound.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agents.engine.negamax import FULL, key_words, search_constants, slot_of
+from core.kernel_defaults import bounds, key, order, play, to_move
+from core.kernel_expand import expand
+from util.budget import NO_DEADLINE_NS, NO_LIMIT
+from util.hotclock import clock_ns
+from util.jit import hot
+
+# ``stats`` slots.
+NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS = range(10)
+STATS = 10
+# ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
+# argument: each argument of the recursive kernel is copied at every node, and an array costs a
+# reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set).
+NO_PARAMS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+CODE_BITS = 16
+CODE_MASK = (1 << CODE_BITS) - 1
+BIAS = 1 << 14
+MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
+MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
+
+
+@hot
+def tt_get(table, k, size: int, words: int) -> int:
+    """The code stored for key ``k``, or 0."""
+    if len(k) == 1:
+        e = table[k[0] % size]
+        if (e >> CODE_BITS) == k[0] // size + 1:
+            return e & CODE_MASK
+        return 0
+    at = slot_of(k, size) * (words + 1)
+    for i in range(words):
+        if table[at + i] != k[i]:
+            return 0
+    return table[at + words]
+
+
+@hot
+def tt_put(table, k, size: int, words: int, code: int) -> None:
+    """Always replace: the recent entries are the useful ones."""
+    if len(k) == 1:
+        table[k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
+        return
+    at = slot_of(k, size) * (words + 1)
+    for i in range(words):
+        table[at + i] = k[i]
+    table[at + words] = code
+
+
+@hot
+def stop(stats, flag: int) -> int:
+    """Abort the search (``flag``: a stats slot saying why, or ``ABORTED`` alone); returns 0."""
+    stats[flag] = 1
+    stats[ABORTED] = 1
+    return 0
+
+
+@hot
+def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
+    """The value of ``s`` for its mover within ``(alpha, beta)``: a result ``<= alpha`` is an
+    upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``stats[ABORTED]``
+    set when the node limit or the deadline passed, a line reached the ply cap (``CUT``) or a
+    chance node was met (``CHANCE_SEEN``): the result is then meaningless."""
+    stats[NODES] += 1
+    if stats[NODES] > stats[LIMIT] or ((stats[NODES] & 1023) == 0 and clock_ns() > stats[DEADLINE]):
+        return stop(stats, ABORTED)
+    if ply >= stats[PLY_CAP]:
+        return stop(stats, CUT)
+    base = ply * stats[STRIDE]
+    n, o = expand(g, s, FULL, ply, 0, buf, base, NO_PARAMS)  # unordered: the table may settle s
+    if n < 0:
+        return int(o)
+    lo, hi = bounds(g, s)
+    if lo > alpha:
+        alpha = int(lo)
+        if alpha >= beta:
+            return alpha
+    top = beta
+    if hi < top:
+        top = int(hi)
+    size = stats[SIZE]
+    words = stats[WORDS]
+    k = key(g, s)
+    code = tt_get(table, k, size, words)
+    if code != 0:
+        v = (code >> 1) - BIAS
+        if (code & 1) == 1:
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    return alpha
+        elif v < top:
+            top = v
+    if top < beta:
+        beta = top
+        if alpha >= beta:
+            return beta
+    if n > 1:
+        order(g, s, buf, base, n, NO_PARAMS)
+    me = to_move(g, s)
+    for i in range(n):
+        c = play(g, s, buf[base + i])
+        p = to_move(g, c)
+        if p == me:  # a game may give a player two moves in a row
+            r = negamax(g, c, ply + 1, alpha, beta, table, buf, stats)
+        elif p < 0:
+            return stop(stats, CHANCE_SEEN)
+        else:
+            r = -negamax(g, c, ply + 1, -beta, -alpha, table, buf, stats)
+        if stats[ABORTED] != 0:
+            return 0
+        if r >= beta:
+            tt_put(table, k, size, words, (r + BIAS) * 2 + 1)
+            return r
+        if r > alpha:
+            alpha = r
+    tt_put(table, k, size, words, (alpha + BIAS) * 2)
+    return alpha
+
+
+@hot
+def decided(g, s, buf):
+    """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)``."""
+    n, o = expand(g, s, FULL, 0, 1, buf, 0, NO_PARAMS)
+    if n < 0:
+        return True, int(o)
+    return False, 0
+
+
+@hot
+def half_toward_zero(x: int) -> int:
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@hot
+def probe_point(lo: int, hi: int) -> int:
+    """The ``m`` of the next window ``(m, m + 1)`` in ``[lo, hi)``: the middle, moved to half of
+    ``lo`` or ``hi`` when that lies further out on the same side of 0 (Pons' order)."""
+    m = lo + (hi - lo) // 2
+    if m <= 0 and half_toward_zero(lo) < m:
+        m = half_toward_zero(lo)
+    elif m >= 0 and half_toward_zero(hi) > m:
+        m = half_toward_zero(hi)
+    return m
+
+
+@hot
+def solve(g, s, lo: int, hi: int, table, buf, stats) -> int:
+    """The value of ``s`` clamped to ``[lo, hi]``, a range the caller knows it lies in or wants
+    no more than (e.g. ``[-1, 1]``: its sign only, a weak solve): ``lo``/``hi`` when it lies
+    beyond them. One call does the whole narrowing (a short solve is mostly call overhead).
+    The game's ``bounds`` are not applied to the range here, only inside the search: which
+    windows are probed changes the work (ConnectX's Pons range, wider than its bounds, takes
+    26% fewer nodes on Pons' L1_R1 set). Returns 0 with ``stats[ABORTED]`` set on abort."""
+    done, v = decided(g, s, buf)
+    if done:
+        return min(max(v, lo), hi)
+    floor, ceiling = lo, hi
+    while lo < hi:
+        m = probe_point(lo, hi)
+        r = negamax(g, s, 0, m, m + 1, table, buf, stats)
+        if stats[ABORTED] != 0:
+            return 0
+        if r <= m:
+            hi = r
+        else:
+            lo = r
+    return min(max(lo, floor), ceiling)  # a fail-soft bound may lie beyond the range asked
+
+
+@hot
+def probe(g, s, alpha: int, beta: int, table, buf, stats) -> int:
+    """One window search (see :func:`negamax`), a decided ``s`` costing no node: for callers
+    that test a bound ("is this move optimal?") or resume a narrowing in slices."""
+    done, v = decided(g, s, buf)
+    if done:
+        return v
+    return negamax(g, s, 0, alpha, beta, table, buf, stats)
+
+
+def next_prime(n: int) -> int:
+    """The smallest prime >= n (a prime table size spreads keys that share low bits)."""
+    n = max(2, n)
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+class ExactSearch:
+    """This kernel bound to one game, with its own arrays (two searches never share a table).
+
+    ``tt_size``: table entries (rounded up to a prime above ``MIN_SIZE``). ``max_plies``: the
+    deepest line (the move buffer); a line reaching it aborts with ``cut`` set, never a guess.
+    ``jit``: None = compiled when numba is there and the state fits int64. Calls take the
+    state's words and return the kernel's integer; ``nodes``, ``aborted``, ``chance`` and ``cut``
+    then describe the call (a driver starts each call with :meth:`start`)."""
+
+    def __init__(self, game: Any, tt_size: int = 1 << 20, jit: bool | None = None, max_plies: int = 256) -> None:
+        import sys
+
+        from core.game import bind
+
+        wv = float(getattr(game, "win_value", 1.0))
+        if wv > MAX_VALUE:
+            raise ValueError(f"{game.name}'s outcomes reach {wv:g}: the exact solver keeps values within +-{MAX_VALUE}")
+        self.game = game
+        self.ns = bind(game, sys.modules[__name__], jit=jit)
+        self.jit = bool(self.ns.jit)
+        self.g = search_constants(game, self.jit)
+        self.words = key_words(game)
+        # A one-word key packs its quotient into the slot: an int64 needs size > MIN_SIZE.
+        smallest = MIN_SIZE + 1 if (self.jit and self.words == 1) else 17
+        self.size = next_prime(max(smallest, int(tt_size)))
+        entries = self.size * (1 if self.words == 1 else self.words + 1)
+        stride = max(1, int(game.num_actions)) + 1
+        stats = [0] * STATS
+        stats[SIZE], stats[STRIDE], stats[PLY_CAP], stats[WORDS] = self.size, stride, int(max_plies), self.words
+        if self.jit:
+            import numpy as np
+
+            self.table = np.zeros(entries, dtype=np.int64)
+            self.buf = np.zeros((int(max_plies) + 1) * stride, dtype=np.int64)
+            self.stats = np.array(stats, dtype=np.int64)
+        else:
+            self.table, self.buf, self.stats = [0] * entries, [0] * ((int(max_plies) + 1) * stride), stats
+
+
+    def clear(self) -> None:
+        """Empty the table."""
+        self.table[:] = 0 if self.jit else [0] * len(self.table)
+
+    def start(self, node_limit: int | None = None, deadline_ns: int | None = None) -> None:
+        """Zero the counters of the next call and set its node limit and deadline
+        (``time.perf_counter_ns`` units; see :func:`util.budget.deadline_ns`)."""
+        for slot in (NODES, ABORTED, CHANCE_SEEN, CUT):
+            self.stats[slot] = 0
+        self.stats[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        self.stats[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+
+    def arrays(self) -> tuple:
+        return self.table, self.buf, self.stats
+
+    def solve(self, words: tuple, lo: int, hi: int) -> int:
+        """:func:`solve` on a state's words (call :meth:`start` first)."""
+        return int(self.ns.solve(self.g, words, int(lo), int(hi), self.table, self.buf, self.stats))
+
+    def probe(self, words: tuple, alpha: int, beta: int) -> int:
+        """:func:`probe` on a state's words (call :meth:`start` first)."""
+        return int(self.ns.probe(self.g, words, int(alpha), int(beta), self.table, self.buf, self.stats))
+
+    def decided(self, words: tuple) -> int | None:
+        """The value of a state ``expand`` decides without search, else None."""
+        done, v = self.ns.decided(self.g, words, self.buf)
+        return int(v) if done else None
+
+    @property
+    def nodes(self) -> int:
+        return int(self.stats[NODES])
+
+    @property
+    def aborted(self) -> bool:
+        return bool(self.stats[ABORTED])
+
+    @property
+    def chance(self) -> bool:
+        return bool(self.stats[CHANCE_SEEN])
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.stats[CUT])
