@@ -17,10 +17,12 @@ answers "is the value above ``m``?": a result ``<= m`` is an upper bound, ``>= m
 bound; :func:`solve` narrows ``[lo, hi]`` with such windows, pulled toward 0 (Pons' order: the
 cheap win/draw/loss questions first).
 
-Four arrays carry everything (numpy int64/float64 compiled, lists plain; few on purpose: each
-array argument costs a reference count in every compiled call): ``table``; ``buf``, the
-per-ply action lists (``ply * stride``); ``params``, the parameters ``expand`` passes to the
-game's ``order`` hook; ``stats``, the slots below. The table: a one-word key ``k`` keeps
+Three int64 arrays carry everything (numpy compiled, lists plain; few on purpose: each array
+argument is copied as a seven-word struct and reference-counted in every compiled call):
+``table``; ``buf``, the per-ply action lists (``ply * stride``); ``stats``, the slots below.
+A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
+after the table and the bounds failed to settle the node (most nodes of a null-window search
+end there). The table: a one-word key ``k`` keeps
 ``(k // size + 1) << CODE_BITS | code`` at slot ``k % size`` (slot and quotient give ``k``
 back, so a hit is never a collision; ``size`` is a prime above ``2**16``); a longer key keeps
 its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) * 2 + lower``
@@ -42,7 +44,8 @@ NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS 
 STATS = 10
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
-# reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set).
+# reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
+# noisy).
 NO_PARAMS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 CODE_BITS = 16
 CODE_MASK = (1 << CODE_BITS) - 1
@@ -101,31 +104,27 @@ def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
     n, o = expand(g, s, FULL, ply, 0, buf, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
         return int(o)
+    # The proven range of s: the game's bounds, then the table's bound; the window shrinks to it.
+    low, high = alpha, beta
     lo, hi = bounds(g, s)
-    if lo > alpha:
-        alpha = int(lo)
-        if alpha >= beta:
-            return alpha
-    top = beta
-    if hi < top:
-        top = int(hi)
+    if lo > low:
+        low = int(lo)
+    if hi < high:
+        high = int(hi)
     size = stats[SIZE]
     words = stats[WORDS]
     k = key(g, s)
-    code = tt_get(table, k, size, words)
-    if code != 0:
-        v = (code >> 1) - BIAS
-        if (code & 1) == 1:
-            if v > alpha:
-                alpha = v
-                if alpha >= beta:
-                    return alpha
-        elif v < top:
-            top = v
-    if top < beta:
-        beta = top
-        if alpha >= beta:
-            return beta
+    if low < high:
+        code = tt_get(table, k, size, words)
+        if code != 0:
+            v = (code >> 1) - BIAS
+            if (code & 1) == 1:
+                low = max(low, v)
+            else:
+                high = min(high, v)
+    if low >= high:  # settled: fail high, fail low, or the value itself (both bounds meet)
+        return high if high <= alpha else low
+    alpha, beta = low, high
     if n > 1:
         order(g, s, buf, base, n, NO_PARAMS)
     me = to_move(g, s)
