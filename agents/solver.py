@@ -12,6 +12,7 @@ scores ``(cells + 1 - q) // 2`` (``22 - stones the winner played`` on 6x7), a lo
 """
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from typing import Callable, Optional, TextIO
@@ -356,14 +357,24 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     game = _game_arg(argv)
     if game is not None and game.split(":")[0] != "connectx":
-        # Every other game: the game-generic exact solver (same input convention: a move list a
-        # line). Imported by name at run time, so that a submission bundling this module (the
-        # builder follows import statements) does not carry the game-generic engine too.
-        import importlib
-
+        # Every other game: the game-generic exact solver's command (same input convention: a
+        # move list a line). Imported by name at run time, so that a submission bundling this
+        # module (the builder follows import statements) carries neither it nor the registry.
         return importlib.import_module("agents.engine.solve").main(argv)  # not in submissions
     if game is not None:
         argv = _without_game(argv)
+        if ":" in game:  # connectx:rows=R,columns=C,inarow=K: the board, as --shape gives it
+            try:
+                g = importlib.import_module("core.games").game_from_text(game, None)  # by name: see above
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            if any(a == "--shape" or a.startswith("--shape=") for a in argv):
+                print("error: give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both",
+                      file=sys.stderr)
+                return 2
+            s = g.shape
+            argv = [*argv, "--shape", f"{s.rows}x{s.columns}x{s.inarow}"]
     parser = OneLineParser(
         prog="python -m agents.solver",
         description="Solve ConnectX positions read from stdin, one a line in Pons' notation "

@@ -116,3 +116,26 @@ def test_no_other_tool_defines_its_own_game_option() -> None:
             found.add(rel)
     assert found - OWN_GAME_OPTION == set(), "use core.games.add_game_arguments"
     assert "core/games.py" in found
+
+
+def test_connectx_solver_takes_the_board_from_game_parameters(capsys: pytest.CaptureFixture, monkeypatch) -> None:
+    """`python -m agents.solver --game connectx:rows=...` solves on that board (the same answer
+    as --shape), and refuses the board given twice or a misspelt parameter in one line."""
+    import io
+
+    from agents import solver
+
+    def run(argv: list) -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO("4453\n"))
+        code = solver.main(argv)
+        out, err = capsys.readouterr()
+        return code, out.strip(), err.strip()
+
+    by_game = run(["--game", "connectx:rows=4,columns=5,inarow=3"])
+    by_shape = run(["--shape", "4x5x3"])
+    assert by_game == by_shape and by_game[0] == 0 and by_game[1].startswith("4453 ")
+    assert by_game[1] != run([])[1]  # the standard board scores 4453 otherwise
+    code, _, err = run(["--game", "connectx:rows=4,columns=5,inarow=3", "--shape", "6x7x4"])
+    assert code == 2 and "once" in err and "\n" not in err
+    code, _, err = run(["--game", "connectx:rows=4,colums=5"])
+    assert code == 2 and "colums" in err and "\n" not in err
