@@ -65,3 +65,23 @@ def test_a_spec_carries_the_numbers_and_a_bad_one_names_the_form() -> None:
     assert registry.make("alphabeta:heuristic=lines,params=1/3", game)._params == [1.0, 3.0]
     with pytest.raises(SpecError, match="separated by '/'"):
         registry.make("alphabeta:heuristic=lines,params=x", game)
+
+
+def test_mcts_leaves_take_the_same_numbers_in_the_same_form() -> None:
+    """One form from a spec to every search: MCTS's heuristic leaves read ``params`` as
+    alpha-beta does, refuse a wrong count alike, and the numbers change what the leaves say."""
+    from agents.engine.mcts import MCTSAgent
+
+    game = make_game("connect4_count", rows=4, columns=5)
+    agent = registry.make("mcts:leaf=heuristic,heuristic=lines,params=0.25/7,jit=false,max_sims=300", game)
+    assert agent._hp == [0.25, 7.0]
+    with pytest.raises((ValueError, SpecError), match="takes 2 numbers"):
+        registry.make("mcts:leaf=heuristic,heuristic=lines,params=1,jit=false", game)
+    state = parse_line(game, "")
+    values = []
+    for params in ("", "0.25/7"):
+        a = MCTSAgent(game=game, leaf="heuristic", heuristic="lines", params=params, jit=False, max_sims=300,
+                      background_compile=False)
+        a.choose(state, 1e18)
+        values.append(a.info()["value"])
+    assert values[0] != values[1]

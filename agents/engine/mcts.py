@@ -102,7 +102,7 @@ class MCTSAgent:
     c: float = 1.0  # UCT exploration constant; rewards lie in [-1, 1]
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
     heuristic: str = ""  # for heuristic/mixed leaves: a name of the game's HEURISTICS ("": its first)
-    hparams: str = ""  # the heuristic's parameters, ';'-separated ("": its DEFAULT_PARAMS)
+    params: str = ""  # the heuristic's numbers separated by "/" as alpha-beta takes them ("": its defaults), e.g. 1.5/2 (agents.engine.params)
     width: float = 0.0  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
     gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
@@ -282,14 +282,12 @@ class MCTSAgent:
         if name not in table:
             raise ValueError(f"unknown heuristic {name!r} for {self.game.name}; valid: {', '.join(table)}")
         self._hfn = table[name]
-        if self.hparams:
-            try:
-                self._hp = [float(x) for x in self.hparams.split(";") if x.strip()]
-            except ValueError:
-                raise ValueError(f"hparams must be numbers separated by ';', got {self.hparams!r}") from None
-        else:
-            self._hp = [float(x) for x in getattr(mod, "DEFAULT_PARAMS", {}).get(name, [0.0])]
-        self._hp = self._hp or [0.0]
+        from agents.engine.negamax import heuristic_function
+        from agents.engine.params import check_params, parse_params
+
+        defaults = heuristic_function(self.game, name)[1]  # as alpha-beta reads them
+        given = check_params(parse_params(self.params), defaults, name)
+        self._hp = (given if given is not None else defaults) or [0.0]
 
     def _hp_array(self, jit: bool) -> Any:
         if not jit:
