@@ -15,7 +15,8 @@ def expand(g, s, depth, ply, sort, out, base, params):
     - ``n < 0``: decided without search: the game ends ``d = -n - 1`` plies from here with the
       mover's outcome ``o`` (``d = 0``: ``s`` is terminal; ``d = 1``: the mover wins by playing
       ``out[base]``; ``d = 2``: whatever the mover plays, the opponent wins with its reply,
-      ``out[base]`` is a move to play anyway);
+      ``out[base]`` is a move to play anyway: set at the root, ``ply == 0``, where a search
+      reads it; below it a game may skip it);
     - else ``n >= 1`` actions at ``out[base:base + n]``, best first; an action left out must be
       no better for the mover than the ones kept (e.g. one that loses at once).
     Called at nodes with ``depth >= 1`` only (at a leaf the search tests ``terminal``, then

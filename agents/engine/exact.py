@@ -46,7 +46,7 @@ STATS = 10
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
 # reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
 # noisy).
-NO_PARAMS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+NO_PARAMS = (0.0,)
 CODE_BITS = 16
 CODE_MASK = (1 << CODE_BITS) - 1
 BIAS = 1 << 14

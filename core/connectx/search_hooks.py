@@ -49,7 +49,7 @@ def win_outcome(g, stones: int) -> float:
     return float((g[0] * g[1] + 2 - stones) // 2)
 
 
-@hot(inline=True)
+@hot
 def order(g, s, out, base, n, params) -> None:
     """Sort the columns at ``out[base:base + n]`` by the number of threat cells the move creates,
     then centre first (a stable insertion sort: ties keep the order given, so columns given in
@@ -101,13 +101,15 @@ def expand(g, s, depth, ply, sort, out, base, params):
     if forced != 0:
         if forced & (forced - 1) != 0:
             # Two cells the opponent can play to win: whatever we block, it plays the other.
-            out[base] = column_of(forced & -forced, rows)
+            if ply == 0:  # the move to play anyway: only a root's is read (core.kernel_expand)
+                out[base] = column_of(forced & -forced, rows)
             return -3, -win_outcome(g, popcnt(mask) + 2)
         possible = forced
     losing = possible & (threats >> 1)
     candidates = possible & ~losing
     if candidates == 0:
-        out[base] = column_of(losing & -losing, rows)
+        if ply == 0:
+            out[base] = column_of(losing & -losing, rows)
         return -3, -win_outcome(g, popcnt(mask) + 2)
     n = 0
     h = rows + 1

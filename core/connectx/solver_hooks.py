@@ -23,8 +23,8 @@ from util.jit import hot
 def bounds(g, s):
     """Proven bounds on the value of ``s`` (undecided by ``expand``) for its side to move."""
     if g[5] == 0:
-        return -1.0, 1.0
+        return -1, 1
     left = g[0] * g[1] - popcnt(s[1])
-    return float(-(max(left - 2, 0) // 2)), float((left - 1) // 2)
+    return -(max(left - 2, 0) // 2), (left - 1) // 2  # ints: the exact solver compares them with ints
 
 
