@@ -54,7 +54,7 @@ MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
 MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
 
 
-@hot
+@hot(inline=True)
 def tt_get(table, k, size: int, words: int) -> int:
     """The code stored for key ``k``, or 0."""
     if len(k) == 1:
@@ -69,7 +69,7 @@ def tt_get(table, k, size: int, words: int) -> int:
     return table[at + words]
 
 
-@hot
+@hot(inline=True)
 def tt_put(table, k, size: int, words: int, code: int) -> None:
     """Always replace: the recent entries are the useful ones."""
     if len(k) == 1:
