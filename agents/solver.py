@@ -365,7 +365,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         argv = _without_game(argv)
         if ":" in game:  # connectx:rows=R,columns=C,inarow=K: the board, as --shape gives it
             try:
-                g = importlib.import_module("core.games").game_from_text(game, None)  # by name: see above
+                g = importlib.import_module("core.games").game_from_text(game, None)  # not in submissions
             except ValueError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
