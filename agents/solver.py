@@ -17,7 +17,6 @@ import sys
 import time
 from typing import Callable, Optional, TextIO
 
-
 from agents.engine import exact as ek
 from agents.engine.exact import ExactSearch
 from core.connectx.pons import PonsConnectX

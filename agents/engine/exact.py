@@ -150,8 +150,9 @@ def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
 
 @hot
 def decided(g, s, buf):
-    """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)``."""
-    n, o = expand(g, s, FULL, 0, 1, buf, 0, NO_PARAMS)
+    """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)`` (its
+    actions are not needed: unordered)."""
+    n, o = expand(g, s, FULL, 0, 0, buf, 0, NO_PARAMS)
     if n < 0:
         return True, int(o)
     return False, 0
@@ -254,7 +255,6 @@ class ExactSearch:
         else:
             self.table, self.buf, self.stats = [0] * entries, [0] * ((int(max_plies) + 1) * stride), stats
 
-
     def clear(self) -> None:
         """Empty the table."""
         self.table[:] = 0 if self.jit else [0] * len(self.table)
@@ -266,9 +266,6 @@ class ExactSearch:
             self.stats[slot] = 0
         self.stats[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
         self.stats[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
-
-    def arrays(self) -> tuple:
-        return self.table, self.buf, self.stats
 
     def solve(self, words: tuple, lo: int, hi: int) -> int:
         """:func:`solve` on a state's words (call :meth:`start` first)."""
