@@ -21,6 +21,7 @@ from agents.engine import exact as ek
 from agents.engine.exact import ExactSearch
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
+from core.connectx.search_hooks import expand as connectx_expand
 from core.connectx.shape import STANDARD, Shape
 from core.connectx.threats import win_cells
 from util.budget import deadline_ns
@@ -253,7 +254,11 @@ class Solver:
     def ordered_columns(self, position: Position) -> list[int]:
         """Legal columns, non-losing ones first, then by winning cells created, centre first."""
         s = self.shape
-        nxt = non_losing_moves(position)
+        # The moves after which the opponent cannot win at once: those ConnectX's expand hook
+        # keeps (plain Python; ply 1: no "win at once" test, the callers handled those).
+        out = [0] * (s.columns + 1)
+        n, _ = connectx_expand(self.search.game.g, (position.current, position.mask), ek.FULL, 1, 0, out, 0, ())
+        safe_columns = set(out[:n]) if n > 0 else set()
         keyed = []
         for rank, col in enumerate(s.center_order()):
             if not position.can_play(col):
@@ -261,24 +266,8 @@ class Solver:
             child = position.play(col)
             mover = child.opponent
             cells = win_cells(mover, child.mask, s.rows, s.columns, s.inarow, s.board_mask)
-            safe = bool(nxt >> (col * s.height) & ((1 << s.rows) - 1))
-            keyed.append((not safe, -bin(cells).count("1"), rank, col))
+            keyed.append((col not in safe_columns, -bin(cells).count("1"), rank, col))
         return [c for *_, c in sorted(keyed)]
-
-
-def non_losing_moves(position: Position) -> int:
-    """Landing cells of the moves after which the opponent cannot win at once (ConnectX's
-    ``expand`` keeps the same ones): a forced block alone, never the cell under an opponent's
-    winning cell, none when two must be blocked. Assumes no win at once for the mover."""
-    s = position.shape
-    possible = (position.mask + s.bottom_mask) & s.board_mask
-    opp_win = win_cells(position.current ^ position.mask, position.mask, s.rows, s.columns, s.inarow, s.board_mask)
-    forced = possible & opp_win
-    if forced:
-        if forced & (forced - 1):
-            return 0
-        possible = forced
-    return possible & ~(opp_win >> 1)
 
 
 def late_position(shape: Shape) -> Position:
