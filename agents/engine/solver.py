@@ -77,16 +77,16 @@ class Solver:
                 self.on_slice(self.nodes)
 
     @staticmethod
-    def _mover_return(state: Any) -> float:
-        """A finished game's outcome for the player to move at ``state``."""
+    def _return_for(state: Any, player: int) -> float:
+        """A finished game's outcome for ``player`` (returns are player 0's and minus that)."""
         r0 = state.returns()[0]
-        return r0 if state.current_player() == 0 else -r0
+        return (r0 if player == 0 else -r0) + 0.0
 
     def decided(self, state: Any) -> float | None:
         """The value of a position the game's ``expand`` decides without search (a win at once,
         a loss to every move, a terminal state), else None."""
         if state.is_terminal():
-            return self._mover_return(state) + 0.0
+            return self._return_for(state, state.current_player())
         v = self.search.decided(tuple(int(w) for w in state.words))
         return None if v is None else float(v)
 
@@ -170,8 +170,7 @@ class Solver:
         """The value of ``child`` for the player to move at ``state`` (None on time)."""
         me = state.current_player()
         if child.is_terminal():
-            r0 = child.returns()[0]
-            return (r0 if me == 0 else -r0) + 0.0
+            return self._return_for(child, me)
         v = self._value(child, deadline, node_limit)
         if v is None:
             return None
