@@ -103,7 +103,7 @@ class Solver:
                 break
             if self.on_slice is not None:
                 self.on_slice(total)
-        self.search.stats[ek.NODES] = total
+        self.search.nodes = total
         return result
 
     def _check(self, position: Position) -> None:

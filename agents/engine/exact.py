@@ -17,13 +17,15 @@ answers "is the value above ``m``?": a result ``<= m`` is an upper bound, ``>= m
 bound; :func:`solve` narrows ``[lo, hi]`` with such windows, pulled toward 0 (Pons' order: the
 cheap win/draw/loss questions first).
 
-Three int64 arrays carry everything (numpy compiled, lists plain; few on purpose: each array
-argument is copied as a seven-word struct and reference-counted in every compiled call):
-``table``; ``buf``, the per-ply action lists (``ply * stride``); ``stats``, the slots below.
+One int64 array ``mem`` carries everything (numpy compiled, a list plain): the counters and
+settings (the slots below), the table, then the per-ply action lists (``ply * stride`` past
+``mem[BUF]``). One on purpose: numba passes each array argument as a seven-word struct and
+reference-counts it (an atomic add and subtract) in every call of the recursive kernel, and
+the hooks take it too (three arrays measured ~8% slower than one on Pons' sets).
 A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
 after the table and the bounds failed to settle the node (most nodes of a null-window search
 end there). The table: a one-word key ``k`` keeps
-``(k // size + 1) << CODE_BITS | code`` at slot ``k % size`` (slot and quotient give ``k``
+``(k // size + 1) << CODE_BITS | code`` at slot ``STATS + k % size`` (slot and quotient give ``k``
 back, so a hit is never a collision; ``size`` is a prime above ``2**16``); a longer key keeps
 its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) * 2 + lower``
 (never 0, the empty slot): ``v`` is a lower bound when ``lower`` is 1, else an upper bound.
@@ -39,9 +41,9 @@ from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import clock_ns
 from util.jit import hot
 
-# ``stats`` slots.
-NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS = range(10)
-STATS = 10
+# ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
+NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS, BUF = range(11)
+STATS = 11  # the table starts here: a constant offset, free in an index
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
 # reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
@@ -55,53 +57,53 @@ MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits
 
 
 @hot(inline=True)
-def tt_get(table, k, size: int, words: int) -> int:
+def tt_get(mem, k, size: int, words: int) -> int:
     """The code stored for key ``k``, or 0."""
     if len(k) == 1:
-        e = table[k[0] % size]
+        e = mem[STATS + k[0] % size]
         if (e >> CODE_BITS) == k[0] // size + 1:
             return e & CODE_MASK
         return 0
-    at = slot_of(k, size) * (words + 1)
+    at = STATS + slot_of(k, size) * (words + 1)
     for i in range(words):
-        if table[at + i] != k[i]:
+        if mem[at + i] != k[i]:
             return 0
-    return table[at + words]
+    return mem[at + words]
 
 
 @hot(inline=True)
-def tt_put(table, k, size: int, words: int, code: int) -> None:
+def tt_put(mem, k, size: int, words: int, code: int) -> None:
     """Always replace: the recent entries are the useful ones."""
     if len(k) == 1:
-        table[k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
+        mem[STATS + k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
         return
-    at = slot_of(k, size) * (words + 1)
+    at = STATS + slot_of(k, size) * (words + 1)
     for i in range(words):
-        table[at + i] = k[i]
-    table[at + words] = code
+        mem[at + i] = k[i]
+    mem[at + words] = code
 
 
-@hot
-def stop(stats, flag: int) -> int:
-    """Abort the search (``flag``: a stats slot saying why, or ``ABORTED`` alone); returns 0."""
-    stats[flag] = 1
-    stats[ABORTED] = 1
+@hot(inline=True)
+def stop(mem, flag: int) -> int:
+    """Abort the search (``flag``: a slot saying why, or ``ABORTED`` alone); returns 0."""
+    mem[flag] = 1
+    mem[ABORTED] = 1
     return 0
 
 
 @hot
-def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
+def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     """The value of ``s`` for its mover within ``(alpha, beta)``: a result ``<= alpha`` is an
-    upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``stats[ABORTED]``
+    upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``mem[ABORTED]``
     set when the node limit or the deadline passed, a line reached the ply cap (``CUT``) or a
     chance node was met (``CHANCE_SEEN``): the result is then meaningless."""
-    stats[NODES] += 1
-    if stats[NODES] > stats[LIMIT] or ((stats[NODES] & 1023) == 0 and clock_ns() > stats[DEADLINE]):
-        return stop(stats, ABORTED)
-    if ply >= stats[PLY_CAP]:
-        return stop(stats, CUT)
-    base = ply * stats[STRIDE]
-    n, o = expand(g, s, FULL, ply, 0, buf, base, NO_PARAMS)  # unordered: the table may settle s
+    mem[NODES] += 1
+    if mem[NODES] > mem[LIMIT] or ((mem[NODES] & 1023) == 0 and clock_ns() > mem[DEADLINE]):
+        return stop(mem, ABORTED)
+    if ply >= mem[PLY_CAP]:
+        return stop(mem, CUT)
+    base = mem[BUF] + ply * mem[STRIDE]
+    n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
         return int(o)
     # The proven range of s: the game's bounds, then the table's bound; the window shrinks to it.
@@ -111,11 +113,11 @@ def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
         low = int(lo)
     if hi < high:
         high = int(hi)
-    size = stats[SIZE]
-    words = stats[WORDS]
+    size = mem[SIZE]
+    words = mem[WORDS]
     k = key(g, s)
     if low < high:
-        code = tt_get(table, k, size, words)
+        code = tt_get(mem, k, size, words)
         if code != 0:
             v = (code >> 1) - BIAS
             if (code & 1) == 1:
@@ -126,44 +128,44 @@ def negamax(g, s, ply: int, alpha: int, beta: int, table, buf, stats) -> int:
         return high if high <= alpha else low
     alpha, beta = low, high
     if n > 1:
-        order(g, s, buf, base, n, NO_PARAMS)
+        order(g, s, mem, base, n, NO_PARAMS)
     me = to_move(g, s)
     for i in range(n):
-        c = play(g, s, buf[base + i])
+        c = play(g, s, mem[base + i])
         p = to_move(g, c)
         if p == me:  # a game may give a player two moves in a row
-            r = negamax(g, c, ply + 1, alpha, beta, table, buf, stats)
+            r = negamax(g, c, ply + 1, alpha, beta, mem)
         elif p < 0:
-            return stop(stats, CHANCE_SEEN)
+            return stop(mem, CHANCE_SEEN)
         else:
-            r = -negamax(g, c, ply + 1, -beta, -alpha, table, buf, stats)
-        if stats[ABORTED] != 0:
+            r = -negamax(g, c, ply + 1, -beta, -alpha, mem)
+        if mem[ABORTED] != 0:
             return 0
         if r >= beta:
-            tt_put(table, k, size, words, (r + BIAS) * 2 + 1)
+            tt_put(mem, k, size, words, (r + BIAS) * 2 + 1)
             return r
         if r > alpha:
             alpha = r
-    tt_put(table, k, size, words, (alpha + BIAS) * 2)
+    tt_put(mem, k, size, words, (alpha + BIAS) * 2)
     return alpha
 
 
 @hot
-def decided(g, s, buf):
+def decided(g, s, mem):
     """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)`` (its
     actions are not needed: unordered)."""
-    n, o = expand(g, s, FULL, 0, 0, buf, 0, NO_PARAMS)
+    n, o = expand(g, s, FULL, 0, 0, mem, mem[BUF], NO_PARAMS)
     if n < 0:
         return True, int(o)
     return False, 0
 
 
-@hot
+@hot(inline=True)
 def half_toward_zero(x: int) -> int:
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@hot
+@hot(inline=True)
 def probe_point(lo: int, hi: int) -> int:
     """The ``m`` of the next window ``(m, m + 1)`` in ``[lo, hi)``: the middle, moved to half of
     ``lo`` or ``hi`` when that lies further out on the same side of 0 (Pons' order)."""
@@ -176,21 +178,23 @@ def probe_point(lo: int, hi: int) -> int:
 
 
 @hot
-def solve(g, s, lo: int, hi: int, table, buf, stats) -> int:
+def solve(g, s, root: int, lo: int, hi: int, mem) -> int:
     """The value of ``s`` clamped to ``[lo, hi]``, a range the caller knows it lies in or wants
     no more than (e.g. ``[-1, 1]``: its sign only, a weak solve): ``lo``/``hi`` when it lies
     beyond them. One call does the whole narrowing (a short solve is mostly call overhead).
     The game's ``bounds`` are not applied to the range here, only inside the search: which
     windows are probed changes the work (ConnectX's Pons range, wider than its bounds, takes
-    26% fewer nodes on Pons' L1_R1 set). Returns 0 with ``stats[ABORTED]`` set on abort."""
-    done, v = decided(g, s, buf)
+    26% fewer nodes on Pons' L1_R1 set). Returns 0 with ``mem[ABORTED]`` set on abort.
+    ``root``: 0, the root's ply, an argument so that the node compiles once (a literal 0 would
+    compile a second copy of it for the root)."""
+    done, v = decided(g, s, mem)
     if done:
         return min(max(v, lo), hi)
     floor, ceiling = lo, hi
     while lo < hi:
         m = probe_point(lo, hi)
-        r = negamax(g, s, 0, m, m + 1, table, buf, stats)
-        if stats[ABORTED] != 0:
+        r = negamax(g, s, root, m, m + 1, mem)
+        if mem[ABORTED] != 0:
             return 0
         if r <= m:
             hi = r
@@ -200,13 +204,14 @@ def solve(g, s, lo: int, hi: int, table, buf, stats) -> int:
 
 
 @hot
-def probe(g, s, alpha: int, beta: int, table, buf, stats) -> int:
+def probe(g, s, root: int, alpha: int, beta: int, mem) -> int:
     """One window search (see :func:`negamax`), a decided ``s`` costing no node: for callers
-    that test a bound ("is this move optimal?") or resume a narrowing in slices."""
-    done, v = decided(g, s, buf)
+    that test a bound ("is this move optimal?") or resume a narrowing in slices. ``root``: 0
+    (see :func:`solve`)."""
+    done, v = decided(g, s, mem)
     if done:
         return v
-    return negamax(g, s, 0, alpha, beta, table, buf, stats)
+    return negamax(g, s, root, alpha, beta, mem)
 
 
 def next_prime(n: int) -> int:
@@ -218,7 +223,7 @@ def next_prime(n: int) -> int:
 
 
 class ExactSearch:
-    """This kernel bound to one game, with its own arrays (two searches never share a table).
+    """This kernel bound to one game, with its own array (two searches never share a table).
 
     ``tt_size``: table entries (rounded up to a prime above ``MIN_SIZE``). ``max_plies``: the
     deepest line (the move buffer); a line reaching it aborts with ``cut`` set, never a guess.
@@ -242,56 +247,63 @@ class ExactSearch:
         # A one-word key packs its quotient into the slot: an int64 needs size > MIN_SIZE.
         smallest = MIN_SIZE + 1 if (self.jit and self.words == 1) else 17
         self.size = next_prime(max(smallest, int(tt_size)))
-        entries = self.size * (1 if self.words == 1 else self.words + 1)
+        self.entries = self.size * (1 if self.words == 1 else self.words + 1)
         stride = max(1, int(game.num_actions)) + 1
-        stats = [0] * STATS
-        stats[SIZE], stats[STRIDE], stats[PLY_CAP], stats[WORDS] = self.size, stride, int(max_plies), self.words
+        head = [0] * STATS
+        head[SIZE], head[STRIDE], head[PLY_CAP], head[WORDS] = self.size, stride, int(max_plies), self.words
+        head[BUF] = STATS + self.entries
+        total = STATS + self.entries + (int(max_plies) + 1) * stride
         if self.jit:
             import numpy as np
 
-            self.table = np.zeros(entries, dtype=np.int64)
-            self.buf = np.zeros((int(max_plies) + 1) * stride, dtype=np.int64)
-            self.stats = np.array(stats, dtype=np.int64)
+            self.mem = np.zeros(total, dtype=np.int64)
+            self.mem[:STATS] = head
         else:
-            self.table, self.buf, self.stats = [0] * entries, [0] * ((int(max_plies) + 1) * stride), stats
+            self.mem = head + [0] * (total - STATS)
 
     def clear(self) -> None:
         """Empty the table."""
-        self.table[:] = 0 if self.jit else [0] * len(self.table)
+        end = STATS + self.entries
+        self.mem[STATS:end] = 0 if self.jit else [0] * self.entries
 
     def start(self, node_limit: int | None = None, deadline_ns: int | None = None) -> None:
         """Zero the counters of the next call and set its node limit and deadline
         (``time.perf_counter_ns`` units; see :func:`util.budget.deadline_ns`)."""
-        for slot in (NODES, ABORTED, CHANCE_SEEN, CUT):
-            self.stats[slot] = 0
-        self.stats[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
-        self.stats[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+        mem = self.mem
+        mem[NODES] = mem[ABORTED] = mem[CHANCE_SEEN] = mem[CUT] = 0
+        mem[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        mem[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
 
     def solve(self, words: tuple, lo: int, hi: int) -> int:
         """:func:`solve` on a state's words (call :meth:`start` first)."""
-        return int(self.ns.solve(self.g, words, int(lo), int(hi), self.table, self.buf, self.stats))
+        return int(self.ns.solve(self.g, words, 0, int(lo), int(hi), self.mem))
 
     def probe(self, words: tuple, alpha: int, beta: int) -> int:
         """:func:`probe` on a state's words (call :meth:`start` first)."""
-        return int(self.ns.probe(self.g, words, int(alpha), int(beta), self.table, self.buf, self.stats))
+        return int(self.ns.probe(self.g, words, 0, int(alpha), int(beta), self.mem))
 
     def decided(self, words: tuple) -> int | None:
         """The value of a state ``expand`` decides without search, else None."""
-        done, v = self.ns.decided(self.g, words, self.buf)
+        done, v = self.ns.decided(self.g, words, self.mem)
         return int(v) if done else None
 
     @property
     def nodes(self) -> int:
-        return int(self.stats[NODES])
+        return int(self.mem[NODES])
+
+    @nodes.setter
+    def nodes(self, n: int) -> None:
+        """A driver that split one search into several calls reports their total here."""
+        self.mem[NODES] = int(n)
 
     @property
     def aborted(self) -> bool:
-        return bool(self.stats[ABORTED])
+        return bool(self.mem[ABORTED])
 
     @property
     def chance(self) -> bool:
-        return bool(self.stats[CHANCE_SEEN])
+        return bool(self.mem[CHANCE_SEEN])
 
     @property
     def cut(self) -> bool:
-        return bool(self.stats[CUT])
+        return bool(self.mem[CUT])
