@@ -29,6 +29,10 @@ from typing import Any, Callable, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HOT_MARK = "__connectx_hot__"
+COMPILED_FLAG = "COMPILED"
+"""A hot module's global of this name (False in the module) is True in its compiled copies: a
+constant, so numba drops the branches it rules out. For work only compiled code gains from
+(e.g. memory prefetches, which plain Python cannot issue and would pay the set-up of)."""
 _INLINE_MARK = "__connectx_inline__"
 
 
@@ -100,6 +104,8 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
         if is_hot(value) and getattr(value, "__module__", name) != name:
             glob[k] = getattr(compiled(value.__module__), value.__name__)
     glob.update(extra)
+    if COMPILED_FLAG in glob:
+        glob[COMPILED_FLAG] = True
     for k, value in list(module.__dict__.items()):
         if is_hot(value) and getattr(value, "__module__", None) == name:
             copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)

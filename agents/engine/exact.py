@@ -21,7 +21,12 @@ One int64 array ``mem`` carries everything (numpy compiled, a list plain): the c
 settings (the slots below), the table, then the per-ply action lists (``ply * stride`` past
 ``mem[BUF]``). One on purpose: numba passes each array argument as a seven-word struct and
 reference-counts it (an atomic add and subtract) in every call of the recursive kernel, and
-the hooks take it too (three arrays measured ~8% slower than one on Pons' sets).
+the hooks take it too (three arrays measured 5-10% fewer nodes/s than one on Pons' sets); the
+entry points pass it down :func:`util.hints.borrowed` (not reference-counted at all).
+The table is far larger than the cache, so a node's probe is a read from memory: compiled, the
+node prefetches its own slot before ``expand`` runs and, once ordered, its children's slots,
+which then load in parallel (kernel-only vs 4df94ed's ConnectX kernel: 0.93 -> 1.13x nodes/s on
+Pons' L1_R1 set, 0.96 -> 1.31x on L2_R2). A game whose ``key`` is costly pays it twice per child.
 A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
 after the table and the bounds failed to settle the node (most nodes of a null-window search
 end there). The table: a one-word key ``k`` keeps
@@ -37,6 +42,7 @@ from typing import Any
 from agents.engine.negamax import FULL, key_words, search_constants, slot_of
 from core.kernel_defaults import bounds, key, order, play, to_move
 from core.kernel_expand import expand
+from util.hints import borrowed, prefetch
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import clock_ns
 from util.jit import hot
@@ -54,6 +60,7 @@ CODE_MASK = (1 << CODE_BITS) - 1
 BIAS = 1 << 14
 MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
 MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
+COMPILED = False  # True in the compiled copies (util.jit.COMPILED_FLAG)
 
 
 @hot(inline=True)
@@ -69,6 +76,15 @@ def tt_get(mem, k, size: int, words: int) -> int:
         if mem[at + i] != k[i]:
             return 0
     return mem[at + words]
+
+
+@hot(inline=True)
+def tt_prefetch(mem, k, size: int, words: int) -> None:
+    """Start loading the slot of key ``k`` (see :func:`util.hints.prefetch`)."""
+    if len(k) == 1:
+        prefetch(mem, STATS + k[0] % size)
+    else:
+        prefetch(mem, STATS + slot_of(k, size) * (words + 1))
 
 
 @hot(inline=True)
@@ -102,6 +118,10 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         return stop(mem, ABORTED)
     if ply >= mem[PLY_CAP]:
         return stop(mem, CUT)
+    size = mem[SIZE]
+    words = mem[WORDS]
+    k = key(g, s)
+    tt_prefetch(mem, k, size, words)  # the table read overlaps expand's work
     base = mem[BUF] + ply * mem[STRIDE]
     n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
@@ -113,9 +133,6 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         low = int(lo)
     if hi < high:
         high = int(hi)
-    size = mem[SIZE]
-    words = mem[WORDS]
-    k = key(g, s)
     if low < high:
         code = tt_get(mem, k, size, words)
         if code != 0:
@@ -129,6 +146,9 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     alpha, beta = low, high
     if n > 1:
         order(g, s, mem, base, n, NO_PARAMS)
+    if COMPILED:  # the children's slots load in parallel (plain Python cannot prefetch)
+        for i in range(1, n):
+            tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
     for i in range(n):
         c = play(g, s, mem[base + i])
@@ -187,6 +207,7 @@ def solve(g, s, root: int, lo: int, hi: int, mem) -> int:
     26% fewer nodes on Pons' L1_R1 set). Returns 0 with ``mem[ABORTED]`` set on abort.
     ``root``: 0, the root's ply, an argument so that the node compiles once (a literal 0 would
     compile a second copy of it for the root)."""
+    mem = borrowed(mem)  # the caller holds it: no reference counting at every node
     done, v = decided(g, s, mem)
     if done:
         return min(max(v, lo), hi)
@@ -208,6 +229,7 @@ def probe(g, s, root: int, alpha: int, beta: int, mem) -> int:
     """One window search (see :func:`negamax`), a decided ``s`` costing no node: for callers
     that test a bound ("is this move optimal?") or resume a narrowing in slices. ``root``: 0
     (see :func:`solve`)."""
+    mem = borrowed(mem)  # see solve
     done, v = decided(g, s, mem)
     if done:
         return v
