@@ -14,7 +14,7 @@ Values are the mover's outcome (``outcome`` seen from the side to move), so they
 integers within ``+-MAX_VALUE``; the distance to the end counts only where the game's outcome
 says so (e.g. :class:`core.connectx.pons.PonsConnectX`'s score). A window ``(m, m + 1)``
 answers "is the value above ``m``?": a result ``<= m`` is an upper bound, ``>= m + 1`` a lower
-bound; :func:`solve` narrows ``[lo, hi]`` with such windows, pulled toward 0 (Pons' order: the
+bound; :func:`run` narrows ``[lo, hi]`` with such windows, pulled toward 0 (Pons' order: the
 cheap win/draw/loss questions first).
 
 One int64 array ``mem`` carries everything (numpy compiled, a list plain): the counters and
@@ -37,7 +37,7 @@ its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from agents.engine.negamax import FULL, key_words, search_constants, slot_of
 from core.kernel_defaults import bounds, key, order, play, to_move
@@ -170,7 +170,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     return alpha
 
 
-@hot
+@hot(inline=True)
 def decided(g, s, mem):
     """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)`` (its
     actions are not needed: unordered)."""
@@ -197,20 +197,37 @@ def probe_point(lo: int, hi: int) -> int:
     return m
 
 
+# :func:`run`'s modes, and what it returns for a state ``expand`` does not decide (mode DECIDE).
+DECIDE, PROBE, SOLVE = 0, 1, 2
+UNDECIDED = 4 * BIAS
+
+
 @hot
-def solve(g, s, root: int, lo: int, hi: int, mem) -> int:
-    """The value of ``s`` clamped to ``[lo, hi]``, a range the caller knows it lies in or wants
-    no more than (e.g. ``[-1, 1]``: its sign only, a weak solve): ``lo``/``hi`` when it lies
-    beyond them. One call does the whole narrowing (a short solve is mostly call overhead).
-    The game's ``bounds`` are not applied to the range here, only inside the search: which
-    windows are probed changes the work (ConnectX's Pons range, wider than its bounds, takes
-    26% fewer nodes on Pons' L1_R1 set). Returns 0 with ``mem[ABORTED]`` set on abort.
-    ``root``: 0, the root's ply, an argument so that the node compiles once (a literal 0 would
-    compile a second copy of it for the root)."""
+def run(g, s, mode: int, root: int, lo: int, hi: int, mem) -> int:
+    """The kernel's one entry point from Python (each compiled entry costs a compile of its own):
+
+    - ``SOLVE``: the value of ``s`` clamped to ``[lo, hi]``, a range the caller knows it lies in
+      or wants no more than (e.g. ``[-1, 1]``: its sign only, a weak solve): ``lo``/``hi`` when
+      it lies beyond them. One call does the whole narrowing (a short solve is mostly call
+      overhead). The game's ``bounds`` are not applied to the range here, only inside the
+      search: which windows are probed changes the work (ConnectX's Pons range, wider than its
+      bounds, takes 26% fewer nodes on Pons' L1_R1 set).
+    - ``PROBE``: one window ``(lo, hi)`` search (see :func:`negamax`): for callers that test a
+      bound ("is this move optimal?") or narrow in slices themselves.
+    - ``DECIDE``: the value of ``s`` when ``expand`` decides it without search, else
+      ``UNDECIDED``.
+
+    A decided ``s`` costs no node. Returns 0 with ``mem[ABORTED]`` set on abort. ``root``: 0,
+    the root's ply, an argument so that the node compiles once (a literal 0 would compile a
+    second copy of it for the root)."""
     mem = borrowed(mem)  # the caller holds it: no reference counting at every node
     done, v = decided(g, s, mem)
+    if mode == DECIDE:
+        return v if done else UNDECIDED
     if done:
-        return min(max(v, lo), hi)
+        return min(max(v, lo), hi) if mode == SOLVE else v
+    if mode == PROBE:
+        return negamax(g, s, root, lo, hi, mem)
     floor, ceiling = lo, hi
     while lo < hi:
         m = probe_point(lo, hi)
@@ -224,16 +241,23 @@ def solve(g, s, root: int, lo: int, hi: int, mem) -> int:
     return min(max(lo, floor), ceiling)  # a fail-soft bound may lie beyond the range asked
 
 
-@hot
-def probe(g, s, root: int, alpha: int, beta: int, mem) -> int:
-    """One window search (see :func:`negamax`), a decided ``s`` costing no node: for callers
-    that test a bound ("is this move optimal?") or resume a narrowing in slices. ``root``: 0
-    (see :func:`solve`)."""
-    mem = borrowed(mem)  # see solve
-    done, v = decided(g, s, mem)
-    if done:
-        return v
-    return negamax(g, s, root, alpha, beta, mem)
+def narrow(lo: int, hi: int, window: Callable[[int], int | None]) -> int | None:
+    """:func:`run`'s loop of null windows (mode ``SOLVE``) for drivers that search each window
+    themselves (in slices, resuming the window a slice stopped in: restarting the loop would
+    search the earlier windows again, whose proofs later windows overwrote in the table).
+    ``window(m)``: the search of ``(m, m + 1)`` (its fail-soft result), or None when it was
+    stopped. Returns the value clamped to ``[lo, hi]``, or None."""
+    floor, ceiling = lo, hi
+    while lo < hi:
+        m = probe_point(lo, hi)
+        r = window(m)
+        if r is None:
+            return None
+        if r <= m:
+            hi = r
+        else:
+            lo = r
+    return min(max(lo, floor), ceiling)
 
 
 def next_prime(n: int) -> int:
@@ -297,17 +321,17 @@ class ExactSearch:
         mem[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
 
     def solve(self, words: tuple, lo: int, hi: int) -> int:
-        """:func:`solve` on a state's words (call :meth:`start` first)."""
-        return int(self.ns.solve(self.g, words, 0, int(lo), int(hi), self.mem))
+        """:func:`run` ``SOLVE`` on a state's words (call :meth:`start` first)."""
+        return int(self.ns.run(self.g, words, SOLVE, 0, int(lo), int(hi), self.mem))
 
     def probe(self, words: tuple, alpha: int, beta: int) -> int:
-        """:func:`probe` on a state's words (call :meth:`start` first)."""
-        return int(self.ns.probe(self.g, words, 0, int(alpha), int(beta), self.mem))
+        """:func:`run` ``PROBE``: one window search on a state's words (call :meth:`start` first)."""
+        return int(self.ns.run(self.g, words, PROBE, 0, int(alpha), int(beta), self.mem))
 
     def decided(self, words: tuple) -> int | None:
         """The value of a state ``expand`` decides without search, else None."""
-        done, v = self.ns.decided(self.g, words, self.mem)
-        return int(v) if done else None
+        v = int(self.ns.run(self.g, words, DECIDE, 0, 0, 0, self.mem))
+        return None if v == UNDECIDED else v
 
     @property
     def nodes(self) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from agents.engine.exact import ExactSearch, probe_point
+from agents.engine.exact import ExactSearch, narrow
 from util.budget import deadline_ns
 
 
@@ -141,18 +141,13 @@ class Solver:
         lo, hi = self._range(state)
         if within is not None:
             lo, hi = max(lo, int(within[0])), min(hi, int(within[1]))
-        floor, ceiling = lo, hi
-        while lo < hi:
-            m = probe_point(lo, hi)
-            r = self._probe(state, m, m + 1, deadline, node_limit)
+
+        def window(m: int) -> int | None:
             self.probes += 1
-            if r is None:
-                return None
-            if r <= m:
-                hi = r
-            else:
-                lo = r
-        return float(min(max(lo, floor), ceiling))
+            return self._probe(state, m, m + 1, deadline, node_limit)
+
+        v = narrow(lo, hi, window)
+        return None if v is None else float(v)
 
     def action_values(self, state: Any, deadline: float | None = None, node_limit: int | None = None) -> dict[int, float] | None:
         """Exact value of each legal action for the side to move at ``state``, or None on time."""
