@@ -57,6 +57,11 @@ def is_hot(obj: object) -> bool:
     return callable(obj) and getattr(obj, _HOT_MARK, False) is True
 
 
+def is_inline(obj: object) -> bool:
+    """Marked ``@hot(inline=True)``: the game says the hook is cheap (a search may call it twice)."""
+    return is_hot(obj) and getattr(obj, _INLINE_MARK, False) is True
+
+
 def numba_available() -> bool:
     """True when numba imports and ``CONNECTX_NUMBA`` is not ``0``."""
     if os.environ.get("CONNECTX_NUMBA", "1") == "0":

@@ -26,7 +26,9 @@ entry points pass it down :func:`util.hints.borrowed` (not reference-counted at 
 The table is far larger than the cache, so a node's probe is a read from memory: compiled, the
 node prefetches its own slot before ``expand`` runs and, once ordered, its children's slots,
 which then load in parallel (kernel-only vs 4df94ed's ConnectX kernel: 0.93 -> 1.13x nodes/s on
-Pons' L1_R1 set, 0.96 -> 1.31x on L2_R2). A game whose ``key`` is costly pays it twice per child.
+Pons' L1_R1 set, 0.96 -> 1.31x on L2_R2). That costs a key per node and per child, so only
+when the game's ``key`` is the state itself or a hook it compiles inline (``hot(inline=True)``,
+i.e. cheap: ConnectX's one add; not Quantik's canonical key).
 A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
 after the table and the bounds failed to settle the node (most nodes of a null-window search
 end there). The table: a one-word key ``k`` keeps
@@ -45,11 +47,11 @@ from core.kernel_expand import expand
 from util.hints import borrowed, prefetch
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import clock_ns
-from util.jit import hot
+from util.jit import hot, is_inline
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
-NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS, BUF = range(11)
-STATS = 11  # the table starts here: a constant offset, free in an index
+NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS, BUF, PREFETCH = range(12)
+STATS = 12  # the table starts here: a constant offset, free in an index
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
 # reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
@@ -120,8 +122,8 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         return stop(mem, CUT)
     size = mem[SIZE]
     words = mem[WORDS]
-    k = key(g, s)
-    tt_prefetch(mem, k, size, words)  # the table read overlaps expand's work
+    if COMPILED and mem[PREFETCH] != 0:  # the table read overlaps expand's work
+        tt_prefetch(mem, key(g, s), size, words)
     base = mem[BUF] + ply * mem[STRIDE]
     n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
@@ -133,6 +135,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         low = int(lo)
     if hi < high:
         high = int(hi)
+    k = key(g, s)  # an inlined key computed above for the prefetch is computed once (LLVM)
     if low < high:
         code = tt_get(mem, k, size, words)
         if code != 0:
@@ -146,7 +149,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     alpha, beta = low, high
     if n > 1:
         order(g, s, mem, base, n, NO_PARAMS)
-    if COMPILED:  # the children's slots load in parallel (plain Python cannot prefetch)
+    if COMPILED and mem[PREFETCH] != 0:  # the children's slots load in parallel
         for i in range(1, n):
             tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
@@ -298,6 +301,11 @@ class ExactSearch:
         head = [0] * STATS
         head[SIZE], head[STRIDE], head[PLY_CAP], head[WORDS] = self.size, stride, int(max_plies), self.words
         head[BUF] = STATS + self.entries
+        # Prefetching costs a key per node and one more per child: worth it only for a key as
+        # cheap as the game made its hook (compiled into the search) or the state itself
+        # (Quantik's canonical key, a search of its symmetries: 0.62x the nodes/s with it).
+        key_fn = getattr(game.kernel_module, "key", None)
+        head[PREFETCH] = int(key_fn is None or is_inline(key_fn))
         total = STATS + self.entries + (int(max_plies) + 1) * stride
         if self.jit:
             import numpy as np

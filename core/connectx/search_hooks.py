@@ -25,7 +25,7 @@ from core.connectx.threats import popcnt, win_cells
 from util.jit import hot
 
 
-@hot
+@hot(inline=True)  # one add: cheap enough for the exact solver to prefetch its table slots with it
 def key(g, s):
     return (s[0] + s[1] + g[4],)
 
