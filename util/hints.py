@@ -1,4 +1,5 @@
-"""Hints for compiled hot code that plain Python ignores: :func:`borrowed` and :func:`prefetch`.
+"""Numba intrinsics for hot code, each with a plain-Python meaning: :func:`borrowed`,
+:func:`prefetch` (hints plain Python ignores) and :func:`bit_count` (the CPU's popcount).
 
 ``borrowed(a)``: the same array, without its reference count, for a recursive kernel's hot loop.
 Numba reference-counts every array a compiled function receives or copies: an atomic add on
@@ -13,6 +14,10 @@ A search's table is far larger than the cache: its probe is a memory read of ~10
 exact solver's node otherwise waits for (the load of the slot took over half the samples of
 a profile). Issued when the node's key is known, the read overlaps the node's other work.
 Never faults (a hint); plain Python: nothing.
+
+``bit_count(x)``: set bits of a non-negative int; compiled, LLVM's ``ctpop`` (one instruction
+instead of the ~12 of a bit-twiddling popcount: heuristics count bits in every window
+direction at every leaf). Plain Python: ``int.bit_count`` (any size).
 """
 from __future__ import annotations
 
@@ -27,6 +32,11 @@ def borrowed(a: Any) -> Any:
 def prefetch(a: Any, i: int) -> None:
     """Nothing (plain Python); compiled: a read prefetch of ``a[i]`` (``i`` within ``a``)."""
     return None
+
+
+def bit_count(x: int) -> int:
+    """Set bits of a non-negative int (``int.bit_count``; compiled: ``ctpop``)."""
+    return int(x).bit_count()
 
 
 def _register() -> None:
@@ -70,6 +80,22 @@ def _register() -> None:
             return context.get_dummy_value()
 
         return types.none(arr, idx), codegen
+
+    @intrinsic
+    def _ctpop(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return x(x), codegen
+
+    @overload(bit_count)
+    def _bit_count_impl(x):
+        if isinstance(x, types.Integer):
+            return lambda x: _ctpop(x)
+        return None
 
     @overload(prefetch)
     def _prefetch_impl(a, i):

@@ -8,6 +8,7 @@ undefined behaviour in LLVM: they are split into steps of at most 62). Layout: :
 """
 from __future__ import annotations
 
+from util.hints import bit_count  # noqa: F401  (the CPU's popcount when compiled; heuristics import it from here)
 from util.jit import hot
 
 
@@ -26,41 +27,6 @@ def lsh(x: int, n: int) -> int:
         x <<= 62
         n -= 62
     return x << n
-
-
-def bit_count(x: int) -> int:
-    """Set bits of a non-negative int. Plain Python: ``int.bit_count`` (any size). Compiled:
-    the CPU's popcount instruction through the numba overload registered below."""
-    return int(x).bit_count()
-
-
-def _register_bit_count() -> None:
-    """Teach numba :func:`bit_count` as LLVM's ``ctpop`` (one instruction instead of the ~12 of
-    a bit-twiddling popcount; heuristics count bits in every window direction at every leaf)."""
-    try:
-        from numba import types
-        from numba.extending import intrinsic, overload
-    except Exception:  # numba missing or broken: the plain path needs none of this
-        return
-
-    @intrinsic
-    def _ctpop(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.ctpop(args[0])
-
-        return x(x), codegen
-
-    @overload(bit_count)
-    def _bit_count_impl(x):
-        if isinstance(x, types.Integer):
-            return lambda x: _ctpop(x)
-        return None
-
-
-_register_bit_count()
 
 
 @hot

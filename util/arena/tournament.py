@@ -29,7 +29,6 @@ import math
 import os
 import socket
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any, Sequence
