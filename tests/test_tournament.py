@@ -196,16 +196,23 @@ def rows(db: Path) -> dict[str, tuple]:
         con.close()
 
 
+def _like_a_terminal_job() -> None:
+    """In the child before exec: lowest priority, and SIGINT's default action (not inherited)."""
+    os.nice(19)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_interrupted_run_resumes_without_loss(tmp_path: Path) -> None:
     # Fast deterministic agents whose code others rarely edit (a code change is a new player).
     # 600 games, run at the lowest priority (nice 19) so that the poll below is scheduled before
-    # the games on a loaded machine: with the whole suite beside it and one core, the run once
-    # finished all 600 before the poll saw the first ten, at normal priority.
+    # the games on a loaded machine. The child gets a terminal's SIGINT (the default action):
+    # a shell starts background jobs with SIGINT ignored and children inherit that, so a suite
+    # run as `pytest &` had the run ignore the interrupt and finish all 600 games.
     args = ["--agents", "random,random:seed=7,kaggle:random", "--games", "200", "--time", "0.5", "--seed", "5", "--quiet"]
     db = tmp_path / "interrupted.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "util.arena.tournament", *args, "--workers", "2", "--db", str(db)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: os.nice(19))
+                            preexec_fn=_like_a_terminal_job)
     end = time.time() + 60
     while time.time() < end and (not db.exists() or len(rows(db)) < 10):
         time.sleep(0.01)
