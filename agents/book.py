@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,18 @@ def book_move(position: Position, rec: Record) -> int:
 _WORKER: dict[tuple, Solver] = {}  # this worker process's solver (its table serves every job)
 
 
+def _warm_up_interruptibly(solver: Solver) -> None:
+    """Compile the solver in a thread while this one waits in short joins. The compile's long
+    LLVM passes run no Python signal handler for seconds (the one compiled entry point takes
+    5-7 s); the waiting thread runs them at once, so Ctrl-C and SIGTERM stop the build within
+    their usual fraction of a second (the compile thread is a daemon: it dies with the process)."""
+    worker = threading.Thread(target=solver.warm_up, name="solver-compile", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+        raise_if_signalled()
+
+
 def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, int, int, float]:
     """``(moves, shape, weak, tt_size) -> (column 0-based, score, nodes, seconds)``."""
     moves, dims, weak, tt_size = job
@@ -127,7 +140,7 @@ def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, in
         # Slices: in this process (``--workers 1``) Ctrl-C must be seen within a fraction of a
         # second; a pool worker ignores SIGINT and is killed by the driver.
         _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS, on_slice=lambda nodes: raise_if_signalled())
-        _WORKER[key].warm_up()  # the compile stays out of the first job's time
+        _warm_up_interruptibly(_WORKER[key])  # the compile stays out of the first job's time
     solver = _WORKER[key]
     t0 = time.perf_counter()
     col, score = solver.best_move(Position.from_moves(moves, shape), weak=weak)  # type: ignore[misc]
