@@ -5,8 +5,9 @@ empty board and middle-game positions from Pons' Test_L2_R2 (15-27 plies played,
 ahead, so neither solver stops early on a proof). OpenSpiel: ``pyspiel.MCTSBot`` with a
 ``RandomRolloutEvaluator`` (one rollout per leaf), ``uct_c`` as given, solver off (a solved
 root would stop it early and inflate its rate). Ours: pure MCTS (random rollouts; our solver
-cannot be switched off, and ``done`` counts only the simulations actually run), then the
-heuristic leaves for reference. Each figure is the median of
+cannot be switched off, and only the simulations actually run count), then the heuristic
+leaves for reference; through the agent's ``choose``, timed from outside, so a move's set-up
+(the tree's allocation) counts. Each figure is the median of
 ``--repeats`` runs; the ratio column is ours / OpenSpiel's.
 
     python -m bench.mcts_speed [--sims 200000] [--positions 4] [--repeats 3]
@@ -19,36 +20,44 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-import agents.mcts_tree as mt
-from agents.mcts import MCTSAgent, Tree, seed_state
+from agents.mcts import MCTSAgent
 from bench.figures import emit
 from util.cli import OneLineParser
 from core.connectx.position import Position
-from util.jit import kernels
+from core.connectx.bitboard import has_won, move_bit
 
 from util.pons import PONS  # noqa: E402
+
+
+def _quiet(moves: str) -> bool:
+    pos = Position.from_moves(moves)
+    s = pos.shape
+    return not any(pos.is_winning_move(c) or has_won(pos.opponent | move_bit(pos.mask, s.rows, c), s.rows, s.inarow)
+                   for c in pos.legal_columns())
 
 
 def positions(n: int, seed: int) -> list[tuple[str, str]]:
     """(label, Pons move string): the empty board, then ``n`` middle-game positions."""
     lines = (PONS / "Test_L2_R2").read_text().split("\n")
-    picks = random.Random(seed).sample([ln.split()[0] for ln in lines if ln.strip()], n)
+    # only positions the agent searches: no win in one for either side (else it plays at once)
+    picks = random.Random(seed).sample([m for m in (ln.split()[0] for ln in lines if ln.strip()) if _quiet(m)], n)
     return [("empty", "")] + [(f"mid{len(m)}", m) for m in picks]
 
 
-def ours_rate(agent: MCTSAgent, moves: str, sims: int) -> float:
+def ours_rate(leaf: str, c: float, moves: str, sims: int) -> float:
+    """Simulations per second of one move of ``sims`` simulations from the position, through the
+    agent's public API (``choose``, timed from outside: tree allocation and set-up included), with
+    a fresh tree of ``sims + 64`` nodes (no cache, no reuse), as a game's first move pays it."""
+    agent = MCTSAgent(leaf=leaf, c=c, cache="", capacity=sims + 64, max_sims=sims, reuse=False, seed=1,
+                      background_compile=False)
     pos = Position.from_moves(moves)
-    s = pos.shape
-    k = kernels(mt, s.bits)
-    tree = Tree(sims + 64, s.columns, False)
-    k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow, 0.0, seed_state(1))
-    path = np.zeros(s.cells + 2, np.int64)
     t = time.perf_counter()
-    done = k.run(*tree.arrays(), path, 0, pos.current, pos.mask, pos.ply, s.rows, s.columns, s.inarow,
-                 agent.params_array(), agent._hparams, sims)
-    return done / (time.perf_counter() - t)
+    agent.choose(pos, t + 1e6)
+    elapsed = time.perf_counter() - t
+    info = agent.info()
+    if info.get("reason") != "search":
+        raise RuntimeError(f"position {moves!r}: the agent did not search ({info.get('reason')})")
+    return info["sims"] / elapsed
 
 
 def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
@@ -79,11 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pyspiel = None
         print("OpenSpiel not installed (pip install open_spiel): measuring ours only")
-    pure = MCTSAgent(leaf="rollout", c=args.c, cache="")
-    heur = MCTSAgent(leaf="heuristic", c=args.c, cache="")
     t = time.perf_counter()
-    pure.warm_up()
-    heur.warm_up()
+    MCTSAgent(leaf="rollout", c=args.c, cache="").warm_up()
+    MCTSAgent(leaf="heuristic", c=args.c, cache="").warm_up()
     print(f"numba compile (both leaves): {time.perf_counter() - t:.1f} s")
     print(f"{'position':10} {'ours pure/s':>12} {'openspiel/s':>12} {'ratio':>6} {'ours heur/s':>12} {'ratio':>6}")
     ratios = []
@@ -91,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, moves in positions(args.positions, args.seed):
         ours, theirs, heuristic = [], [], []
         for _ in range(args.repeats):  # interleaved, so load changes hit both alike
-            ours.append(ours_rate(pure, moves, args.sims))
+            ours.append(ours_rate("rollout", args.c, moves, args.sims))
             if pyspiel is not None:
                 theirs.append(openspiel_rate(pyspiel, moves, args.sims, args.c))
-            heuristic.append(ours_rate(heur, moves, args.sims))
+            heuristic.append(ours_rate("heuristic", args.c, moves, args.sims))
         o, h = statistics.median(ours), statistics.median(heuristic)
         figures[f"{label}_rollout_sims_per_s"], figures[f"{label}_heuristic_sims_per_s"] = o, h
         if theirs:
