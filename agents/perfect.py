@@ -32,7 +32,6 @@ a slowdown of the machine after the limit was planned does not make a move overr
 from __future__ import annotations
 
 import atexit
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from agents.solver_book import Book, default_path
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.budget import Speed
+from util.jit import keep_streams, log_from_thread
 
 try:  # the fallback search; optional so that the solver agent works without it
     from agents.alphabeta import NegamaxAgent
@@ -192,6 +192,7 @@ class PerfectAgent:
         self._solver_ready, self._search_ready = threading.Event(), threading.Event()
         self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
         if self.background_compile:
+            keep_streams()  # numba's compile in a thread must not reassign sys.stdout/stderr (Kaggle's captures)
             thread = threading.Thread(target=self._warm_up, args=(shape,), name="perfect-compile", daemon=True)
             thread.start()
             # A compile cut off by the interpreter's exit crashed LLVM (segfault at exit, seen
@@ -209,7 +210,7 @@ class PerfectAgent:
                 # behind numba's compiler lock while the fallback search compiles.
                 self._solver.warm_up()
         except Exception as exc:  # never leave the agent waiting: the plain path still works
-            print(f"[connectx] ERROR perfect: solver warm-up failed ({exc}); plain-Python solver", file=sys.stderr)
+            log_from_thread(f"[connectx] ERROR perfect: solver warm-up failed ({exc}); plain-Python solver")
             self._solver = Solver(shape, min(self.tt_size, 1 << 20), use_numba=False)
             self._speed = Speed(_FIRST_RATE[False], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
         finally:
@@ -219,7 +220,7 @@ class PerfectAgent:
             if self._search is not None:
                 self._search.warm_up(shape)
         except Exception as exc:
-            print(f"[connectx] ERROR perfect: fallback search warm-up failed ({exc}); safe-move rule", file=sys.stderr)
+            log_from_thread(f"[connectx] ERROR perfect: fallback search warm-up failed ({exc}); safe-move rule")
             self._search = None
         finally:
             self._search_ready.set()

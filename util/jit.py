@@ -177,6 +177,46 @@ def kernels(module: types.ModuleType | str, bits: int) -> Any:
 COMPILE_IN_MOVE = 60.0  # seconds: a move with this much time compiles in place (tests, benches); less: in the background
 
 
+class _NoColorShell:
+    """An empty block in place of numba's ``errors.ColorShell`` (see :func:`keep_streams`)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def keep_streams() -> None:
+    """Stop numba's compiles from reassigning ``sys.stdout`` and ``sys.stderr``: call it before
+    a compile runs in a thread (idempotent; nothing to do without numba or colorama).
+
+    With colorama installed, numba highlights each typing-error message inside ``ColorShell()``,
+    which calls colorama's ``init()`` (the streams read and replaced by wrappers) and then
+    ``deinit()`` (set back to what was read); a compile builds and drops such messages by the
+    thousand (about 26,000 for ``perfect``'s). In a thread that read-and-set-back races the main
+    thread: kaggle-environments swaps a StringIO in for each move and closes it after, and a set
+    back landing after the move's restore leaves the closed capture as ``sys.stdout`` and
+    ``sys.stderr`` for good (a game process then died at its last ``print``:
+    ``ValueError: I/O operation on closed file``, ``lost sys.stderr``, exit code 1). The block
+    writes nothing (``_markup`` only builds a string), so an empty one changes no message."""
+    try:
+        from numba.core import errors
+    except Exception:  # no numba: nothing compiles
+        return
+    if hasattr(errors, "ColorShell"):
+        errors.ColorShell = _NoColorShell
+
+
+def log_from_thread(line: str) -> None:
+    """``line`` to ``sys.stderr`` from a background thread, never raising: the stream may be a
+    capture that its owner has just closed (the line is then lost, not the thread)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except Exception:  # ValueError on a closed capture, OSError, AttributeError on None
+        pass
+
+
 class BackgroundCompile:
     """``warm_up()`` run once in a daemon thread, for agents that must not spend a move on
     numba's compile (Kaggle starts every game in a fresh process). A move calls :meth:`wait`
@@ -188,6 +228,7 @@ class BackgroundCompile:
     def __init__(self, warm_up: Callable[[], Any], label: str) -> None:
         self.failed = False  # the compile raised: the agent stays on the plain path
         self._done = threading.Event()
+        keep_streams()
         thread = threading.Thread(target=self._run, args=(warm_up, label), name=f"{label}-compile", daemon=True)
         thread.start()
         # LLVM cut off mid-compile by the interpreter's exit can crash: let it finish, within a bound.
@@ -198,7 +239,7 @@ class BackgroundCompile:
             warm_up()
         except Exception as exc:  # never leave the agent waiting: the plain path still works
             self.failed = True
-            print(f"[connectx] ERROR {label}: compile failed ({type(exc).__name__}: {exc}); plain Python", file=sys.stderr)
+            log_from_thread(f"[connectx] ERROR {label}: compile failed ({type(exc).__name__}: {exc}); plain Python")
         finally:
             self._done.set()
 
