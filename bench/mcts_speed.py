@@ -1,14 +1,16 @@
 """Simulations per second of our MCTS against OpenSpiel's C++ MCTS, side by side in one run.
 
 Both search the same positions for the same number of simulations from a fresh tree: the
-empty board and middle-game positions from Pons' Test_L2_R2 (15-27 plies played, long games
-ahead, so neither solver stops early on a proof). OpenSpiel: ``pyspiel.MCTSBot`` with a
+empty board and opening positions from Pons' Test_L1_R2 (4-14 plies played, at least 28 to
+go, so neither solver stops early on a proof: a search that does measures other work, cheap
+simulations into a proven tree, and the benchmark says so on stderr). OpenSpiel: ``pyspiel.MCTSBot`` with a
 ``RandomRolloutEvaluator`` (one rollout per leaf), ``uct_c`` as given, solver off (a solved
 root would stop it early and inflate its rate). Ours: pure MCTS (random rollouts; our solver
 cannot be switched off, and only the simulations actually run count), then the heuristic
 leaves for reference; through the agent's ``choose``, timed from outside, so a move's set-up
-(the tree's allocation) counts. Each figure is the median of
-``--repeats`` runs; the ratio column is ours / OpenSpiel's.
+counts: ``*_sims_per_s`` is an agent's second search (a game's later moves, in the tree arrays
+it has), ``*_first_move_sims_per_s`` a fresh agent's (allocating them). Each figure is the
+median of ``--repeats`` runs; the ratio column is ours / OpenSpiel's.
 
     python -m bench.mcts_speed [--sims 200000] [--positions 4] [--repeats 3]
 """
@@ -37,27 +39,34 @@ def _quiet(moves: str) -> bool:
 
 
 def positions(n: int, seed: int) -> list[tuple[str, str]]:
-    """(label, Pons move string): the empty board, then ``n`` middle-game positions."""
-    lines = (PONS / "Test_L2_R2").read_text().split("\n")
+    """(label, Pons move string): the empty board, then ``n`` opening positions."""
+    lines = (PONS / "Test_L1_R2").read_text().split("\n")
     # only positions the agent searches: no win in one for either side (else it plays at once)
     picks = random.Random(seed).sample([m for m in (ln.split()[0] for ln in lines if ln.strip()) if _quiet(m)], n)
-    return [("empty", "")] + [(f"mid{len(m)}", m) for m in picks]
+    return [("empty", "")] + [(f"open{len(m)}", m) for m in picks]
 
 
-def ours_rate(leaf: str, c: float, moves: str, sims: int) -> float:
-    """Simulations per second of one move of ``sims`` simulations from the position, through the
-    agent's public API (``choose``, timed from outside: tree allocation and set-up included), with
-    a fresh tree of ``sims + 64`` nodes (no cache, no reuse), as a game's first move pays it."""
+def ours_rates(leaf: str, c: float, moves: str, sims: int) -> tuple[float, float]:
+    """(first move, later move): simulations per second of a search of ``sims`` simulations from
+    the position, through the agent's public API (``choose``, timed from outside: set-up
+    included), with no cache and no reuse. The first search is a fresh agent's, which allocates
+    its tree (``sims + 64`` nodes) as a game's first move does; the second is the same agent's
+    next search, in the arrays it already has, as every later move of a game."""
     agent = MCTSAgent(leaf=leaf, c=c, cache="", capacity=sims + 64, max_sims=sims, reuse=False, seed=1,
                       background_compile=False)
     pos = Position.from_moves(moves)
-    t = time.perf_counter()
-    agent.choose(pos, t + 1e6)
-    elapsed = time.perf_counter() - t
-    info = agent.info()
-    if info.get("reason") != "search":
-        raise RuntimeError(f"position {moves!r}: the agent did not search ({info.get('reason')})")
-    return info["sims"] / elapsed
+    rates = []
+    for _ in range(2):
+        t = time.perf_counter()
+        agent.choose(pos, t + 1e6)
+        elapsed = time.perf_counter() - t
+        info = agent.info()
+        if info.get("reason") != "search":
+            raise RuntimeError(f"position {moves!r}: the agent did not search ({info.get('reason')})")
+        if info["sims"] < sims:  # a proof stopped it: its simulations/s would measure other work
+            print(f"note: position {moves!r}: root proven after {info['sims']} simulations", file=sys.stderr)
+        rates.append(info["sims"] / elapsed)
+    return rates[0], rates[1]
 
 
 def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
@@ -75,7 +84,7 @@ def openspiel_rate(pyspiel, moves: str, sims: int, c: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m bench.mcts_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sims", type=int, default=200_000, help="simulations per search")
-    parser.add_argument("--positions", type=int, default=4, help="middle-game positions besides the empty board")
+    parser.add_argument("--positions", type=int, default=4, help="opening positions besides the empty board")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--c", type=float, default=2.0, help="exploration constant for both (rewards in [-1, 1])")
     parser.add_argument("--seed", type=int, default=0, help="seed for the choice of positions")
@@ -96,14 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     ratios = []
     figures = {}
     for label, moves in positions(args.positions, args.seed):
-        ours, theirs, heuristic = [], [], []
+        ours, theirs, heuristic, firsts = [], [], [], []
         for _ in range(args.repeats):  # interleaved, so load changes hit both alike
-            ours.append(ours_rate("rollout", args.c, moves, args.sims))
+            first, later = ours_rates("rollout", args.c, moves, args.sims)
+            ours.append(later)
+            firsts.append(first)
             if pyspiel is not None:
                 theirs.append(openspiel_rate(pyspiel, moves, args.sims, args.c))
-            heuristic.append(ours_rate("heuristic", args.c, moves, args.sims))
+            heuristic.append(ours_rates("heuristic", args.c, moves, args.sims)[1])
         o, h = statistics.median(ours), statistics.median(heuristic)
         figures[f"{label}_rollout_sims_per_s"], figures[f"{label}_heuristic_sims_per_s"] = o, h
+        figures[f"{label}_rollout_first_move_sims_per_s"] = statistics.median(firsts)
         if theirs:
             th = statistics.median(theirs)
             ratios.append(o / th)
