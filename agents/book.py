@@ -37,6 +37,7 @@ from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
+from util.jit import keep_streams
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 MODES = ("weak", "strong", "given")
@@ -126,6 +127,7 @@ def _warm_up_interruptibly(solver: Solver) -> None:
     Not :class:`util.jit.BackgroundCompile`: that one makes the interpreter's exit wait for the
     compile (agents must not crash at exit), which here would keep a stopped build alive for
     seconds (measured: the message at 0.1 s, the exit at 5.9 s)."""
+    keep_streams()  # the compile thread must not touch sys.stdout/sys.stderr (util.jit.keep_streams)
     worker = threading.Thread(target=solver.warm_up, name="solver-compile", daemon=True)
     worker.start()
     while worker.is_alive():
