@@ -299,6 +299,35 @@ def find_child(ints, node: int, action: int) -> int:
 
 
 @hot
+def add_child(g, ints, floats, hp, node: int, action: int, s) -> int:
+    """A child of ``node`` for ``action`` (``s``: the state it reaches), bounded as a search's
+    new node would be (terminal proven; the ``bounds`` hook), or -1 when the tree is full. For
+    grafting stored statistics (an opening cache): the node's first expansion later skips the
+    actions that already have a child."""
+    child = new_node(g, s, ints, floats, hp, action, 1.0, floats[F_SOLVER] != 0.0, -1)
+    if child >= 0:
+        attach(ints, node, child)
+    return child
+
+
+@hot
+def node_player(ints, node: int) -> int:
+    """The player to move at ``node`` (0, 1 or ``CHANCE``)."""
+    return ints[ints[I_NODES] + node * NI + N_PLAYER]
+
+
+@hot
+def set_stats(floats, node: int, visits: float, value: float, lo: float, hi: float) -> None:
+    """Overwrite ``node``'s visits and value sum; intersect its bounds (player 0's view) with
+    ``[lo, hi]`` (bounds never widen)."""
+    f = FHEADER + node * NF
+    floats[f + V_VISITS] = visits
+    floats[f + V_VALUE] = value
+    floats[f + V_LO] = max(floats[f + V_LO], lo)
+    floats[f + V_HI] = max(floats[f + V_LO], min(floats[f + V_HI], hi))
+
+
+@hot
 def pick_untried(ints, node: int, n: int, stamp: int, rng: int):
     """(a uniformly random action among the ``n`` of the legal buffer whose mark is ``stamp``:
     the legal actions without a child, rng)."""
