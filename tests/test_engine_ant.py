@@ -37,7 +37,7 @@ def test_draw_follows_the_pheromone_to_the_power_above_the_floor():
     kids = tree.children(0)
     pher = [1.0, 2.0, 3.0, 1e-9, 0.0, 0.5, 2.5, 1.5, 10.0]  # two below the floor (0.1 * 10)
     for kid, p in zip(kids, pher):
-        tree.floats[MK.FHEADER + kid["id"] * MK.NF + MK.V_PHER] = p
+        tree.floats[int(tree.ints[MK.I_PHER]) + kid["id"]] = p
     weights = np.array([max(p, 1.0) ** 2 for p in pher])
     expected = weights / weights.sum()
     slot = {kid["id"]: i for i, kid in enumerate(kids)}

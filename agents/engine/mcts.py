@@ -23,6 +23,7 @@ from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
 
 LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
+EXPAND_MODES = {"prune": K.EXPAND_PRUNE, "prove": K.EXPAND_PROVE, "off": K.EXPAND_OFF}
 PATH_CAP = 4096  # deepest path a simulation follows in the tree (deeper: evaluated as a leaf)
 FIND_LIMIT = 4096  # tree nodes examined when looking for a state whose history is unknown
 _ENTRIES = ("new_tree", "run", "reroot")  # kernels a move calls (warm_up compiles them)
@@ -60,20 +61,23 @@ class Tree:
         b = int(self.ints[K.I_NODES]) + n * K.NI
         f = K.FHEADER + n * K.NF
         i, x = self.ints, self.floats
-        return {"id": n, "action": int(i[b + K.N_ACTION]), "player": int(i[b + K.N_PLAYER]),
-                "kids": int(i[b + K.N_NKIDS]), "legal": int(i[b + K.N_NLEGAL]), "dist": int(i[b + K.N_DIST]),
+        w = int(i[b + K.N_INFO])
+        return {"id": n, "action": K.action_of(w), "player": K.player_of(w),
+                "kids": int(i[b + K.N_NKIDS]), "legal": int(i[b + K.N_NLEGAL]), "dist": K.dist_of(w),
                 "visits": float(x[f + K.V_VISITS]), "value": float(x[f + K.V_VALUE]),
-                "lo": float(x[f + K.V_LO]), "hi": float(x[f + K.V_HI]), "aux": float(x[f + K.V_AUX]),
-                "pher": float(x[f + K.V_PHER])}
+                "lo": float(x[f + K.V_LO]), "hi": float(x[f + K.V_HI]), "aux": float(x[int(i[K.I_AUX]) + n]),
+                "pher": float(x[int(i[K.I_PHER]) + n])}
+
+    def child_ids(self, n: int) -> list[int]:
+        """``n``'s children, in the order of its edge block."""
+        e = int(self.ints[int(self.ints[K.I_NODES]) + n * K.NI + K.N_EDGE])
+        if e < 0:
+            return []
+        width = int(self.ints[e - 1]) >> 32
+        return [int(ch) for ch in self.ints[e:e + width] if ch >= 0]
 
     def children(self, n: int) -> list[dict]:
-        nb = int(self.ints[K.I_NODES])
-        out = []
-        ch = int(self.ints[nb + n * K.NI + K.N_FIRST])
-        while ch >= 0:
-            out.append(self.node(ch))
-            ch = int(self.ints[nb + ch * K.NI + K.N_SIB])
-        return out
+        return [self.node(ch) for ch in self.child_ids(n)]
 
     def child(self, n: int, action: int) -> int:
         for kid in self.children(n):
@@ -108,6 +112,7 @@ class MCTSAgent:
     gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
     open_loop: bool = False  # nodes = decision-action sequences, chance re-sampled each simulation (dice games)
     solver: bool = True  # score-bounded MCTS-solver: proven bounds per node (closed loop only)
+    expand: str = "prune"  # the game's expand hook at each new node (solver on): "prune" (proves decided positions; its actions are the children, e.g. no move under a threat), "prove" (proves only; every legal action is a child), "off"
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
     seed: int = 0  # random seed; each new tree restarts from it (reproducible games)
     reuse: bool = True  # keep the subtree of the state reached since the last move
@@ -136,7 +141,8 @@ class MCTSAgent:
                   (self.max_sims >= 0, "max_sims must be 0 (no limit) or positive"),
                   (self.capacity >= 16, "capacity must be at least 16 nodes"),
                   (self.max_rollout >= 1, "max_rollout must be positive"),
-                  (0.0 <= self.compile_share < 1.0, "compile_share must be in [0, 1)")]
+                  (0.0 <= self.compile_share < 1.0, "compile_share must be in [0, 1)"),
+                  (self.expand in EXPAND_MODES, f"expand must be one of {', '.join(EXPAND_MODES)}")]
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
@@ -258,7 +264,8 @@ class MCTSAgent:
         floats[K.F_OPEN] = 1.0 if self.open_loop else 0.0
         floats[K.F_SOLVER] = 1.0 if self.solver else 0.0
         floats[K.F_MAXROLL] = float(self.max_rollout)
-        floats[K.F_EXPAND] = 1.0 if is_hot(getattr(self.game.kernel_module, "expand", None)) else 0.0
+        own = is_hot(getattr(self.game.kernel_module, "expand", None))
+        floats[K.F_EXPAND] = float(EXPAND_MODES[self.expand] if own else K.EXPAND_OFF)
         self._policy(floats)
 
     def _policy(self, floats: Any) -> None:

@@ -75,21 +75,31 @@ CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as c
 
 # ints header slots
 I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES = range(10)
+I_EDGES, I_EUSED, I_ECAP, I_AUX, I_PHER = range(10, 15)  # edge pool: start, slots used, size; floats' side arrays
 IHEADER = 16
 # node record (ints)
-N_FIRST, N_SIB, N_ACTION, N_PLAYER, N_NKIDS, N_NLEGAL, N_DIST, N_UNTRIED, N_XP = range(9)
-NI = 9
-BITS_ACTIONS = 62  # games with at most this many actions keep a node's untried actions as bits
+N_EDGE, N_NLEGAL, N_NKIDS, N_INFO = range(4)
+NI = 4
+EDGE_FACTOR = 16  # edge pool: capacity * (min(num_actions, EDGE_FACTOR) + 1) slots (full: no more expansions)
 EXPAND_DEPTH = 1 << 20  # ``expand``'s depth meaning "to the end" (agents.engine.negamax.FULL)
+# N_INFO bits: action + 1 (24 bits), player + 1 (2), xp (1), block indexed by action (1), dist (above)
+INFO_PLAYER = 24
+INFO_XP = 26
+INFO_INDEXED = 27
+INFO_DIST = 28
 # floats header slots (settings)
 F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL = range(9)
 # the selection policy (0: UCT, 1: ant colony) and the ant colony's settings (see select)
 F_POLICY, F_POWER, F_EVAP, F_TAU0, F_DEPOSIT, F_FLOOR = range(9, 15)
-F_EXPAND = 15  # 1: the game has its own ``expand`` hook: the solver asks it at each new node
+F_EXPAND = 15  # the game's own ``expand`` hook at each new node (solver on): EXPAND_* below
+EXPAND_OFF = 0  # not asked (or the game has none)
+EXPAND_PRUNE = 1  # proves decided positions and its actions are the node's children
+EXPAND_PROVE = 2  # only proves decided positions; every legal action is a child
 FHEADER = 16
-# node record (floats)
-V_VISITS, V_VALUE, V_LO, V_HI, V_AUX, V_PHER = range(6)
-NF = 6
+# node record (floats); the availability / chance probability and the pheromone of each node
+# live in two side arrays (ints[I_AUX], ints[I_PHER]: their offsets in floats)
+V_VISITS, V_VALUE, V_LO, V_HI = range(4)
+NF = 4
 
 POLICY_UCT = 0
 POLICY_ANT = 1
@@ -99,10 +109,15 @@ LEAF_HEURISTIC = 1
 LEAF_MIXED = 2
 
 
+def edge_capacity(num_actions: int, capacity: int) -> int:
+    """Slots of the edge pool (blocks and their header words)."""
+    return capacity * (min(num_actions, EDGE_FACTOR) + 1) + num_actions + 1
+
+
 def layout(num_actions: int, capacity: int, path_cap: int) -> tuple[int, int]:
     """Lengths of the (ints, floats) arrays for a tree of ``capacity`` nodes."""
     nodes = IHEADER + 2 * num_actions + 2 * path_cap
-    return nodes + NI * capacity, FHEADER + NF * capacity
+    return nodes + NI * capacity + edge_capacity(num_actions, capacity), FHEADER + (NF + 2) * capacity
 
 
 def init_header(ints, num_actions: int, capacity: int, path_cap: int) -> None:
@@ -113,13 +128,57 @@ def init_header(ints, num_actions: int, capacity: int, path_cap: int) -> None:
     ints[I_PATH] = IHEADER + 2 * num_actions
     ints[I_PATHCAP] = path_cap
     ints[I_NODES] = IHEADER + 2 * num_actions + 2 * path_cap
+    ints[I_EDGES] = ints[I_NODES] + NI * capacity
+    ints[I_EUSED] = 0
+    ints[I_ECAP] = edge_capacity(num_actions, capacity)
+    ints[I_AUX] = FHEADER + NF * capacity
+    ints[I_PHER] = FHEADER + (NF + 1) * capacity
     for i in range(num_actions):
         ints[IHEADER + num_actions + i] = 0
+
+
+# --- the node record's packed word ------------------------------------------------------------
+@hot(inline=True)
+def info_word(action: int, player: int, xp: int, indexed: int, dist: int) -> int:
+    return ((action + 1) | ((player + 1) << INFO_PLAYER) | (xp << INFO_XP) | (indexed << INFO_INDEXED)
+            | (dist << INFO_DIST))
+
+
+@hot(inline=True)
+def action_of(w: int) -> int:
+    return (w & 0xFFFFFF) - 1
+
+
+@hot(inline=True)
+def player_of(w: int) -> int:
+    return ((w >> INFO_PLAYER) & 3) - 1
+
+
+@hot(inline=True)
+def xp_of(w: int) -> int:
+    return (w >> INFO_XP) & 1
+
+
+@hot(inline=True)
+def indexed_of(w: int) -> int:
+    return (w >> INFO_INDEXED) & 1
+
+
+@hot(inline=True)
+def dist_of(w: int) -> int:
+    return w >> INFO_DIST
+
+
+@hot(inline=True)
+def with_dist(w: int, dist: int) -> int:
+    return (w & ((1 << INFO_DIST) - 1)) | (dist << INFO_DIST)
 
 
 @hot
 def discount(gamma: float, plies: int) -> float:
     """``gamma ** plies`` by repeated products: the same bits on both paths."""
+    if gamma == 1.0:
+        return 1.0
     d = 1.0
     for _ in range(plies):
         d *= gamma
@@ -213,34 +272,44 @@ def leaf_value(g, s, p: int, ints, floats, hp, rng: int):
 
 
 @hot
+def alloc_block(ints, node: int, width: int) -> int:
+    """A block of ``width`` edge slots for ``node`` (its first slot's index in ``ints``), -1 when
+    the pool is full. Each block starts with a header word ``owner | width << 32`` so that
+    :func:`reroot` can compact the pool in one pass."""
+    used = ints[I_EUSED]
+    if used + width + 1 > ints[I_ECAP]:
+        return -1
+    e = ints[I_EDGES] + used
+    ints[e] = node | (width << 32)
+    ints[I_EUSED] = used + width + 1
+    return e + 1
+
+
+@hot
 def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply: int) -> int:
     """A node for state ``s`` (reached by ``action``), or -1 when the tree is full. Terminal
     states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others, and
-    when ``xply >= 0`` (the game has its own ``expand``, games of at most ``BITS_ACTIONS``
-    actions) its ``expand`` (at that ``ply``: 0 unless the parent's actions came from
-    ``expand``) proves decided positions (ConnectX: a win at once, two threats) and gives the
-    actions worth searching (a forced block alone, no move under a threat), kept as the node's
-    untried bits: its first expansion then needs no ``legal``."""
+    when ``xply >= 0`` (the game has its own ``expand``) its ``expand`` (at that ``ply``: 0
+    unless the parent's actions came from ``expand``) proves decided positions (ConnectX: a win
+    at once, two threats) and gives the actions worth searching (a forced block alone, no move
+    under a threat), which become the node's edge block at once: its first expansion then needs
+    no ``legal``."""
     node = ints[I_USED]
     if node >= ints[I_CAP]:
         return -1
     ints[I_USED] = node + 1
     b = ints[I_NODES] + node * NI
-    ints[b + N_FIRST] = -1
-    ints[b + N_SIB] = -1
-    ints[b + N_ACTION] = action
-    ints[b + N_NKIDS] = 0
-    ints[b + N_NLEGAL] = -1
-    ints[b + N_DIST] = 0
-    ints[b + N_UNTRIED] = 0
-    ints[b + N_XP] = 0
     p = to_move(g, s)
-    ints[b + N_PLAYER] = p
+    ints[b + N_EDGE] = -1
+    ints[b + N_NLEGAL] = -1
+    ints[b + N_NKIDS] = 0
+    xp = 0
+    dist = 0
     f = FHEADER + node * NF
     floats[f + V_VISITS] = 0.0
     floats[f + V_VALUE] = 0.0
-    floats[f + V_AUX] = aux
-    floats[f + V_PHER] = floats[F_TAU0]
+    floats[ints[I_AUX] + node] = aux
+    floats[ints[I_PHER] + node] = floats[F_TAU0]
     lo = -1.0
     hi = 1.0
     invwin = floats[F_INVWIN]
@@ -257,14 +326,15 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
                     o = -o
                 lo = max(-1.0, min(1.0, o * invwin))
                 hi = lo
-                ints[b + N_DIST] = -n - 1
-            else:
-                u = 0
-                for i in range(n):
-                    u |= 1 << ints[buf + i]
-                ints[b + N_UNTRIED] = u
-                ints[b + N_NLEGAL] = n
-                ints[b + N_XP] = 1
+                dist = -n - 1
+            elif floats[F_EXPAND] == EXPAND_PRUNE:
+                e = alloc_block(ints, node, n)
+                if e >= 0:
+                    for i in range(n):
+                        ints[e + i] = -1 - ints[buf + i]
+                    ints[b + N_EDGE] = e
+                    ints[b + N_NLEGAL] = n
+                    xp = 1
         if lo != hi:
             blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
             if p == 0:
@@ -273,28 +343,50 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
             else:
                 lo = max(-1.0, min(1.0, -bhi * invwin))
                 hi = max(-1.0, min(1.0, -blo * invwin))
+    ints[b + N_INFO] = info_word(action, p, xp, 0, dist)
     floats[f + V_LO] = lo
     floats[f + V_HI] = hi
     return node
 
 
 @hot
-def attach(ints, parent: int, child: int) -> None:
-    nb = ints[I_NODES]
-    pb = nb + parent * NI
-    ints[nb + child * NI + N_SIB] = ints[pb + N_FIRST]
-    ints[pb + N_FIRST] = child
-    ints[pb + N_NKIDS] += 1
+def open_block(ints, node: int, n: int, buf: int) -> int:
+    """Give ``node`` its edge block for the ``n`` actions listed at ``ints[buf:]`` (untried
+    slots), keeping the children a cache grafted before (an action-indexed block, which is left
+    behind). Returns the block's first slot, or -1 when the pool is full."""
+    b = ints[I_NODES] + node * NI
+    old = ints[b + N_EDGE]
+    e = alloc_block(ints, node, n)
+    if e < 0:
+        return -1
+    kids = 0
+    for i in range(n):
+        a = ints[buf + i]
+        ch = -1 - a
+        if old >= 0 and ints[old + a] >= 0:
+            ch = ints[old + a]
+            kids += 1
+        ints[e + i] = ch
+    ints[b + N_EDGE] = e
+    ints[b + N_NLEGAL] = n
+    ints[b + N_NKIDS] = kids
+    return e
 
 
 @hot
 def find_child(ints, node: int, action: int) -> int:
+    """``node``'s child for ``action``, or -1."""
+    b = ints[I_NODES] + node * NI
+    e = ints[b + N_EDGE]
+    if e < 0:
+        return -1
+    if ints[b + N_NLEGAL] < 0 or indexed_of(ints[b + N_INFO]):  # indexed by action
+        return ints[e + action]
     nb = ints[I_NODES]
-    ch = ints[nb + node * NI + N_FIRST]
-    while ch >= 0:
-        if ints[nb + ch * NI + N_ACTION] == action:
+    for i in range(ints[b + N_NLEGAL]):
+        ch = ints[e + i]
+        if ch >= 0 and action_of(ints[nb + ch * NI + N_INFO]) == action:
             return ch
-        ch = ints[nb + ch * NI + N_SIB]
     return -1
 
 
@@ -302,18 +394,40 @@ def find_child(ints, node: int, action: int) -> int:
 def add_child(g, ints, floats, hp, node: int, action: int, s) -> int:
     """A child of ``node`` for ``action`` (``s``: the state it reaches), bounded as a search's
     new node would be (terminal proven; the ``bounds`` hook), or -1 when the tree is full. For
-    grafting stored statistics (an opening cache): the node's first expansion later skips the
-    actions that already have a child."""
+    grafting stored statistics (an opening cache) into nodes not expanded yet: they gather in an
+    action-indexed block until the node's first expansion lists its actions."""
+    b = ints[I_NODES] + node * NI
+    if ints[b + N_NLEGAL] >= 0:  # expanded: the action's untried slot
+        e = ints[b + N_EDGE]
+        for i in range(ints[b + N_NLEGAL]):
+            if ints[e + i] == -1 - action:
+                child = new_node(g, s, ints, floats, hp, action, 1.0, floats[F_SOLVER] != 0.0, -1)
+                if child >= 0:
+                    ints[e + i] = child
+                    ints[b + N_NKIDS] += 1
+                return child
+        return -1
+    e = ints[b + N_EDGE]
+    nact = ints[I_NACT]
+    if e < 0:
+        e = alloc_block(ints, node, nact)
+        if e < 0:
+            return -1
+        for a in range(nact):
+            ints[e + a] = -1 - a
+        ints[b + N_EDGE] = e
+    if ints[e + action] >= 0:
+        return ints[e + action]
     child = new_node(g, s, ints, floats, hp, action, 1.0, floats[F_SOLVER] != 0.0, -1)
     if child >= 0:
-        attach(ints, node, child)
+        ints[e + action] = child
     return child
 
 
 @hot
 def node_player(ints, node: int) -> int:
     """The player to move at ``node`` (0, 1 or ``CHANCE``)."""
-    return ints[ints[I_NODES] + node * NI + N_PLAYER]
+    return player_of(ints[ints[I_NODES] + node * NI + N_INFO])
 
 
 @hot
@@ -328,27 +442,20 @@ def set_stats(floats, node: int, visits: float, value: float, lo: float, hi: flo
 
 
 @hot
-def pick_untried(ints, node: int, n: int, stamp: int, rng: int):
-    """(a uniformly random action among the ``n`` of the legal buffer whose mark is ``stamp``:
-    the legal actions without a child, rng)."""
-    buf = ints[I_BUF]
-    mark = ints[I_MARK]
-    untried = 0
-    for i in range(n):
-        if ints[mark + ints[buf + i]] == stamp:
-            untried += 1
+def pick_untried(ints, e: int, n: int, untried: int, rng: int):
+    """(a uniformly random untried slot among the ``n`` of the block at ``e``, of which
+    ``untried`` > 0 are untried, rng)."""
     rng = rng_next(rng)
     k = rng % untried
     for i in range(n):
-        a = ints[buf + i]
-        if ints[mark + a] == stamp:
+        if ints[e + i] < 0:
             if k == 0:
-                return a, rng
+                return i, rng
             k -= 1
-    return ints[buf], rng
+    return n - 1, rng
 
 
-@hot
+@hot(inline=True)
 def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int, ant: bool, rng: int):
     """(the child to descend to, rng), by the policy ``F_POLICY``, among the children that may
     still matter: closed loop (``stamp`` < 0) with ``solver``, a child proven to reach the best
@@ -365,11 +472,15 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
       lower limit: without it a better move found late would starve. The candidates are listed
       in the legal-action buffer (unused during selection) for the draw.
     """
-    nb = ints[I_NODES]
+    b = ints[I_NODES] + node * NI
+    e = ints[b + N_EDGE]
+    width = ints[b + N_NLEGAL]
     f = FHEADER + node * NF
     lo = floats[f + V_LO]
     hi = floats[f + V_HI]
     mark = ints[I_MARK]
+    aux = ints[I_AUX]
+    pher = ints[I_PHER]
     keep = 1.0
     buf = 0
     if ant:
@@ -382,12 +493,11 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
     best = -math.inf
     best_ch = -1
     fallback = -1
-    ch = ints[nb + node * NI + N_FIRST]
-    while ch >= 0:
-        cb = nb + ch * NI
-        nxt = ints[cb + N_SIB]
-        if stamp >= 0 and ints[mark + ints[cb + N_ACTION]] != stamp:
-            ch = nxt
+    for i in range(width):
+        ch = ints[e + i]
+        if ch < 0:
+            continue
+        if stamp >= 0 and ints[mark + i] != stamp:  # open loop: the block is indexed by action
             continue
         fallback = ch
         cf = FHEADER + ch * NF
@@ -397,17 +507,16 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
             if (player == 0 and clo >= 1.0) or (player == 1 and chi <= -1.0):
                 return ch, rng
             if (player == 0 and chi <= lo) or (player == 1 and clo >= hi):
-                ch = nxt
                 continue
         if ant:
-            score = floats[cf + V_PHER] * keep
-            floats[cf + V_PHER] = score
+            score = floats[pher + ch] * keep
+            floats[pher + ch] = score
             ints[buf + k] = ch
             k += 1
         else:
             visits = floats[cf + V_VISITS]
             if stamp >= 0:
-                avail = floats[cf + V_AUX]
+                avail = floats[aux + ch]
                 log_n = math.log(avail) if avail > 1.0 else 0.0
             score = math.inf
             if visits > 0.0:
@@ -415,7 +524,6 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
         if score > best:
             best = score
             best_ch = ch
-        ch = nxt
     if ant and best > 0.0:
         return ant_draw(ints, floats, buf, k, floats[F_FLOOR] * best, rng)
     return (best_ch if best_ch >= 0 else fallback), rng
@@ -426,49 +534,51 @@ def ant_draw(ints, floats, buf: int, k: int, low: float, rng: int):
     """(one of the ``k`` children listed at ``ints[buf:]``, drawn with probability proportional
     to ``max(pher, low) ** power``, rng)."""
     power = floats[F_POWER]
+    pher = ints[I_PHER]
     total = 0.0
     for i in range(k):
-        total += max(floats[FHEADER + ints[buf + i] * NF + V_PHER], low) ** power
+        total += max(floats[pher + ints[buf + i]], low) ** power
     rng = rng_next(rng)
     target = total * ((rng - 1) / 4294967295.0)
     for i in range(k):
-        target -= max(floats[FHEADER + ints[buf + i] * NF + V_PHER], low) ** power
+        target -= max(floats[pher + ints[buf + i]], low) ** power
         if target < 0.0:
             return ints[buf + i], rng
     return ints[buf + k - 1], rng
 
 
-@hot
+@hot(inline=True)
 def update_bounds(ints, floats, node: int) -> bool:
     """Tighten ``node``'s bounds (player 0's view) from its children's: max of the children's at
     player 0's nodes, min at player 1's (an action without a child counts as [-1, 1]), the
     probability-weighted mean at chance nodes once every outcome has a child. Bounds never
-    widen. Sets the proof length ``N_DIST`` when the node becomes proven. True if changed."""
+    widen. Sets the proof length (``N_INFO``'s dist) when the node becomes proven. True if
+    changed."""
     nb = ints[I_NODES]
     b = nb + node * NI
     nl = ints[b + N_NLEGAL]
     if nl <= 0:
         return False
-    p = ints[b + N_PLAYER]
+    w = ints[b + N_INFO]
+    p = player_of(w)
     nk = ints[b + N_NKIDS]
     if p == CHANCE and nk < nl:
         return False
-    # an action without a child left: in bits mode an untried bit (grafted children may lie
-    # beside the list), else fewer children than actions
-    untried = nk < nl
-    if p != CHANCE and ints[I_NACT] <= BITS_ACTIONS:
-        untried = ints[b + N_UNTRIED] != 0
+    e = ints[b + N_EDGE]
+    aux = ints[I_AUX]
     new_lo = 0.0
     new_hi = 0.0
     psum = 0.0
     first = True
-    ch = ints[b + N_FIRST]
-    while ch >= 0:
+    for i in range(nl):
+        ch = ints[e + i]
+        if ch < 0:
+            continue
         cf = FHEADER + ch * NF
         clo = floats[cf + V_LO]
         chi = floats[cf + V_HI]
         if p == CHANCE:
-            pr = floats[cf + V_AUX]
+            pr = floats[aux + ch]
             new_lo += pr * clo
             new_hi += pr * chi
             psum += pr
@@ -482,14 +592,16 @@ def update_bounds(ints, floats, node: int) -> bool:
             new_lo = min(new_lo, clo)
             new_hi = min(new_hi, chi)
         first = False
-        ch = ints[nb + ch * NI + N_SIB]
     if p == CHANCE:
         if psum <= 0.0:
             return False
         new_lo /= psum
         new_hi /= psum
-    elif untried:
-        if p == 0:
+    elif nk < nl:  # an action without a child: the node can still reach the best value
+        if first:
+            new_lo = -1.0
+            new_hi = 1.0
+        elif p == 0:
             new_hi = 1.0
         else:
             new_lo = -1.0
@@ -506,18 +618,18 @@ def update_bounds(ints, floats, node: int) -> bool:
         # Proof length: the quickest proven line to a good value, the longest to a bad one.
         good = (p == 0 and lo > 0.0) or (p == 1 and lo < 0.0)
         dist = -1
-        ch = ints[b + N_FIRST]
-        while ch >= 0:
-            cb = nb + ch * NI
+        for i in range(nl):
+            ch = ints[e + i]
+            if ch < 0:
+                continue
             cf = FHEADER + ch * NF
-            d = ints[cb + N_DIST]
+            d = dist_of(ints[nb + ch * NI + N_INFO])
             if p == CHANCE:
                 dist = max(dist, d)
             elif floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
                 if dist < 0 or (good and d + 1 < dist) or (not good and d + 1 > dist):
                     dist = d + 1
-            ch = ints[cb + N_SIB]
-        ints[b + N_DIST] = max(dist, 0)
+        ints[b + N_INFO] = with_dist(w, max(dist, 0))
     return True
 
 
@@ -536,11 +648,12 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     mark = ints[I_MARK]
     path = ints[I_PATH]
     pathcap = ints[I_PATHCAP]
-    bits = ints[I_NACT] <= BITS_ACTIONS
-    xpand = solver and bits and floats[F_EXPAND] != 0.0
+    nact = ints[I_NACT]
+    xpand = solver and floats[F_EXPAND] != EXPAND_OFF
+    prune = xpand and floats[F_EXPAND] == EXPAND_PRUNE
     node = root
     ints[path] = root
-    ints[path + 1] = 1 - (to_move(g, s) if open_loop else ints[nb + root * NI + N_PLAYER])
+    ints[path + 1] = 1 - (to_move(g, s) if open_loop else player_of(ints[nb + root * NI + N_INFO]))
     length = 1
     reward = 0.0  # player 0's reward, discounted from the last node of the path
     while True:
@@ -557,104 +670,90 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         elif ints[b + N_NLEGAL] == 0:  # terminal (closed loop)
             reward = floats[f + V_LO]
             break
+        w = ints[b + N_INFO]
         if solver and length > 1 and floats[f + V_LO] == floats[f + V_HI]:
-            reward = floats[f + V_LO] * discount(gamma, ints[b + N_DIST])
+            reward = floats[f + V_LO] * discount(gamma, dist_of(w))
             break
         # the player to move: stored in the node (closed loop: a node is a state)
-        p = to_move(g, s) if open_loop else ints[b + N_PLAYER]
+        p = to_move(g, s) if open_loop else player_of(w)
         if length >= pathcap:
             reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
             break
         child = -1
         action = -1
-        grow = False
+        slot = -1  # the edge slot of a child to create
         if open_loop:
+            e = ints[b + N_EDGE]
+            if e < 0:
+                e = alloc_block(ints, node, nact)
+                if e >= 0:
+                    for a in range(nact):
+                        ints[e + a] = -1 - a
+                    ints[b + N_EDGE] = e
+                    ints[b + N_NLEGAL] = nact
+                    ints[b + N_INFO] = w | (1 << INFO_INDEXED)
             n = legal(g, s, ints, buf)
             stamp = ints[I_STAMP] + 2
             ints[I_STAMP] = stamp
+            untried = 0
+            aux = ints[I_AUX]
             for i in range(n):
-                ints[mark + ints[buf + i]] = stamp
-            matched = 0
-            ch = ints[b + N_FIRST]
-            while ch >= 0:
-                cb = nb + ch * NI
-                if ints[mark + ints[cb + N_ACTION]] == stamp:
-                    ints[mark + ints[cb + N_ACTION]] = stamp + 1
-                    floats[FHEADER + ch * NF + V_AUX] += 1.0
-                    matched += 1
-                ch = ints[cb + N_SIB]
-            if matched < n:
-                action, rng = pick_untried(ints, node, n, stamp, rng)
-                grow = True
+                a = ints[buf + i]
+                ch = ints[e + a] if e >= 0 else -1
+                if ch >= 0:
+                    ints[mark + a] = stamp + 1
+                    floats[aux + ch] += 1.0
+                else:
+                    ints[mark + a] = stamp
+                    untried += 1
+            if untried > 0:
+                rng = rng_next(rng)
+                k = rng % untried
+                for i in range(n):
+                    a = ints[buf + i]
+                    if ints[mark + a] == stamp:
+                        if k == 0:
+                            action = a
+                            break
+                        k -= 1
+                if e >= 0:
+                    slot = e + action
             else:
                 child, rng = select(ints, floats, node, p, c, False, stamp + 1, ant, rng)
-                action = ints[nb + child * NI + N_ACTION]
-        elif p == CHANCE:
-            n = legal(g, s, ints, buf)
-            ints[b + N_NLEGAL] = n
-            action, rng = sample_chance(g, s, ints, buf, n, rng)
-            child = find_child(ints, node, action)
-            grow = child < 0
+                action = action_of(ints[nb + child * NI + N_INFO])
         else:
             nl = ints[b + N_NLEGAL]
+            if nl < 0:  # first expansion: the node's actions become its edge block
+                n = -1
+                if prune and p != CHANCE:  # the root, a grafted node (else new_node asked expand already)
+                    n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
+                    if n >= 0:
+                        ints[b + N_INFO] = w | (1 << INFO_XP)
+                if n < 0:  # decided (a move must still be chosen) or no expand: every action
+                    n = legal(g, s, ints, buf)
+                if open_block(ints, node, n, buf) < 0:  # the edge pool is full: evaluate here
+                    reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
+                    break
+                nl = n
+                w = ints[b + N_INFO]
+            e = ints[b + N_EDGE]
             nk = ints[b + N_NKIDS]
-            if nl < 0 or (ints[b + N_UNTRIED] != 0 if bits else nk < nl):
-                n = nl
-                if nl < 0 or not bits:
-                    n = -1
-                    if xpand:  # the root, a grafted node (else new_node asked expand already)
-                        n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
-                    ints[b + N_XP] = 1 if n >= 0 else 0
-                    if n < 0:  # decided (a move must still be chosen) or no expand: every action
-                        n = legal(g, s, ints, buf)
-                    ints[b + N_NLEGAL] = n
-                    if bits:
-                        u = 0
-                        for i in range(n):
-                            u |= 1 << ints[buf + i]
-                        ch = ints[b + N_FIRST]  # children grafted before (a cache)
-                        while ch >= 0:
-                            u &= ~(1 << ints[nb + ch * NI + N_ACTION])
-                            ch = ints[nb + ch * NI + N_SIB]
-                        ints[b + N_UNTRIED] = u
-                if bits and ints[b + N_UNTRIED] == 0:
-                    pass
-                elif bits:  # a random untried action: the k-th bit of N_UNTRIED
-                    u = ints[b + N_UNTRIED]
-                    m = u
-                    count = 0
-                    while m:
-                        m &= m - 1
-                        count += 1
-                    rng = rng_next(rng)
-                    for _ in range(rng % count):
-                        u &= u - 1
-                    low = u & -u
-                    action = 0
-                    while low > 1:
-                        low >>= 1
-                        action += 1
-                    grow = True
-                elif nk >= n:
-                    pass
-                elif nk == 0:  # no child yet: any legal action (pick_untried's draw, without marks)
-                    rng = rng_next(rng)
-                    action = ints[buf + rng % n]
-                    grow = True
+            if p == CHANCE:
+                i, rng = sample_slot(g, s, ints, e, nl, nb, rng)
+                child = ints[e + i]
+                if child < 0:
+                    action = -1 - child
+                    slot = e + i
                 else:
-                    stamp = ints[I_STAMP] + 2
-                    ints[I_STAMP] = stamp
-                    for i in range(n):
-                        ints[mark + ints[buf + i]] = stamp
-                    ch = ints[b + N_FIRST]
-                    while ch >= 0:
-                        ints[mark + ints[nb + ch * NI + N_ACTION]] = stamp + 1
-                        ch = ints[nb + ch * NI + N_SIB]
-                    action, rng = pick_untried(ints, node, n, stamp, rng)
-                    grow = True
-            if not grow:
+                    action = action_of(ints[nb + child * NI + N_INFO])
+            elif nk < nl:
+                i, rng = pick_untried(ints, e, nl, nl - nk, rng)
+                slot = e + i
+                action = -1 - ints[slot]
+            else:
                 child, rng = select(ints, floats, node, p, c, solver, -1, ant, rng)
-                action = ints[nb + child * NI + N_ACTION]
+                action = action_of(ints[nb + child * NI + N_INFO])
+        grow = child < 0
         aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
         if grow and p == CHANCE:
             aux = chance_prob(g, s, action)
@@ -667,12 +766,13 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         if grow:
             xply = -1
             if xpand and p != CHANCE:
-                xply = ints[b + N_XP]  # 1: the node's actions came from expand
-            child = new_node(g, s, ints, floats, hp, action, aux, solver, xply)
+                xply = xp_of(w)  # 1: the node's actions came from expand (pruned: skip its tests)
+            child = -1
+            if slot >= 0:
+                child = new_node(g, s, ints, floats, hp, action, aux, solver, xply)
             if child >= 0:
-                attach(ints, node, child)
-                if bits and not open_loop and p != CHANCE:
-                    ints[b + N_UNTRIED] &= ~(1 << action)
+                ints[slot] = child
+                ints[b + N_NKIDS] += 1
                 cf = FHEADER + child * NF
                 ints[path + 2 * length] = child
                 ints[path + 2 * length + 1] = edge
@@ -680,9 +780,9 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                 cb = nb + child * NI
                 if ints[cb + N_NLEGAL] == 0 or (not open_loop and floats[cf + V_LO] == floats[cf + V_HI]):
                     # terminal, or proven by the bounds or expand hook
-                    reward = floats[cf + V_LO] * discount(gamma, ints[cb + N_DIST])
+                    reward = floats[cf + V_LO] * discount(gamma, dist_of(ints[cb + N_INFO]))
                 else:
-                    reward, rng = leaf_value(g, s, ints[cb + N_PLAYER], ints, floats, hp, rng)
+                    reward, rng = leaf_value(g, s, player_of(ints[cb + N_INFO]), ints, floats, hp, rng)
             else:  # tree full: evaluate without storing, seen from the node
                 if terminal(g, s):
                     reward = reward_of(g, s, invwin)
@@ -700,6 +800,29 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
 
 
 @hot
+def sample_slot(g, s, ints, e: int, n: int, nb: int, rng: int):
+    """(the slot of a chance outcome drawn by ``chance_prob`` among the ``n`` of the block at
+    ``e``, rng)."""
+    rng = rng_next(rng)
+    total = 0.0
+    for i in range(n):
+        total += chance_prob(g, s, slot_action(ints, e + i, nb))
+    target = total * ((rng - 1) / 4294967295.0)
+    acc = 0.0
+    for i in range(n):
+        acc += chance_prob(g, s, slot_action(ints, e + i, nb))
+        if target < acc:
+            return i, rng
+    return n - 1, rng
+
+
+@hot(inline=True)
+def slot_action(ints, slot: int, nb: int) -> int:
+    ch = ints[slot]
+    return -1 - ch if ch < 0 else action_of(ints[nb + ch * NI + N_INFO])
+
+
+@hot(inline=True)
 def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float) -> None:
     """Add ``reward`` (player 0's, at the path's last node) to every node of the path, seen from
     each node's mover, times ``gamma`` per decision edge climbed; with the solver, tighten
@@ -711,6 +834,7 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
     path = ints[I_PATH]
     nb = ints[I_NODES]
     deposit = floats[F_DEPOSIT] * 0.5 if floats[F_POLICY] == POLICY_ANT else 0.0
+    pher = ints[I_PHER]
     r = reward
     changed = True
     for i in range(length - 1, -1, -1):
@@ -723,7 +847,9 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
             lo = floats[f + V_LO]
             hi = floats[f + V_HI]
             if lo == hi:
-                r = lo * discount(gamma, ints[nb + n * NI + N_DIST])
+                r = lo
+                if gamma != 1.0:
+                    r *= discount(gamma, dist_of(ints[nb + n * NI + N_INFO]))
             else:
                 if gamma < 1.0:
                     lo = min(lo, 0.0)
@@ -733,11 +859,11 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
         if info & 1:
             floats[f + V_VALUE] -= r
             if deposit > 0.0 and i > 0:
-                floats[f + V_PHER] += deposit * (1.0 - r)
+                floats[pher + n] += deposit * (1.0 - r)
         else:
             floats[f + V_VALUE] += r
             if deposit > 0.0 and i > 0:
-                floats[f + V_PHER] += deposit * (1.0 + r)
+                floats[pher + n] += deposit * (1.0 + r)
         if i > 0 and (info & 2) == 0:
             r *= gamma
 
@@ -749,13 +875,14 @@ def root_done(ints, floats, root: int) -> bool:
     lo = floats[f + V_LO]
     if lo != floats[f + V_HI]:
         return False
-    nb = ints[I_NODES]
-    ch = ints[nb + root * NI + N_FIRST]
-    while ch >= 0:
-        cf = FHEADER + ch * NF
-        if floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
-            return True
-        ch = ints[nb + ch * NI + N_SIB]
+    b = ints[I_NODES] + root * NI
+    e = ints[b + N_EDGE]
+    for i in range(max(0, ints[b + N_NLEGAL])):
+        ch = ints[e + i]
+        if ch >= 0:
+            cf = FHEADER + ch * NF
+            if floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
+                return True
     return False
 
 
@@ -764,6 +891,7 @@ def new_tree(g, ints, floats, s, rng: int) -> int:
     """Reset the tree to one root node (id 0) for state ``s`` (not bounded by the ``bounds``
     hook: a root proven without children would leave no move to pick)."""
     ints[I_USED] = 0
+    ints[I_EUSED] = 0
     ints[I_RNG] = rng
     return new_node(g, s, ints, floats, ints, -1, 1.0, False, -1)
 
@@ -787,9 +915,11 @@ def run(g, ints, floats, hp, root: int, s, n_sims: int) -> int:
 @hot
 def reroot(ints, floats, new_root: int, remap) -> int:
     """Keep only ``new_root``'s subtree, renumbered in place in id order so that it becomes node
-    0. Returns the nodes kept. ``remap``: scratch of at least the nodes used. A child is always
-    created after its parent (a larger id), so one pass in id order finds the subtree and moving
-    records down in that order never overwrites one still to move."""
+    0, and its edge blocks, packed in pool order. Returns the nodes kept. ``remap``: scratch of
+    at least the nodes used. A child is always created after its parent (a larger id), so one
+    pass in id order finds the subtree and moving records down in that order never overwrites
+    one still to move; blocks move down in pool order likewise (each block's header names its
+    owner)."""
     used = ints[I_USED]
     nb = ints[I_NODES]
     for i in range(used):
@@ -798,29 +928,53 @@ def reroot(ints, floats, new_root: int, remap) -> int:
     for i in range(new_root, used):
         if remap[i] < 0:
             continue
-        ch = ints[nb + i * NI + N_FIRST]
-        while ch >= 0:
-            remap[ch] = 0
-            ch = ints[nb + ch * NI + N_SIB]
+        b = nb + i * NI
+        e = ints[b + N_EDGE]
+        if e < 0:
+            continue
+        width = ints[e - 1] >> 32
+        for k in range(width):
+            ch = ints[e + k]
+            if ch >= 0:
+                remap[ch] = 0
     kept = 0
     for i in range(new_root, used):
         if remap[i] >= 0:
             remap[i] = kept
             kept += 1
+    # edge blocks: the live ones of kept nodes, packed down in pool order
+    start = ints[I_EDGES]
+    end = start + ints[I_EUSED]
+    x = start
+    dst = start
+    while x < end:
+        owner = ints[x] & 0xFFFFFFFF
+        width = ints[x] >> 32
+        ob = nb + owner * NI
+        if remap[owner] >= 0 and ints[ob + N_EDGE] == x + 1:
+            ints[dst] = remap[owner] | (width << 32)
+            for k in range(width):
+                ch = ints[x + 1 + k]
+                ints[dst + 1 + k] = remap[ch] if ch >= 0 else ch
+            ints[ob + N_EDGE] = dst + 1
+            dst += width + 1
+        x += width + 1
+    ints[I_EUSED] = dst - start
+    aux = ints[I_AUX]
+    pher = ints[I_PHER]
     for i in range(new_root, used):
         j = remap[i]
         if j < 0:
             continue
         src = nb + i * NI
-        dst = nb + j * NI
-        first = ints[src + N_FIRST]
-        sib = ints[src + N_SIB]
+        to = nb + j * NI
         for k in range(NI):
-            ints[dst + k] = ints[src + k]
-        ints[dst + N_FIRST] = remap[first] if first >= 0 else -1
-        ints[dst + N_SIB] = remap[sib] if sib >= 0 and i != new_root else -1
+            ints[to + k] = ints[src + k]
         for k in range(NF):
             floats[FHEADER + j * NF + k] = floats[FHEADER + i * NF + k]
-    ints[nb + N_ACTION] = -1
+        floats[aux + j] = floats[aux + i]
+        floats[pher + j] = floats[pher + i]
+    w = ints[nb + N_INFO]
+    ints[nb + N_INFO] = (w & ~0xFFFFFF)  # the root's action: -1
     ints[I_USED] = kept
     return kept
