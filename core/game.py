@@ -312,3 +312,15 @@ def constants_array(game: Game, jit: bool) -> Any:
     if arr is None:
         arr = game.__dict__["_g_int64"] = np.asarray(game.g, dtype=np.int64)
     return arr
+
+
+SMALL_G = 16  # constants of at most this many words go to compiled kernels as a tuple
+
+
+def search_constants(game: Any, jit: bool) -> Any:
+    """``g`` for the kernel: a tuple when compiled and small (a value: numba passes an array
+    argument with a reference count, an atomic add and subtract in every call of the recursive
+    kernel and of the hooks it calls), else :func:`constants_array`."""
+    if jit and len(game.g) <= SMALL_G:
+        return tuple(int(x) for x in game.g)
+    return constants_array(game, jit)

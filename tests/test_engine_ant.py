@@ -95,13 +95,14 @@ def test_wins_in_one_and_blocks_on_tictactoe_over_seeds(solver, sims):
             assert action in good, (moves, seed, action)
 
 
-@pytest.mark.parametrize("spec,min_wins", [("tictactoe", 10), ("connect4_count:rows=4,columns=4", 6)])
-def test_beats_random_over_seeded_games(spec, min_wins):
-    """12 games, seats alternating: never a loss, and at least ``min_wins`` wins (random play
-    against itself loses about as often as it wins)."""
+@pytest.mark.parametrize("spec,games,min_wins", [("tictactoe", 12, 10), ("connect4_count:rows=4,columns=4", 24, 9)])
+def test_beats_random_over_seeded_games(spec, games, min_wins):
+    """``games`` games, seats alternating: never a loss, and at least ``min_wins`` wins (random
+    play against itself loses about as often as it wins). On 4x4 count-the-fours the ant wins
+    about half its games against random play and draws the rest (48-52% over 320 seeds)."""
     g = parse_game(spec)
     returns = []
-    for k in range(12):
+    for k in range(games):
         ant = AntColonyAgent(game=g, jit=False, max_sims=300, seed=k)
         rnd = RandomAgent(game=g, seed=100 + k)
         if k % 2 == 0:

@@ -34,6 +34,15 @@ COMPILED_FLAG = "COMPILED"
 constant, so numba drops the branches it rules out. For work only compiled code gains from
 (e.g. memory prefetches, which plain Python cannot issue and would pay the set-up of)."""
 _INLINE_MARK = "__connectx_inline__"
+NO_NRT_FLAG = "NO_NRT"
+"""A hot module whose global of this name is True is compiled without numba's reference
+counting (``_nrt=False``): no atomic increment and decrement of an array's count each time a
+function receives it (numba counts every array argument, inlined calls included, and its
+pruning pass keeps most pairs in functions with loops and branches: 23-28% of the generic
+MCTS's time on ConnectX with heuristic leaves). Such a module must not allocate (no arrays,
+lists or dicts built in it: compiling then fails with "NRT required"). Every other module is
+compiled with reference counting set explicitly, so that numba does not hand the setting of a
+counting-free caller down to its callees (which may allocate)."""
 
 
 def hot(fn: F | None = None, *, inline: bool = False) -> Any:
@@ -117,7 +126,8 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
             copy.__module__ = name
             copy.__qualname__ = value.__qualname__
             copy.__doc__ = value.__doc__
-            dispatcher = numba.njit(nogil=True, inline="always" if getattr(value, _INLINE_MARK, False) else "never")(copy)
+            dispatcher = numba.njit(nogil=True, inline="always" if getattr(value, _INLINE_MARK, False) else "never",
+                                    _nrt=not glob.get(NO_NRT_FLAG, False))(copy)
             glob[k] = dispatcher
             setattr(ns, k, dispatcher)
     for k, value in glob.items():

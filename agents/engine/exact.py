@@ -41,7 +41,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from agents.engine.negamax import FULL, key_words, search_constants, slot_of
+from agents.engine.negamax import FULL, key_words, slot_of
+from core.game import search_constants
 from core.kernel_defaults import bounds, key, order, play, to_move
 from core.kernel_expand import expand
 from util.hints import borrowed, prefetch

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
-from core.game import CHANCE, State, bind, constants_array
+from core.game import CHANCE, SMALL_G, State, bind, search_constants
 from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
 
@@ -184,7 +184,7 @@ class MCTSAgent:
             self._info = info
             return legal[0]
         self._settings(tree.floats)
-        g = constants_array(self.game, jit)
+        g = search_constants(self.game, jit)
         hp = self._hp_array(jit)
         words = tuple(int(w) for w in state.words)
         sims = run_batches(lambda n: int(k.run(g, tree.ints, tree.floats, hp, 0, words, n)),
@@ -297,8 +297,12 @@ class MCTSAgent:
         self._hp = (given if given is not None else defaults) or [0.0]
 
     def _hp_array(self, jit: bool) -> Any:
+        """The heuristic's parameters for the kernels: a tuple when compiled and small (a value,
+        where an array argument costs two atomic reference counts at every leaf's call)."""
         if not jit:
             return list(self._hp)
+        if len(self._hp) <= SMALL_G:
+            return tuple(float(x) for x in self._hp)
         import numpy as np
 
         return np.asarray(self._hp, dtype=np.float64)
@@ -329,7 +333,7 @@ class MCTSAgent:
         tree = Tree(self.game.num_actions, 64, True)
         self._settings(tree.floats)
         words = tuple(int(w) for w in self.game.initial().words)
-        g = constants_array(self.game, True)
+        g = search_constants(self.game, True)
         ns.new_tree(g, tree.ints, tree.floats, words, 1)
         ns.run(g, tree.ints, tree.floats, self._hp_array(True), 0, words, 30)
         ns.reroot(tree.ints, tree.floats, 0, np.empty(tree.used, np.int64))
@@ -357,7 +361,7 @@ class MCTSAgent:
                 kept = int(k.reroot(tree.ints, tree.floats, node, remap))
                 self._root = state
                 return kept
-        k.new_tree(constants_array(self.game, jit), tree.ints, tree.floats, words, seed_state(self.seed))
+        k.new_tree(search_constants(self.game, jit), tree.ints, tree.floats, words, seed_state(self.seed))
         self._root = state
         return 0
 

@@ -71,6 +71,7 @@ from core.kernel_expand import expand
 from util.xorshift import rng_next
 from util.jit import hot
 
+NO_NRT = True  # compiled without reference counting: util.jit.NO_NRT_FLAG (nothing here allocates)
 CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)
 
 # ints header slots
@@ -138,38 +139,38 @@ def init_header(ints, num_actions: int, capacity: int, path_cap: int) -> None:
 
 
 # --- the node record's packed word ------------------------------------------------------------
-@hot(inline=True)
+@hot
 def info_word(action: int, player: int, xp: int, indexed: int, dist: int) -> int:
     return ((action + 1) | ((player + 1) << INFO_PLAYER) | (xp << INFO_XP) | (indexed << INFO_INDEXED)
             | (dist << INFO_DIST))
 
 
-@hot(inline=True)
+@hot
 def action_of(w: int) -> int:
     return (w & 0xFFFFFF) - 1
 
 
-@hot(inline=True)
+@hot
 def player_of(w: int) -> int:
     return ((w >> INFO_PLAYER) & 3) - 1
 
 
-@hot(inline=True)
+@hot
 def xp_of(w: int) -> int:
     return (w >> INFO_XP) & 1
 
 
-@hot(inline=True)
+@hot
 def indexed_of(w: int) -> int:
     return (w >> INFO_INDEXED) & 1
 
 
-@hot(inline=True)
+@hot
 def dist_of(w: int) -> int:
     return w >> INFO_DIST
 
 
-@hot(inline=True)
+@hot
 def with_dist(w: int, dist: int) -> int:
     return (w & ((1 << INFO_DIST) - 1)) | (dist << INFO_DIST)
 
@@ -455,7 +456,7 @@ def pick_untried(ints, e: int, n: int, untried: int, rng: int):
     return n - 1, rng
 
 
-@hot(inline=True)
+@hot
 def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int, ant: bool, rng: int):
     """(the child to descend to, rng), by the policy ``F_POLICY``, among the children that may
     still matter: closed loop (``stamp`` < 0) with ``solver``, a child proven to reach the best
@@ -547,7 +548,7 @@ def ant_draw(ints, floats, buf: int, k: int, low: float, rng: int):
     return ints[buf + k - 1], rng
 
 
-@hot(inline=True)
+@hot
 def update_bounds(ints, floats, node: int) -> bool:
     """Tighten ``node``'s bounds (player 0's view) from its children's: max of the children's at
     player 0's nodes, min at player 1's (an action without a child counts as [-1, 1]), the
@@ -816,13 +817,13 @@ def sample_slot(g, s, ints, e: int, n: int, nb: int, rng: int):
     return n - 1, rng
 
 
-@hot(inline=True)
+@hot
 def slot_action(ints, slot: int, nb: int) -> int:
     ch = ints[slot]
     return -1 - ch if ch < 0 else action_of(ints[nb + ch * NI + N_INFO])
 
 
-@hot(inline=True)
+@hot
 def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float) -> None:
     """Add ``reward`` (player 0's, at the path's last node) to every node of the path, seen from
     each node's mover, times ``gamma`` per decision edge climbed; with the solver, tighten

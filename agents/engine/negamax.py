@@ -50,7 +50,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
-from core.game import CHANCE, bind, constants_array
+from core.game import CHANCE, bind, search_constants
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
 from core.kernel_expand import expand
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
@@ -385,16 +385,6 @@ def heuristic_names(game: Any) -> list[str]:
         return ["none"]
 
 
-SMALL_G = 16  # constants of at most this many words go to compiled kernels as a tuple
-
-
-def search_constants(game: Any, jit: bool) -> Any:
-    """``g`` for the kernel: a tuple when compiled and small (a value: numba passes an array
-    argument with a reference count, an atomic add and subtract in every call of the recursive
-    kernel and of the hooks it calls), else :func:`core.game.constants_array`."""
-    if jit and len(game.g) <= SMALL_G:
-        return tuple(int(x) for x in game.g)
-    return constants_array(game, jit)
 
 
 def key_words(game: Any) -> int:
