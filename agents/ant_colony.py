@@ -5,8 +5,10 @@ probability proportional to ``pheromone ** power``; looking at the children evap
 pheromone by ``evaporation``, and once the leaf is evaluated every edge of the walk receives
 ``deposit * (reward of the mover + 1) / 2``. Good moves thus gather pheromone and draw more
 ants, while evaporation forgets old trails; a floor relative to the best sibling (as in the
-MAX-MIN ant system) keeps every move in play. Everything else (leaves, proven bounds, tree reuse,
-the cache, the clock) is :class:`agents.mcts.TreeSearch`.
+MAX-MIN ant system) keeps every move in play. The search is the engine's ant colony
+(:class:`agents.engine.mcts.AntColonyAgent`) on the ConnectX game, composed exactly as
+``mcts`` composes the engine's UCT agent: everything else (leaves, proven bounds, tree reuse,
+the forced-move shortcut, the clock) is :class:`agents.mcts.TreeSearch`.
 """
 from __future__ import annotations
 
@@ -15,11 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
-import numpy as np
-
-import agents.mcts_tree as mt
 from agents.engine.mcts import AntParams
-from agents.mcts import TreeSearch
+from agents.mcts import TreeSearch, _AntSearch
 
 
 @dataclass
@@ -33,18 +32,12 @@ class AntColonyAgent(AntParams, TreeSearch):
     leaf_power: float | None = None  # the leaf heuristic's power (bitsquares, oddeven); None: its default
 
     HEURISTIC_RENAMED: ClassVar[Mapping[str, str]] = MappingProxyType({"power": "leaf_power"})
+    SEARCH: ClassVar[type] = _AntSearch
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.check_ant()
 
-    def _pheromone(self) -> bool:
-        return True
-
-    def _policy_params(self, params: np.ndarray) -> None:
-        params[mt.P_POLICY] = mt.POLICY_ANT
-        params[mt.P_POWER] = self.power
-        params[mt.P_EVAP] = self.evaporation
-        params[mt.P_TAU0] = self.start
-        params[mt.P_DEPOSIT] = self.deposit
-        params[mt.P_FLOOR] = self.floor
+    def _policy_fields(self) -> dict:
+        return {"power": self.power, "evaporation": self.evaporation, "start": self.start,
+                "deposit": self.deposit, "floor": self.floor}

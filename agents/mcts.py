@@ -1,53 +1,110 @@
-"""Monte Carlo tree search: UCT with rollout or heuristic leaves, MCTS-solver proofs, a tree
-kept from one move to the next, and an optional opening cache.
+"""ConnectX's Monte Carlo tree search agents: the game-generic MCTS (:mod:`agents.engine.mcts`)
+on the ConnectX game, plus what is ConnectX's own.
 
-The search itself is :func:`agents.mcts_tree.run` (compiled by numba for boards within 63 bits,
-plain Python otherwise). This module owns what is not hot: the tree's arrays, finding the
-previous tree's node for the new position, the clock (batches of simulations sized from the
-measured speed, the clock read between batches), and the cache. :class:`TreeSearch` is shared
-with :class:`agents.ant_colony.AntColonyAgent`, which changes only the selection rule.
+The search is :mod:`agents.engine.mcts_kernels` bound to :class:`core.connectx.game.ConnectX`
+(UCT or ant colony selection, rollout / heuristic / mixed leaves, score-bounded MCTS-solver,
+tree reuse, the compile gate); ConnectX's tricks reach it as the game's hooks: random playouts
+on the bitboards (``rollout``, :mod:`core.connectx.mcts_hooks`), decided positions proven at
+each new node and forced blocks (``expand``, :mod:`core.connectx.search_hooks`). Settings:
+``gamma=1`` (ConnectX's rewards are undiscounted, as they were on its own kernel), solver on,
+closed loop. This module owns the agents' parameters (the leaf heuristic's by name,
+:class:`agents.heuristic_params.HeuristicParams`), the interface on
+:class:`core.connectx.position.Position`, the win-in-one / forced-block shortcut before any
+search, reuse of the tree two plies later, and the opening cache (:mod:`agents.mcts_cache`)
+grafted below each new tree's root. :class:`TreeSearch` is shared with
+:class:`agents.ant_colony.AntColonyAgent`, which only changes the selection policy.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-
-import agents.mcts_tree as mt
-from agents.mcts_tree import Tree, seed_state  # noqa: F401  (the tree's Python side; mcts_cache uses it too)
-from heuristics.connectx import params as heuristic_params
+from agents import mcts_cache
+from agents.engine import mcts as engine
 from agents.heuristic_params import HeuristicParams
 from core.connectx import bitboard as bb
+from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.batches import run_batches
-from util.jit import CompileGate, compiled, numba_enabled
+from core.game import State
+import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
 
-LEAVES = ("rollout", "heuristic", "mixed")
-_ENTRIES = ("new_tree", "run", "best_column", "compact")  # kernels a move calls (warm_up compiles them)
-_LEAF_IDS = {"rollout": mt.LEAF_ROLLOUT, "heuristic": mt.LEAF_HEURISTIC, "mixed": mt.LEAF_MIXED}
+LEAVES = tuple(engine.LEAVES)
+HEURISTICS = tuple(connectx_heuristics.HEURISTICS)
+PROOF = {1.0: "win", -1.0: "loss", 0.0: "draw"}
+REUSE_PLIES = 2  # the tree is kept when the new position lies this many plies (or fewer) below its root
+seed_state = engine.seed_state
 
 
-def is_compiled(k: Any) -> bool:
-    """Whether the compiled kernels ``k`` have been compiled in this process (all a move calls)."""
-    return all(len(getattr(k, f).signatures) > 0 for f in _ENTRIES)
+class _Stored:
+    """Mixin over an engine MCTS agent: the opening cache grafted below each new tree's root,
+    and ConnectX's rule for finding the new position in the old tree (a Position has no move
+    history: the positions up to :data:`REUSE_PLIES` below the root are tried)."""
+
+    stored: dict | None = None  # the validated cache (agents.mcts_cache), set by the owner
+    cache_nodes: int = 0  # nodes grafted under the current tree
+    partial: bool = False  # the tree holds only the cache's top (grafted on the plain path)
+    plain_graft_nodes: int = 4000
+
+    def _prepare(self, state: State, k: Any, jit: bool) -> int:
+        # A tree grafted with part of the cache (plain path) gives way to the whole cache once
+        # the kernels are compiled, while the cache still holds the position.
+        if self.partial and jit and self.stored is not None and mcts_cache.holds(self.stored, state):
+            self._root = None
+        kept = super()._prepare(state, k, jit)  # type: ignore[misc]
+        if kept == 0:  # a new tree
+            self.cache_nodes, self.partial = 0, False
+            data = self.stored
+            if data is not None and mcts_cache.fits(data, self.game):  # type: ignore[attr-defined]
+                # compiled only when warm_up compiled the graft: never a compile inside a move
+                jit = jit and mcts_cache.graft_compiled(self)
+                # pure Python grafts ~25 K nodes a second: the plain path takes the top only
+                limit = len(data["keys"]) if jit else self.plain_graft_nodes
+                self.cache_nodes = mcts_cache.graft(self, self._tree, state.words, data, limit, jit)  # type: ignore[attr-defined]
+                self.partial = self.cache_nodes >= limit and limit < len(data["keys"])
+        return kept
+
+    def _find(self, old: State, new: State) -> int:
+        depth = bb.popcount(new.words[1]) - bb.popcount(old.words[1])
+        if not 0 <= depth <= REUSE_PLIES:
+            return -1
+        km, g = old.game.kernel_module, old.game.g
+        frontier = [(0, tuple(old.words))]
+        for _ in range(depth):
+            frontier = [(kid["id"], tuple(int(w) for w in km.play(g, words, kid["action"])))
+                        for node, words in frontier for kid in self._tree.children(node)]  # type: ignore[attr-defined]
+        target = tuple(new.words)
+        return next((node for node, words in frontier if words == target), -1)
+
+    def warm_up(self) -> float:
+        t = time.perf_counter()
+        super().warm_up()  # type: ignore[misc]
+        if self._compiled_possible():  # type: ignore[attr-defined]
+            mcts_cache.warm_up_graft(self)
+        return time.perf_counter() - t
+
+
+class _Search(_Stored, engine.MCTSAgent):
+    """The engine's UCT agent with the cache and ConnectX's reuse rule."""
+
+
+class _AntSearch(_Stored, engine.AntColonyAgent):
+    """The engine's ant colony agent with the cache and ConnectX's reuse rule."""
 
 
 @dataclass
 class TreeSearch(HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`),
-    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES` (None:
-    its default), as on ``alphabeta`` (:class:`agents.heuristic_params.HeuristicParams`)."""
+    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES`
+    (None: its default), as on ``alphabeta`` (:class:`agents.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
-    heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristic_params.HEURISTIC_IDS)
+    heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.connectx.engine.HEURISTICS)
     width: float = 6.5  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
-    capacity: int = 2_000_000  # tree nodes (about 45 bytes each); when full, leaves are not stored
+    capacity: int = 2_000_000  # tree nodes (the engine's node size, ~120 bytes; pages touched as the tree grows); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
     cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
@@ -56,201 +113,90 @@ class TreeSearch(HeuristicParams):
     background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)
     compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
 
-    PLAIN_GRAFT_NODES: ClassVar[int] = 4000  # cache nodes grafted on the plain path (about 0.15 s of pure Python)
+    PLAIN_GRAFT_NODES: ClassVar[int] = 4000  # cache nodes grafted on the plain path (about 0.2 s of pure Python)
+    SEARCH: ClassVar[type] = _Search
 
-    _tree: Any = field(default=None, init=False, repr=False)
-    _root: Any = field(default=None, init=False, repr=False)  # Position of node 0
+    _search: Any = field(default=None, init=False, repr=False)  # the engine agent, for one shape
     _cache_data: Any = field(default=None, init=False, repr=False)
     _cache_tried: bool = field(default=False, init=False, repr=False)
-    _info_cache: int = field(default=0, init=False, repr=False)  # nodes grafted from the cache this game
-    _graft_partial: bool = field(default=False, init=False, repr=False)  # the tree holds only the cache's top (plain path)
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _gate: CompileGate = field(default_factory=lambda: CompileGate("mcts"), init=False, repr=False)  # may moves run the compiled kernels?
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.compile_share < 1.0:
-            raise ValueError(f"compile_share must be in [0, 1), got {self.compile_share}")
-        if self.leaf not in LEAVES:
-            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
-        if self.heuristic not in heuristic_params.HEURISTIC_IDS:
-            raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(heuristic_params.HEURISTIC_IDS)}")
-        if not 0.0 <= self.mix <= 1.0:
-            raise ValueError(f"mix must be in [0, 1], got {self.mix}")
-        if not self.width > 0:
-            raise ValueError(f"width must be positive, got {self.width}")
-        if self.capacity < 16:
-            raise ValueError(f"capacity must be at least 16 nodes, got {self.capacity}")
-        if self.max_sims < 0:
-            raise ValueError(f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")
-        self._hparams = self.heuristic_array()  # the leaves' heuristic parameters, as mt.run reads them
+        checks = [(0.0 <= self.compile_share < 1.0, f"compile_share must be in [0, 1), got {self.compile_share}"),
+                  (self.leaf in LEAVES, f"leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}"),
+                  (self.heuristic in HEURISTICS, f"unknown heuristic {self.heuristic!r}; valid: {', '.join(HEURISTICS)}"),
+                  (0.0 <= self.mix <= 1.0, f"mix must be in [0, 1], got {self.mix}"),
+                  (self.width > 0, f"width must be positive, got {self.width}"),
+                  (self.capacity >= 16, f"capacity must be at least 16 nodes, got {self.capacity}"),
+                  (self.max_sims >= 0, f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(message)
+        self._hparams = self.heuristic_array()  # the leaves' heuristic parameters (reach the engine by search())
 
-    def kernels(self, bits: int) -> Any:
-        """The tree kernels for a ``bits``-bit board: compiled against this agent's one leaf
-        heuristic (none for rollouts), which compiles in a fraction of the time of the full
-        heuristic dispatcher; the plain module on big boards or without numba."""
-        if not numba_enabled(bits):
-            return mt
-        import heuristics.connectx.evaluate as ev
-
-        stand_in = getattr(compiled(ev), "evaluate_" + ("none" if self.leaf == "rollout" else self.heuristic))
-        return compiled(mt, {"evaluate": stand_in})
-
-    # --- what subclasses change ----------------------------------------------------------
-    def _policy_params(self, params: np.ndarray) -> None:
+    # --- the engine's search -------------------------------------------------------------
+    def _policy_fields(self) -> dict:
         raise NotImplementedError
 
-    def _pheromone(self) -> bool:
-        return False
+    def search(self, shape: Shape) -> engine.MCTSAgent:
+        """The engine agent playing ``shape`` (made once per shape; its tree persists)."""
+        s = self._search
+        if s is None or s.game.shape != shape:
+            s = self.SEARCH(
+                game=ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
+                leaf=self.leaf, heuristic=self.heuristic,
+                params="/".join(repr(float(x)) for x in self._hparams),  # repr round-trips every float
+                width=self.width, mix=self.mix, gamma=1.0, solver=True, open_loop=False,
+                max_sims=self.max_sims, seed=self.seed, reuse=self.reuse, capacity=self.capacity,
+                margin=self.margin, background_compile=self.background_compile,
+                compile_share=self.compile_share, **self._policy_fields())
+            s.plain_graft_nodes = self.PLAIN_GRAFT_NODES
+            self._search = s
+        return s
 
     # --- agent interface -----------------------------------------------------------------
     def reset(self) -> None:
-        self._root = None
+        if self._search is not None:
+            self._search.reset()
         self._info = {}
 
     def info(self) -> dict:
         return dict(self._info)
 
-    def params_array(self) -> np.ndarray:
-        p = np.zeros(mt.N_PARAMS, dtype=np.float64)
-        p[mt.P_LEAF] = _LEAF_IDS[self.leaf]
-        p[mt.P_MIX] = self.mix
-        p[mt.P_KIND] = heuristic_params.HEURISTIC_IDS[self.heuristic]
-        p[mt.P_WIDTH] = self.width
-        self._policy_params(p)
-        return p
-
     def choose(self, position: Position, deadline: float) -> int:
-        start = time.perf_counter()
-        shape = position.shape
         legal = position.legal_columns()
         if not legal:
             raise ValueError("the game is over: no legal column")
-        k = self._move_kernels(shape, deadline)
-        reused = self._prepare(position, k)
-        tree = self._tree
-        info: dict[str, Any] = {"reused": reused, "cache_nodes": self._info_cache, "sims": 0}
+        search = self.search(position.shape)
+        search.stored = self._load_cache()
+        state = State(search.game, (position.current, position.mask))
         forced = _forced_move(position, legal)
         if forced is not None:
-            info.update(reason=forced[1], nodes=tree.used, proven="win" if forced[1] == "win in 1" else None)
-            self._info = info
+            # The tree still follows the game (and the compile starts) as on a searched move.
+            k, jit = search._kernels(deadline)
+            reused = search._prepare(state, k, jit)
+            self._info = {"reason": forced[1], "sims": 0, "reused": reused, "cache_nodes": search.cache_nodes,
+                          "nodes": search._tree.used, "proven": "win" if forced[1] == "win in 1" else None}
             return forced[0]
-        params = self.params_array()
-        path = np.zeros(shape.cells + 2, dtype=np.int64)
-        end = deadline - self.margin
-        # Batches of simulations sized from the measured rate (short: the rate drifts); a short
-        # batch means the root is proven.
-        sims = run_batches(lambda n: int(k.run(*tree.arrays(), path, 0, position.current, position.mask, position.ply,
-                                              shape.rows, shape.columns, shape.inarow, params, self._hparams, n)),
-                           end, limit=self.max_sims or 0, first=32, floor=16)
-        col = int(k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns))
-        if col < 0 or not position.can_play(col):
-            col = next(c for c in shape.center_order() if c in legal)
-        ch = int(tree.children[0, col])
-        elapsed = time.perf_counter() - start
-        info.update(
-            reason="search", sims=sims, nodes=tree.used, seconds=elapsed, rate=sims / max(elapsed, 1e-9),
-            proven=tree.proof(0),
-            value=float(tree.values[ch] / tree.visits[ch]) if ch >= 0 and tree.visits[ch] > 0 else None,
-        )
-        # Each root move's visits and mean value for the side to move (the analysis a person reads).
-        kids = {c: int(tree.children[0, c]) for c in legal if tree.children[0, c] >= 0}
-        info["visits"] = {c: int(tree.visits[n]) for c, n in kids.items()}
-        info["action_values"] = {c: float(tree.values[n] / tree.visits[n]) for c, n in kids.items() if tree.visits[n] > 0}
+        col = int(search.choose(state, deadline))
+        got = search.info()
+        info: dict[str, Any] = {"seconds": 0.0, "rate": 0.0, "value": None, "cache_nodes": search.cache_nodes}
+        info.update(got)
+        info["sims"] = got.get("simulations", 0)
+        info["proven"] = PROOF.get(float(got["value"])) if got.get("exact") else None
         self._info = info
         return col
 
-    def _move_kernels(self, shape: Shape, deadline: float) -> Any:
-        """The kernels this move runs. Compiling takes seconds (6-15 s here by leaf and load):
-        a move with a minute or more compiles in place; a shorter one (Kaggle's) starts a thread
-        that compiles, waits for it during ``compile_share`` of its time (numba's compiler holds
-        the GIL: a plain search beside it would slow both) and searches the rest on the plain
-        path, in the same tree arrays."""
-        k = self.kernels(shape.bits)
-        if k is mt:
-            return k
-        ready = self._gate.admit(deadline, lambda: self.warm_up(shape), lambda: is_compiled(k),
-                                 self.background_compile, self.compile_share)
-        return k if ready else mt
-
     def warm_up(self, shape: Shape | None = None) -> float:
-        """Compile every kernel ``choose`` uses on a tiny tree (numba compiles on first call,
-        6-15 s here by leaf and load); returns the seconds taken. Optional: ``choose`` compiles
-        by itself (see ``background_compile``)."""
+        """Compile every kernel ``choose`` uses (numba compiles on first call, seconds); returns
+        the seconds taken. Optional: ``choose`` compiles by itself (see ``background_compile``)."""
         t = time.perf_counter()
-        shape = shape or Shape()
-        k = self.kernels(shape.bits)
-        tree = Tree(64, shape.columns, self._pheromone())
-        pos = Position.empty(shape)
-        args = (pos.current, pos.mask, 0, shape.rows, shape.columns, shape.inarow)
-        k.new_tree(*tree.arrays(), *args, 1.0, 1)
-        k.run(*tree.arrays(), np.zeros(shape.cells + 2, np.int64), 0, *args, self.params_array(), self._hparams, 40)
-        k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, shape.columns)
-        k.compact(*tree.arrays(), int(tree.children[0, 0]) if tree.children[0, 0] > 0 else 0, 0.0,
-                  np.empty(tree.used, np.int64), np.empty(tree.used, np.int64))
-        if shape.fits_int64:
-            one = np.zeros(1, np.int64)
-            k.load_subtree(*tree.arrays(), 0, *args[:2], shape.rows, shape.columns, 1.0, one, np.zeros(1),
-                           np.zeros(1), np.zeros(1, np.int8), np.zeros(1, np.int8), one, one.copy(), one.copy(), 1)
-        self._gate.ready = self._gate.ready or k is not mt
+        self.search(shape or Shape()).warm_up()
         return time.perf_counter() - t
-
-    # --- the tree across moves -----------------------------------------------------------
-    def _prepare(self, position: Position, k: Any) -> int:
-        """Point node 0 at ``position``: the old tree's node for it when found (returns the
-        nodes kept), else a new tree grafted from the cache (returns 0)."""
-        shape = position.shape
-        tree = self._tree
-        if tree is None or tree.children.shape != (self.capacity, shape.columns):
-            tree = self._tree = Tree(self.capacity, shape.columns, self._pheromone())
-            self._root = None
-        old = self._root
-        # A tree grafted with part of the cache (plain path) gives way to the whole cache once
-        # the kernels are compiled, while the cache still holds the position.
-        regraft = self._graft_partial and k is not mt and self._cache_holds(position)
-        if self.reuse and not regraft and old is not None and old.shape == shape and 0 <= position.ply - old.ply <= 2:
-            node = _find_node(tree, old, position)
-            if node == 0:
-                return tree.used
-            if node > 0:
-                used = tree.used
-                kept = k.compact(*tree.arrays(), node, 0.0, np.empty(used, np.int64), np.empty(used, np.int64))
-                self._root = position
-                return int(kept)
-        k.new_tree(*tree.arrays(), position.current, position.mask, position.ply, shape.rows, shape.columns,
-                   shape.inarow, self.params_array()[mt.P_TAU0], seed_state(self.seed))
-        self._root = position
-        self._info_cache = self._graft_cache(position, k)
-        return 0
-
-    def _graft_cache(self, position: Position, k: Any) -> int:
-        data = self._load_cache()
-        shape = position.shape
-        if data is None or tuple(data["shape"]) != (shape.rows, shape.columns, shape.inarow) or not shape.fits_int64:
-            return 0
-        tree = self._tree
-        n = min(len(data["keys"]), self.capacity)
-        # Pure Python grafts ~30 K nodes a second: the whole cache (160 K nodes) would take the
-        # move's time and more, so the plain path takes its top (breadth first) only.
-        limit = self.PLAIN_GRAFT_NODES if k is mt else n
-        added = int(k.load_subtree(*tree.arrays(), 0, position.current, position.mask, shape.rows, shape.columns,
-                                   self.params_array()[mt.P_TAU0], data["keys"], data["visits"], data["values"],
-                                   data["lo"], data["hi"], np.empty(n, np.int64), np.empty(n, np.int64),
-                                   np.empty(n, np.int64), limit))
-        self._graft_partial = added >= limit and limit < n
-        return added
-
-    def _cache_holds(self, position: Position) -> bool:
-        data = self._load_cache()
-        if data is None or not position.shape.fits_int64:
-            return False
-        s = position.shape
-        return mt.find_key(data["keys"], mt.position_key(position.current, position.mask, s.rows, s.columns)) >= 0
 
     # --- the opening cache ---------------------------------------------------------------
     def cache_path(self) -> str:
         """The cache file this agent reads ("" when it uses none)."""
-        from agents import mcts_cache
-
         if self.cache == "auto":
             return str(mcts_cache.default_path(self.leaf, self.heuristic))
         return self.cache
@@ -258,8 +204,6 @@ class TreeSearch(HeuristicParams):
     def _load_cache(self) -> dict | None:
         if self._cache_data is None and not self._cache_tried:
             self._cache_tried = True
-            from agents import mcts_cache
-
             path = self.cache_path()
             if path:
                 self._cache_data = mcts_cache.load(path, missing_ok=self.cache == "auto")
@@ -271,11 +215,10 @@ class TreeSearch(HeuristicParams):
 
     def use_data(self, data: dict | None) -> None:
         """Take the cache back from a submission's embedded data (checked, then used as is)."""
-        from agents import mcts_cache
-
         self._cache_data = None if data is None else mcts_cache.validate(data)
         self._cache_tried = True
-        self._root = None
+        if self._search is not None:
+            self._search.reset()  # the next move starts a tree, grafted from this data
 
 
 @dataclass
@@ -297,9 +240,8 @@ class MCTSAgent(TreeSearch):
         if not self.c >= 0:
             raise ValueError(f"c must be >= 0, got {self.c}")
 
-    def _policy_params(self, params: np.ndarray) -> None:
-        params[mt.P_POLICY] = mt.POLICY_UCT
-        params[mt.P_C] = self.c
+    def _policy_fields(self) -> dict:
+        return {"c": self.c}
 
 
 def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None:
@@ -315,25 +257,6 @@ def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None
     if threats:
         return threats[0], "lost: one of several threats blocked"
     return None
-
-
-def _find_node(tree: Tree, old: Position, new: Position) -> int:
-    """Id of ``new``'s node below node 0 (``old``): 0 for the same position, -1 if absent."""
-    depth = new.ply - old.ply
-    if depth == 0:
-        return 0 if old == new else -1
-    s = old.shape
-    for seq in itertools.product(range(s.columns), repeat=depth):
-        pos, node = old, 0
-        for col in seq:
-            if not pos.can_play(col) or pos.is_terminal():
-                node = -1
-                break
-            pos = pos.play(col)
-            node = int(tree.children[node, col]) if node >= 0 else -1
-        if pos.ply == new.ply and pos == new:
-            return node if node > 0 else -1
-    return -1
 
 
 def sigmoid_reward(score: float, width: float) -> float:

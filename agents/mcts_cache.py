@@ -11,9 +11,13 @@ The file holds packed plain arrays, sorted by position key with transpositions m
 position reached by two move orders sums its statistics): ``keys`` (int64, exact
 :func:`core.connectx.bitboard.position_key`), ``visits`` (int64), ``values`` (float32, summed rewards for
 the player who moved into the position), ``lo`` and ``hi`` (int8 proven bounds on the value for
-the side to move, see :mod:`agents.mcts_tree`), ``shape`` and a JSON ``meta`` string. An agent grafts the entries below its root at the start of a game (see
-:func:`agents.mcts_tree.load_subtree`); a submission receives the same dict through
-``use_data``. Only boards within 63 bits (int64 keys) can have a cache.
+the side to move: -1 loss, 0 draw, 1 win), ``shape`` and a JSON ``meta`` string. This is the
+stored-statistics convention of the engine's MCTS (:mod:`agents.engine.mcts_kernels`, its
+``collect`` and ``graft`` kernels; a key is the ConnectX ``key`` hook's word, Pons'
+``current + mask + bottom``), so files grown on ConnectX's former own kernel load as they are.
+An agent grafts the entries below each new tree's root (:func:`graft`); a submission receives
+the same dict through ``use_data``. Only boards within 63 bits (int64 keys) can have a cache.
+The agents (:mod:`agents.mcts`) import this module, never the other way round.
 """
 from __future__ import annotations
 
@@ -27,11 +31,13 @@ from typing import Any
 
 import numpy as np
 
-import agents.mcts_tree as mt
+from agents.engine import mcts_kernels as K
+from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
+from core.game import bind, constants_array
 from util.atomic import write_bytes
-from util.jit import kernels
+from util.jit import numba_available
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -116,19 +122,73 @@ def save(path: str | Path, data: dict) -> int:
     return len(blob)
 
 
+def fits(data: dict, game: Any) -> bool:
+    """Whether the cache is for ``game``'s board (and that board has int64 keys)."""
+    s = game.shape
+    return tuple(data["shape"]) == (s.rows, s.columns, s.inarow) and s.fits_int64
+
+
+def holds(data: dict, state: Any) -> bool:
+    """Whether the cache holds ``state`` (a ConnectX :class:`core.game.State`)."""
+    if not fits(data, state.game):
+        return False
+    k = int(state.key()[0])
+    i = int(np.searchsorted(data["keys"], k))
+    return i < len(data["keys"]) and int(data["keys"][i]) == k
+
+
+def _bound(search: Any, jit: bool) -> Any:
+    """The engine's kernels bound to ``search``'s game (and leaf heuristic), compiled or plain."""
+    return bind(search.game, K, search._hfn, jit=jit)
+
+
+def graft(search: Any, tree: Any, words: tuple, data: dict, limit: int, jit: bool) -> int:
+    """Graft ``data`` (a validated cache) below node 0 of ``tree`` (an
+    :class:`agents.engine.mcts.Tree` of the engine agent ``search``, whose root is the position
+    ``words``; :func:`agents.engine.mcts_kernels.graft`): at most ``limit`` nodes; returns the
+    nodes added."""
+    game = search.game
+    return int(_bound(search, jit).graft(constants_array(game, jit), tree.ints, tree.floats, search._hp_array(jit), 0,
+                                         tuple(int(w) for w in words), data["keys"], data["visits"], data["values"],
+                                         data["lo"], data["hi"], int(limit)))
+
+
+def graft_compiled(search: Any) -> bool:
+    """Whether the compiled graft is ready (compiling it inside a move would take seconds:
+    the agents compile it in their warm-up, :func:`warm_up_graft`)."""
+    return numba_available() and search._compiled_possible() and len(_bound(search, True).graft.signatures) > 0
+
+
+def warm_up_graft(search: Any) -> None:
+    """Compile the graft and collect kernels for ``search``'s game, on a tiny tree."""
+    from agents.engine.mcts import Tree
+
+    game = search.game
+    tree = Tree(game.num_actions, 64, True)
+    search._settings(tree.floats)
+    ns, g, words = _bound(search, True), constants_array(game, True), tuple(int(w) for w in game.initial_words())
+    ns.new_tree(g, tree.ints, tree.floats, words, 1)
+    one = {"keys": np.zeros(1, np.int64), "visits": np.ones(1), "values": np.zeros(1), "lo": np.full(1, -1, np.int8),
+           "hi": np.ones(1, np.int8)}
+    graft(search, tree, words, one, 1, True)
+    ns.collect(g, tree.ints, tree.floats, 0, words, 0.0, np.empty(64, np.int64), np.empty(64), np.empty(64),
+               np.empty(64, np.int8), np.empty(64, np.int8))
+
+
 def extract(tree: Any, root: Position, min_visits: float) -> dict:
-    """The cache dict of a grown tree (node 0 at ``root``): nodes with at least ``min_visits``
+    """The cache dict of a grown tree (an :class:`agents.engine.mcts.Tree` whose node 0 is
+    ``root``; :func:`agents.engine.mcts_kernels.collect`): nodes with at least ``min_visits``
     visits, reachable through such nodes, transpositions merged."""
     s = root.shape
     if not s.fits_int64:
         raise CacheError(f"a {s} board takes {s.bits} bits: caches need int64 keys (63 bits at most)")
-    k = kernels(mt, s.bits)
-    n = tree.used
+    game = ConnectX(rows=s.rows, columns=s.columns, inarow=s.inarow)
+    jit = bool(tree.numpy) and numba_available()
+    n = max(1, tree.used)
     keys, visits, values = np.empty(n, np.int64), np.empty(n), np.empty(n)
     lo, hi = np.empty(n, np.int8), np.empty(n, np.int8)
-    count = k.collect(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, root.current, root.mask,
-                      s.rows, s.columns, float(min_visits), keys, visits, values, lo, hi,
-                      np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    count = bind(game, K, None, jit=jit).collect(constants_array(game, jit), tree.ints, tree.floats, 0,
+                                                 (root.current, root.mask), float(min_visits), keys, visits, values, lo, hi)
     uniq, inverse = np.unique(keys[:count], return_inverse=True)
     m = len(uniq)
     out_v, out_w = np.zeros(m), np.zeros(m)
@@ -145,8 +205,9 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
          log: Any = None, on_batch: Any = None) -> tuple[Any, int]:
     """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
     empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
-    reached). When the tree fills up, nodes under ``prune_visits`` are dropped and growth goes
-    on. Returns (tree, simulations run).
+    reached). When the tree fills up, nodes under ``prune_visits`` are dropped (the rest is
+    collected and grafted into a fresh tree) and growth goes on. Returns (tree, simulations
+    run): an :class:`agents.engine.mcts.Tree`.
 
     The clock starts after the kernels are compiled (call ``agent.warm_up(shape)`` first to
     keep that out of ``seconds``; the CLI does). Simulations run in batches sized to take
@@ -155,26 +216,30 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     is called after each batch (progress)."""
     if sims <= 0 and seconds <= 0:
         raise ValueError("give a number of simulations or of seconds")
-    from agents.mcts_tree import Tree, seed_state
+    from agents.engine.mcts import Tree, seed_state
 
+    search = agent.search(shape)
+    game = search.game
+    jit = search._compiled_possible()
+    ns = _bound(search, jit)
+    g, hp = constants_array(game, jit), search._hp_array(jit)
     root = Position.empty(shape)
-    k = agent.kernels(shape.bits)
-    params = agent.params_array()
-    tree = Tree(agent.capacity, shape.columns, agent._pheromone())
-    k.new_tree(*tree.arrays(), root.current, root.mask, 0, shape.rows, shape.columns, shape.inarow,
-               params[mt.P_TAU0], seed_state(agent.seed))
-    path = np.zeros(shape.cells + 2, np.int64)
+    words = (root.current, root.mask)
+    tree = Tree(game.num_actions, agent.capacity, jit)
+    search._settings(tree.floats)
+    ns.new_tree(g, tree.ints, tree.floats, words, seed_state(agent.seed))
     end = time.perf_counter() + seconds if seconds > 0 else float("inf")
     done, batch = 0, 16
-    while (sims <= 0 or done < sims) and tree.proof(0) is None:
+    while sims <= 0 or done < sims:
+        if ns.root_done(tree.ints, tree.floats, 0):
+            break
         left = end - time.perf_counter()
         if left <= 0:
             break
         if sims > 0:
             batch = min(batch, sims - done)
         t = time.perf_counter()
-        ran = k.run(*tree.arrays(), path, 0, root.current, root.mask, 0, shape.rows, shape.columns,
-                    shape.inarow, params, agent._hparams, batch)
+        ran = int(ns.run(g, tree.ints, tree.floats, hp, 0, words, batch))
         dt = time.perf_counter() - t
         done += ran
         rate = ran / max(dt, 1e-6)
@@ -182,8 +247,10 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
         if on_batch:
             on_batch(done, tree.used)
         if tree.used >= agent.capacity:
-            kept = k.compact(*tree.arrays(), 0, float(prune_visits), np.empty(tree.used, np.int64),
-                             np.empty(tree.used, np.int64))
+            kept_data = extract(tree, root, float(prune_visits))
+            rng = int(tree.ints[K.I_RNG])
+            ns.new_tree(g, tree.ints, tree.floats, words, rng)
+            kept = 1 + graft(search, tree, words, kept_data, len(kept_data["keys"]), jit)
             if log:
                 log(f"tree full at {done} simulations: pruned to {kept} nodes (visits >= {prune_visits})")
             if kept > 0.9 * agent.capacity:
@@ -234,7 +301,7 @@ def _grow(args: argparse.Namespace) -> int:
     if not shape.fits_int64:
         raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
     agent = make_from_spec(args.agent)
-    if not hasattr(agent, "params_array"):
+    if not hasattr(agent, "search"):
         raise ValueError(f"agent {args.agent!r} is not a tree search (use mcts or ant_colony)")
     from tqdm import tqdm
 

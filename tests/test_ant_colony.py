@@ -8,90 +8,91 @@ import time
 import numpy as np
 import pytest
 
-import agents.mcts_tree as mt
 from agents.ant_colony import AntColonyAgent
-from agents.mcts import Tree, seed_state
+from agents.engine import mcts_kernels as MK
+from agents.mcts import seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
 from core.connectx import Position
-from tests.test_mcts import PATHS, K, kernel_ns, keeps_a_win, pons, prove, sample_by_distance
+from tests.test_mcts import JIT, PATHS, Bench, keeps_a_win, need, pons, prove, sample_by_distance, snapshot
 from util.arena.game import play_game
-from util.jit import compiled, numba_available
 
 
-def pheromone_tree(pher: list[float]) -> Tree:
-    tree = Tree(16, 7, True)
-    tree.children[:] = mt.ILLEGAL
-    tree.lo[:] = -1
-    tree.hi[:] = 1
-    tree.visits[0] = 10.0
-    for i, p in enumerate(pher):
-        tree.children[0, i] = i + 1
-        tree.visits[i + 1] = 1.0
-        tree.pher[i + 1] = p
-    return tree
+def pheromone_tree(jit: bool, pher: list[float], **params) -> Bench:
+    """Root "4453" with children at columns 0..n-1 holding the given pheromone (one visit
+    each), under an ant agent's settings."""
+    b = Bench(AntColonyAgent(leaf="rollout", **params), Position.from_moves("4453"), 16, jit).new()
+    t = b.tree
+    b.k.set_stats(t.floats, 0, 10.0, 0.0, -1.0, 1.0)
+    for col, p in enumerate(pher):
+        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, col, b.k.play(b.g, b.words, col))
+        b.k.set_stats(t.floats, ch, 1.0, 0.0, -1.0, 1.0)
+        t.floats[MK.FHEADER + ch * MK.NF + MK.V_PHER] = p  # as tests/test_engine_ant.py sets it
+    return b
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_choice_follows_pheromone_to_the_power(which):
-    k = kernel_ns(which)
-    tree = pheromone_tree([1.0, 2.0, 3.0])
+def draw(b: Bench, rng: int) -> tuple[int, int]:
+    """(the column an ant picks at the root, rng)."""
+    ch, rng = b.k.select(b.tree.ints, b.tree.floats, 0, 0, 0.0, True, -1, True, rng)
+    return b.tree.node(ch)["action"], rng
+
+
+def pher(b: Bench, col: int) -> float:
+    return b.tree.node(b.tree.child(0, col))["pher"]
+
+
+@pytest.mark.parametrize("jit", PATHS)
+def test_choice_follows_pheromone_to_the_power(jit):
+    b = pheromone_tree(jit, [1.0, 2.0, 3.0], power=2.0, evaporation=0.0, floor=0.0)
     counts = np.zeros(3)
     rng = seed_state(5)
-    draws = 20_000 if which == "numba" else 4000
+    draws = 20_000 if jit else 4000
     for _ in range(draws):
-        col, rng = k.select_ant(tree.children, tree.lo, tree.hi, tree.pher, 0, 7, 2.0, 0.0, 0.0, rng)
+        col, rng = draw(b, rng)
         counts[col] += 1
     expected = np.array([1.0, 4.0, 9.0]) / 14.0  # 1^2, 2^2, 3^2 over their sum
     sigma = np.sqrt(expected * (1 - expected) / draws)
     assert np.all(np.abs(counts / draws - expected) < 4 * sigma), counts / draws
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_floor_keeps_starved_children_in_play(which):
-    k = kernel_ns(which)
-    tree = pheromone_tree([1.0, 1e-9, 100.0])
+@pytest.mark.parametrize("jit", PATHS)
+def test_floor_keeps_starved_children_in_play(jit):
+    b = pheromone_tree(jit, [1.0, 1e-9, 100.0], power=2.0, evaporation=0.0, floor=0.1)
     counts = np.zeros(3)
     rng = seed_state(9)
-    draws = 20_000 if which == "numba" else 4000
+    draws = 20_000 if jit else 4000
     for _ in range(draws):
-        col, rng = k.select_ant(tree.children, tree.lo, tree.hi, tree.pher, 0, 7, 2.0, 0.0, 0.1, rng)
+        col, rng = draw(b, rng)
         counts[col] += 1
     expected = np.array([100.0, 100.0, 10000.0]) / 10200.0  # both weak ones count as (0.1 * 100) ** 2
     sigma = np.sqrt(expected * (1 - expected) / draws)
     assert np.all(np.abs(counts / draws - expected) < 4 * sigma), counts / draws
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_visit_evaporates_the_children_and_skips_proven_losses(which):
-    k = kernel_ns(which)
-    tree = pheromone_tree([1.0, 2.0, 3.0])
-    tree.lo[3], tree.hi[3] = 1, 1  # column 2 loses for the mover: never chosen, never aged
+@pytest.mark.parametrize("jit", PATHS)
+def test_visit_evaporates_the_children_and_skips_proven_losses(jit):
+    b = pheromone_tree(jit, [1.0, 2.0, 3.0], power=1.0, evaporation=0.1, floor=0.0)
+    b.k.set_stats(b.tree.floats, b.tree.child(0, 2), 1.0, 0.0, -1.0, -1.0)  # column 2 loses for X: never chosen, never aged
     seen = set()
     rng = seed_state(1)
     for _ in range(200):
-        col, rng = k.select_ant(tree.children, tree.lo, tree.hi, tree.pher, 0, 7, 1.0, 0.1, 0.0, rng)
+        col, rng = draw(b, rng)
         seen.add(col)
     assert seen == {0, 1}
-    assert tree.pher[1] == pytest.approx(1.0 * 0.9**200) and tree.pher[2] == pytest.approx(2.0 * 0.9**200)
-    assert tree.pher[3] == 3.0
+    assert pher(b, 0) == pytest.approx(1.0 * 0.9**200) and pher(b, 1) == pytest.approx(2.0 * 0.9**200)
+    assert pher(b, 2) == 3.0
 
 
-def test_deposit_follows_the_movers_reward():
-    # X to move; O threatens column 3 only (bottom row 4, 5, 6), so every other X move lets O
-    # win at once: those children are proven lost for X, whose reward -1 lays (1 - 1) / 2 = 0.
-    pos = Position.from_moves([0, 4, 0, 5, 1, 6])
-    agent = AntColonyAgent(leaf="rollout", start=0.5, deposit=2.0)
-    tree = Tree(64, 7, True)
-    K.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.5, 1)
-    K.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, agent.params_array(),
-          np.zeros(1), 7)
-    for col in range(7):
-        ch = tree.children[0, col]
-        mover_reward = tree.values[ch]  # one walk each
-        assert tree.pher[ch] == pytest.approx(0.5 + 2.0 * (1.0 + mover_reward) / 2)
-        if col != 3:
-            assert tree.pher[ch] == 0.5
+@pytest.mark.parametrize("jit", PATHS)
+def test_deposit_follows_the_movers_reward(jit):
+    # One walk per child: each child's pheromone is the start plus deposit * (1 + X's reward) / 2.
+    pos = Position.from_moves("4453")
+    b = Bench(AntColonyAgent(leaf="rollout", start=0.5, deposit=2.0), pos, 64, jit).new()
+    b.run(len(pos.legal_columns()))
+    kids = b.tree.children(0)
+    assert len(kids) >= 5 and {k["visits"] for k in kids} == {1.0}
+    for k in kids:
+        assert k["pher"] == pytest.approx(0.5 + 2.0 * (1.0 + k["value"]) / 2), k
 
 
 @pytest.mark.parametrize("plies,distance", [(3, 1), (5, 2)])
@@ -105,30 +106,25 @@ def test_forced_win_found(plies, distance):
 
 
 def test_solver_proves_end_positions():
-    if K is mt:
+    if not JIT:
         pytest.skip("numba not installed")
-    agent, tree = AntColonyAgent(leaf="rollout"), Tree(1_000_000, 7, True)
+    agent = AntColonyAgent(leaf="rollout")
     for moves, score in random.Random(8).sample(pons("Test_L3_R1"), 200):
-        value, n = prove(K, tree, Position.from_moves(moves), agent, 2_000_000)
+        value, n = prove(agent, Position.from_moves(moves), 2_000_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 
 def test_numba_and_python_agree_on_the_same_seed():
-    if not numba_available():
-        pytest.skip("numba not installed")
+    need(True)
     pos = Position.from_moves("4453")
-    trees = []
-    for k in (mt, compiled(mt)):
-        agent = AntColonyAgent(leaf="heuristic")
-        tree = Tree(3000, 7, True)
-        k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, agent.start, seed_state(2))
-        k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4,
-              agent.params_array(), agent._hparams, 1000)
-        trees.append(tree)
-    a, b = trees
-    n = a.used
-    assert n == b.used and np.array_equal(a.children[:n], b.children[:n]) and np.array_equal(a.visits[:n], b.visits[:n])
-    assert np.allclose(a.pher[:n], b.pher[:n], rtol=0, atol=1e-9)
+    runs = []
+    for jit in (False, True):
+        b = Bench(AntColonyAgent(leaf="heuristic"), pos, 3000, jit).new(2)
+        b.run(1000)
+        runs.append((b.tree.used, snapshot(b.tree), sorted((k["action"], k["pher"]) for k in b.tree.children(0))))
+    assert runs[0][0] > 100 and runs[0][:2] == runs[1][:2]
+    assert [a for a, _ in runs[0][2]] == [a for a, _ in runs[1][2]]
+    assert np.allclose([p for _, p in runs[0][2]], [p for _, p in runs[1][2]], rtol=0, atol=1e-9)
 
 
 def test_beats_random_every_game():

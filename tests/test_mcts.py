@@ -1,5 +1,6 @@
-"""MCTS: the UCT formula and sign on hand-built trees, forced wins, solver proofs on Pons' end
-set, tree reuse and compaction, the clock, and compiled vs plain kernels on the same seed.
+"""MCTS (ConnectX's agents on the engine's MCTS): the UCT rule and the reward's sign on
+hand-built trees, decided positions, leaves, forced wins, solver proofs on Pons' end set, tree
+reuse and re-rooting, the clock, and compiled vs plain kernels on the same seed.
 
 The oracle for forced wins is a brute-force search written here on core.Position (itself
 checked against kaggle-environments and tests/reference.py); the oracle for proofs is Pons'
@@ -15,26 +16,26 @@ import time
 import numpy as np
 import pytest
 
-import agents.mcts_tree as mt
 import heuristics.connectx.params
-from agents.mcts import MCTSAgent, Tree, TreeSearch, seed_state
+from agents.engine import mcts_kernels as MK
+from agents.engine.mcts import Tree
+from agents.mcts import MCTSAgent, TreeSearch, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
 from core.connectx import Position, Shape
+from core.game import State, bind, constants_array
+from heuristics.connectx.engine import HEURISTICS
 from util.arena.game import play_game
-from util.jit import compiled, kernels, numba_available
+from util.jit import numba_available
 
 from tests.pons import PONS
-K = kernels(mt, 49)  # compiled when numba is present
-PATHS = [pytest.param(mt, id="python"), pytest.param("numba", id="numba")]
+JIT = numba_available()  # the compiled kernels when numba is present
+PATHS = [pytest.param(False, id="python"), pytest.param(True, id="numba")]
 
 
-def kernel_ns(which):
-    if which == "numba":
-        if not numba_available():
-            pytest.skip("numba not installed")
-        return compiled(mt)
-    return which
+def need(jit: bool) -> None:
+    if jit and not numba_available():
+        pytest.skip("numba not installed")
 
 
 def pons(name: str) -> list[tuple[str, int]]:
@@ -76,100 +77,130 @@ def keeps_a_win(pos: Position, col: int, plies: int, slack: int = 6) -> bool:
     return any(move_keeps_win(pos, col, h) for h in range(plies, plies + slack + 1, 2))
 
 
-def hand_tree(k, parent_visits: float, stats: list[tuple[float, float]]) -> Tree:
-    """Root 0 with children 1..n at columns 0..n-1 holding (visits, value sum for the mover)."""
-    tree = Tree(16, 7, False)
-    tree.children[:] = mt.ILLEGAL
-    tree.lo[:] = -1
-    tree.hi[:] = 1
-    tree.visits[0] = parent_visits
-    for i, (v, w) in enumerate(stats):
-        tree.children[0, i] = i + 1
-        tree.visits[i + 1] = v
-        tree.values[i + 1] = w
-    tree.state[0] = len(stats) + 1
-    return tree
+class Bench:
+    """The engine search of a ConnectX agent (its settings, heuristic and parameters) on a tree
+    of its own: the kernels driven directly, compiled or plain, with the tree on numpy arrays
+    or on lists (the plain-only path), as the agent's moves drive them."""
+
+    def __init__(self, agent: TreeSearch, pos: Position, capacity: int, jit: bool, use_numpy: bool | None = None):
+        need(jit)
+        self.search = agent.search(pos.shape)
+        game = self.search.game
+        self.k = bind(game, MK, self.search._hfn, jit=jit)
+        self.g = constants_array(game, jit)
+        self.hp = self.search._hp_array(jit)
+        self.words = (pos.current, pos.mask)
+        self.state = State(game, self.words)
+        self.tree = Tree(game.num_actions, capacity, jit if use_numpy is None else use_numpy)
+        self.search._settings(self.tree.floats)
+
+    def new(self, seed: int = 1) -> "Bench":
+        self.k.new_tree(self.g, self.tree.ints, self.tree.floats, self.words, seed_state(seed))
+        return self
+
+    def run(self, n: int, hp=None) -> int:
+        return int(self.k.run(self.g, self.tree.ints, self.tree.floats, self.hp if hp is None else hp, 0, self.words, n))
+
+    def root(self) -> dict:
+        return self.tree.node(0)
+
+    def proof(self, pos: Position) -> int | None:
+        """The root's proven value for its side to move (None: unproven)."""
+        n = self.root()
+        if n["lo"] != n["hi"]:
+            return None
+        return int(n["lo"]) if pos.ply % 2 == 0 else -int(n["hi"])
 
 
-# --- UCT formula and sign ----------------------------------------------------------------
-@pytest.mark.parametrize("which", PATHS)
-def test_uct_score_is_mean_plus_c_sqrt_log_ratio(which):
-    k = kernel_ns(which)
-    # 3 / 4 + 1.5 * sqrt(ln 20 / 4) = 0.75 + 1.5 * 0.8654092 (ln 20 = 2.9957323)
-    assert k.uct_score(3.0, 4.0, math.log(20.0), 1.5) == pytest.approx(0.75 + 1.5 * 0.8654092, abs=1e-6)
-    assert k.uct_score(-2.0, 4.0, math.log(20.0), 0.0) == -0.5
-    assert k.uct_score(0.0, 0.0, 1.0, 1.0) == math.inf
+def snapshot(tree: Tree, node: int = 0) -> tuple:
+    """A subtree as nested tuples sorted by action, ids left out (re-rooting renumbers them)."""
+    n = tree.node(node)
+    kids = sorted(snapshot(tree, k["id"]) for k in tree.children(node))
+    return (n["action"], n["player"], n["visits"], n["value"], n["lo"], n["hi"], n["legal"], tuple(kids))
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_uct_selection_on_hand_tree(which):
-    k = kernel_ns(which)
+def hand_tree(jit: bool, parent_visits: float, stats: list[tuple[float, float]]) -> Bench:
+    """Root "4453" (X to move) with children at columns 0..n-1 holding (visits, value sum for
+    the mover), made with the layout-independent add_child / set_stats."""
+    b = Bench(MCTSAgent(leaf="rollout", cache=""), Position.from_moves("4453"), 16, jit).new()
+    t = b.tree
+    b.k.set_stats(t.floats, 0, parent_visits, 0.0, -1.0, 1.0)
+    for col, (v, w) in enumerate(stats):
+        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, col, b.k.play(b.g, b.words, col))
+        b.k.set_stats(t.floats, ch, v, w, -1.0, 1.0)
+    return b
+
+
+# --- UCT rule and sign -----------------------------------------------------------------------
+@pytest.mark.parametrize("jit", PATHS)
+def test_uct_selection_on_hand_tree(jit):
+    b = hand_tree(jit, 30.0, [(10.0, 6.0), (18.0, 9.0), (2.0, -1.0)])
+    t = b.tree
+
+    def pick(c: float) -> int:
+        ch, _ = b.k.select(t.ints, t.floats, 0, 0, c, True, -1, False, 1)
+        return t.node(ch)["action"]
+
     # Means for the mover: 0.6 (10 visits), 0.5 (18), -0.5 (2); parent 30 visits, ln 30 = 3.4012.
-    tree = hand_tree(k, 30.0, [(10.0, 6.0), (18.0, 9.0), (2.0, -1.0)])
-    args = (tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, 7)
     # c = 0: pure exploitation takes the best mean *for the mover* (a negated mean would take col 2).
-    assert k.select_uct(*args, 0.0) == 0
+    assert pick(0.0) == 0
     # c = 1: 0.6 + 0.5832 = 1.183 > 0.5 + 0.4347 = 0.935 > -0.5 + 1.3041 = 0.804.
-    assert k.select_uct(*args, 1.0) == 0
+    assert pick(1.0) == 0
     # c = 2: -0.5 + 2.6082 = 2.108 > 0.6 + 1.1664 = 1.766: the bonus is added to the rare child.
-    assert k.select_uct(*args, 2.0) == 2
-    # A child proven won for its side to move (a losing move for us) is never selected.
-    tree.lo[3], tree.hi[3] = 1, 1
-    assert k.select_uct(*args, 2.0) == 0
-    # A child proven lost for its side to move (a win for us) is taken at once.
-    tree.lo[2], tree.hi[2] = -1, -1
-    assert k.select_uct(*args, 0.0) == 1
+    assert pick(2.0) == 2
+    # A child proven lost for X (player 0's view -1) is never selected.
+    b.k.set_stats(t.floats, t.child(0, 0), 10.0, 6.0, -1.0, -1.0)
+    assert pick(0.0) == 1
+    # A child proven won for X is taken at once.
+    b.k.set_stats(t.floats, t.child(0, 2), 2.0, -1.0, 1.0, 1.0)
+    assert pick(0.0) == 2
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_backup_gives_the_mover_its_own_reward(which):
-    k = kernel_ns(which)
-    # X played 0, 0, 1 and O 4, 5, 6 on the bottom row: O threatens column 3 only.
+@pytest.mark.parametrize("jit", PATHS)
+def test_backup_gives_the_mover_its_own_reward(jit):
+    pos = Position.from_moves("4453")  # X (player 0) to move
+    b = Bench(MCTSAgent(leaf="rollout", cache=""), pos, 4096, jit).new(3)
+    assert b.run(300) == 300
+    root, kids = b.root(), b.tree.children(0)
+    assert root["visits"] == 300 == sum(k["visits"] for k in kids)
+    # Each child's sum is X's (the mover into it); the root's is O's: the opposite, each time.
+    assert root["value"] == pytest.approx(-sum(k["value"] for k in kids), abs=1e-9)
+    assert all(abs(k["value"]) <= k["visits"] for k in kids)
+    # X to move, O threatens column 3 only (bottom row 4, 5, 6): the block is the only child
+    # (expand leaves out the moves after which O wins at once), every walk passes it.
     pos = Position.from_moves([0, 4, 0, 5, 1, 6])
-    assert not any(pos.is_winning_move(c) for c in pos.legal_columns())
-    tree = Tree(64, 7, False)
-    params = MCTSAgent(leaf="rollout", cache="").params_array()
-    k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.0, seed_state(3))
-    assert (tree.lo[0], tree.hi[0]) == (-1, 1)
-    k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params, np.zeros(1), 7)
-    total = 0.0
-    for col in range(7):
-        ch = tree.children[0, col]
-        assert ch > 0 and tree.visits[ch] == 1.0
-        total += tree.values[ch]
-        if col != 3:
-            # X did not block: O wins at once there. The child is proven won for O (the side
-            # to move there) and the mover into it, X, was credited -1.
-            assert (tree.lo[ch], tree.hi[ch]) == (1, 1) and tree.values[ch] == -1.0
-        else:
-            assert (tree.lo[ch], tree.hi[ch]) == (-1, 1)  # the block: O must block X's threat at 2
-    assert (tree.lo[0], tree.hi[0]) == (-1, 1) and tree.visits[0] == 7.0
-    assert tree.values[0] == -total  # O, who moved into the root, got the opposite of X each time
+    b = Bench(MCTSAgent(leaf="rollout", cache=""), pos, 64, jit).new(3)
+    b.run(7)
+    kids = b.tree.children(0)
+    assert [k["action"] for k in kids] == [3] and kids[0]["visits"] == 7
+    assert b.root()["value"] == pytest.approx(-kids[0]["value"])
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_double_threat_is_a_known_loss(which):
-    k = kernel_ns(which)
-    pos = Position.from_moves([0, 3, 0, 4, 1, 5])  # O threatens columns 2 and 6: X cannot block both
-    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (-1, -1)
-    pos = Position.from_moves([0, 4, 0, 5, 1, 6])  # one threat only
-    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (-1, 1)
-    pos = Position.from_moves([0, 4, 0, 5, 0, 6])  # O threatens 3, but X wins at once in column 0
-    assert k.known_bounds(pos.current, pos.mask, pos.ply, 6, 7, 4) == (1, 1)
+@pytest.mark.parametrize("jit", PATHS)
+def test_decided_positions_are_proven_within_one_walk_per_column(jit):
+    agent = MCTSAgent(leaf="rollout", cache="")
+    lost = Position.from_moves([0, 3, 0, 4, 1, 5])  # O threatens columns 2 and 6: X cannot block both
+    b = Bench(agent, lost, 64, jit).new()
+    assert b.run(100) <= 7 and b.proof(lost) == -1
+    won = Position.from_moves([0, 4, 0, 5, 0, 6])  # O threatens 3, but X wins at once in column 0
+    b = Bench(agent, won, 64, jit).new()
+    assert b.run(100) <= 7 and b.proof(won) == 1
+    assert b.tree.node(b.tree.child(0, 0))["lo"] == 1.0  # the winning child, terminal
+    one = Position.from_moves([0, 4, 0, 5, 1, 6])  # one threat only: nothing decided yet
+    b = Bench(agent, one, 64, jit).new()
+    assert b.run(7) == 7 and b.proof(one) is None
 
 
-@pytest.mark.parametrize("which", PATHS)
-def test_leaf_rewards_rollout_heuristic_and_mixed(which):
-    k = kernel_ns(which)
-    pos = Position.from_moves("4453")
-    args = (pos.current, pos.mask, pos.ply, 6, 7, 4)
+@pytest.mark.parametrize("jit", PATHS)
+def test_leaf_rewards_rollout_heuristic_and_mixed(jit):
+    pos = Position.from_moves("44531")  # O (player 1) to move: rewards are player 0's
     rewards = {}
     for leaf in ("rollout", "heuristic", "mixed"):
-        agent = MCTSAgent(leaf=leaf, heuristic="bitsquares", width=5.0, mix=0.25)
-        low, high, rewards[leaf], rng = k.assess(*args, agent.params_array(), agent._hparams, 12345)
-        assert (low, high) == (-1, 1)
-    score = k.evaluate(heuristics.connectx.params.HEURISTIC_IDS["bitsquares"], *args[:2], 6, 7, 4, heuristics.connectx.params.params_array("bitsquares"))
-    assert rewards["heuristic"] == pytest.approx(2.0 / (1.0 + math.exp(-score / 5.0)) - 1.0)
+        b = Bench(MCTSAgent(leaf=leaf, heuristic="bitsquares", width=5.0, mix=0.25), pos, 16, jit)
+        rewards[leaf], _ = b.k.leaf_value(b.g, b.words, 1, b.tree.ints, b.tree.floats, b.hp, 12345)
+    hp = heuristics.connectx.params.params_array("bitsquares")
+    score = HEURISTICS["bitsquares"](b.g, b.words, hp)  # for O, the side to move
+    assert rewards["heuristic"] == pytest.approx(-(2.0 / (1.0 + math.exp(-score / 5.0)) - 1.0))
     assert rewards["rollout"] in (-1.0, 0.0, 1.0)
     assert rewards["mixed"] == pytest.approx(0.75 * rewards["rollout"] + 0.25 * rewards["heuristic"])
 
@@ -203,16 +234,13 @@ def test_win_in_one_is_played():
 
 
 def test_win_in_one_found_by_the_tree_alone():
-    """Without the agent's shortcut: the kernel proves the root and best_column plays the win."""
-    tree = Tree(4096, 7, False)
-    params = MCTSAgent(leaf="rollout", cache="").params_array()
+    """Without the agent's shortcut: the engine's search proves the root and plays the win."""
+    agent = MCTSAgent(leaf="rollout", cache="", max_sims=500)
     for pos in win_in_one_positions(20, seed=2):
-        K.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.0, 1)
-        assert (tree.lo[0], tree.hi[0]) == (1, 1)  # known at once
-        tree.lo[0] = -1  # forget the root's proof: the search must find it through a child
-        K.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params, np.zeros(1), 500)
-        col = K.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, 7)
-        assert (tree.lo[0], tree.hi[0]) == (1, 1)
+        search = agent.search(pos.shape)
+        col = search.choose(State(search.game, (pos.current, pos.mask)), time.perf_counter() + 60)
+        info = search.info()
+        assert info["exact"] and info["value"] == 1.0
         assert pos.is_winning_move(col) or keeps_a_win(pos, col, 3, slack=0)  # a double threat also wins
 
 
@@ -238,116 +266,102 @@ def test_forced_block_is_played():
 
 
 # --- MCTS-solver on Pons' end set ----------------------------------------------------------
-def prove(k, tree: Tree, pos: Position, agent: TreeSearch, limit: int) -> tuple[int, int]:
-    # The agent's own parameter arrays: compiled code does not check bounds, so a heuristic
-    # parameter array shorter than its heuristic reads would evaluate garbage.
-    params, hparams = agent.params_array(), heuristics.connectx.params.params_array(agent.heuristic)
-    k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 1.0, seed_state(1))
+def prove(agent: TreeSearch, pos: Position, limit: int, jit: bool = JIT, capacity: int = 1_000_000) -> tuple[int, int]:
+    """(the root's proven value for the side to move, 9 if unproven; simulations run)."""
+    b = Bench(agent, pos, capacity, jit).new()
     n = 0
-    while tree.lo[0] != tree.hi[0] and n < limit:
-        n += k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4, params,
-                   hparams, 20_000)
-    return (int(tree.lo[0]) if tree.lo[0] == tree.hi[0] else 9), n
+    while b.proof(pos) is None and n < limit:
+        ran = b.run(20_000)
+        n += ran
+        if ran == 0:
+            break
+    value = b.proof(pos)
+    return (9 if value is None else value), n
 
 
 @pytest.mark.parametrize("leaf", ["rollout", "heuristic"])
 def test_solver_proves_every_end_easy_position(leaf):
     """All 1000 of Test_L3_R1 (a few seconds compiled): the proven win/draw/loss is Pons' sign."""
-    if K is mt:
+    if not JIT:
         pytest.skip("numba not installed: the plain path would take minutes")
     agent = MCTSAgent(leaf=leaf, cache="")
-    tree = Tree(1_000_000, 7, False)
     for moves, score in pons("Test_L3_R1"):
-        value, n = prove(K, tree, Position.from_moves(moves), agent, 2_000_000)
+        value, n = prove(agent, Position.from_moves(moves), 2_000_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 
 def test_solver_proves_end_positions_on_the_plain_path():
-    agent, tree = MCTSAgent(leaf="rollout", cache=""), Tree(200_000, 7, False)
+    agent = MCTSAgent(leaf="rollout", cache="")
     for moves, score in random.Random(4).sample(pons("Test_L3_R1"), 15):
-        value, n = prove(mt, tree, Position.from_moves(moves), agent, 100_000)
+        value, n = prove(agent, Position.from_moves(moves), 100_000, jit=False, capacity=200_000)
         assert value == np.sign(score), f"{moves}: proved {value} after {n} simulations, Pons says {score}"
 
 
 # --- compiled and plain paths agree --------------------------------------------------------
 @pytest.mark.parametrize("leaf", ["rollout", "heuristic", "mixed"])
 def test_numba_and_python_agree_on_the_same_seed(leaf):
-    if not numba_available():
-        pytest.skip("numba not installed")
+    """Plain kernels on lists (boards over 63 bits), plain kernels on numpy arrays (moves while
+    the compile runs) and compiled kernels grow the very same tree."""
+    need(True)
     pos = Position.from_moves("4453")
     runs = []
-    # plain, the full compiled module, and the agent's kernels (compiled against its one leaf heuristic)
-    for k in (mt, compiled(mt), MCTSAgent(leaf=leaf, cache="").kernels(49)):
-        agent = MCTSAgent(leaf=leaf, cache="")
-        tree = Tree(5000, 7, False)
-        k.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 6, 7, 4, 0.0, seed_state(11))
-        done = k.run(*tree.arrays(), np.zeros(44, np.int64), 0, pos.current, pos.mask, pos.ply, 6, 7, 4,
-                     agent.params_array(), agent._hparams, 1500)
-        col = k.best_column(tree.children, tree.visits, tree.values, tree.lo, tree.hi, 0, 7)
-        runs.append((done, col, tree))
-    assert runs[2][0] is not None and runs[2][1] == runs[0][1] and runs[2][2].used == runs[0][2].used
-    assert np.array_equal(runs[2][2].visits[: runs[0][2].used], runs[0][2].visits[: runs[0][2].used])
-    (d1, c1, t1), (d2, c2, t2) = runs[:2]
-    assert d1 == d2 == 1500 and c1 == c2
-    n = t1.used
-    assert n == t2.used and int(t1.state[1]) == int(t2.state[1])
-    assert np.array_equal(t1.children[:n], t2.children[:n])
-    assert np.array_equal(t1.visits[:n], t2.visits[:n])
-    assert np.array_equal(t1.lo[:n], t2.lo[:n]) and np.array_equal(t1.hi[:n], t2.hi[:n])
-    assert np.allclose(t1.values[:n], t2.values[:n], rtol=0, atol=1e-9)
+    for jit, use_numpy in ((False, False), (False, True), (True, True)):
+        b = Bench(MCTSAgent(leaf=leaf, cache=""), pos, 5000, jit, use_numpy).new(11)
+        done = b.run(1500)
+        runs.append((done, int(b.tree.ints[MK.I_RNG]), b.tree.used, snapshot(b.tree)))
+    assert runs[0][0] == 1500 and runs[0][2] > 100
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_agent_is_reproducible_with_its_seed():
     pos = Position.from_moves("44")
-    cols, visits = [], []
+    cols, trees = [], []
     for _ in range(2):
         agent = MCTSAgent(leaf="rollout", cache="", max_sims=20_000, seed=7)
         cols.append(agent.choose(pos, time.perf_counter() + 60))
-        visits.append(agent._tree.visits[: agent._tree.used].copy())
-    assert cols[0] == cols[1] and np.array_equal(visits[0], visits[1])
+        trees.append(snapshot(agent.search(pos.shape)._tree))
+    assert cols[0] == cols[1] and trees[0] == trees[1]
+    other = MCTSAgent(leaf="rollout", cache="", max_sims=20_000, seed=8)
+    other.choose(pos, time.perf_counter() + 60)
+    assert snapshot(other.search(pos.shape)._tree) != trees[0]  # the seed matters
 
 
-# --- tree reuse and compaction -------------------------------------------------------------
-def subtree_stats(tree: Tree, node: int) -> list:
-    out, stack = [], [(node, ())]
-    while stack:
-        n, path = stack.pop()
-        out.append((path, tree.visits[n], tree.values[n], tree.lo[n], tree.hi[n]))
-        for col in range(tree.children.shape[1]):
-            ch = int(tree.children[n, col])
-            if ch >= 0:
-                stack.append((ch, path + (col,)))
-    return sorted(out)
-
-
-def test_compact_keeps_exactly_the_subtree():
-    agent = MCTSAgent(leaf="rollout", cache="", max_sims=30_000, capacity=100_000)
+# --- tree reuse and re-rooting -------------------------------------------------------------
+def test_reroot_keeps_exactly_the_subtree():
+    agent = MCTSAgent(leaf="rollout", cache="", max_sims=30_000, capacity=100_000, background_compile=False)
     pos = Position.empty()
     agent.choose(pos, time.perf_counter() + 60)
-    tree = agent._tree
-    grand = int(tree.children[int(tree.children[0, 3]), 2])
-    before = subtree_stats(tree, grand)
-    used = tree.used
-    kept = K.compact(*tree.arrays(), grand, 0.0, np.empty(used, np.int64), np.empty(used, np.int64))
-    assert kept == len(before) == tree.used
-    assert subtree_stats(tree, 0) == before
+    search = agent.search(pos.shape)
+    tree = search._tree
+    grand = tree.child(tree.child(0, 3), 2)
+    before, size = snapshot(tree, grand), count_nodes(tree, grand)
+    assert 1 < size < tree.used
+    k = bind(search.game, MK, search._hfn, jit=tree.numpy)
+    kept = k.reroot(tree.ints, tree.floats, grand, np.empty(tree.used, np.int64))
+    assert kept == tree.used == size == count_nodes(tree, 0)
+    assert snapshot(tree, 0)[1:] == before[1:]  # the same subtree; the new root's own action is cleared
 
 
 def test_tree_is_reused_two_plies_later_and_reset_for_a_new_game():
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=30_000)
     pos = Position.from_moves("44")
     col = agent.choose(pos, time.perf_counter() + 60)
-    tree = agent._tree
+    tree = agent.search(pos.shape)._tree
     reply = 2
-    node = int(tree.children[int(tree.children[0, col]), reply])
-    expected = subtree_stats(tree, node)
+    node = tree.child(tree.child(0, col), reply)
+    assert node > 0
+    expected = snapshot(tree, node)
+    size = count_nodes(tree, node)
     nxt = pos.play(col).play(reply)
     agent.choose(nxt, time.perf_counter() + 60)
-    assert agent.info()["reused"] == len(expected) > 1
-    root_visits = expected[0][1]
-    assert agent._tree.visits[0] == root_visits + agent.info()["sims"]
+    assert agent.info()["reused"] == size > 1
+    assert agent.search(pos.shape)._tree.node(0)["visits"] == expected[2] + agent.info()["sims"]
     agent.choose(Position.empty(), time.perf_counter() + 60)  # a new game
     assert agent.info()["reused"] == 0
+
+
+def count_nodes(tree: Tree, node: int) -> int:
+    return 1 + sum(count_nodes(tree, k["id"]) for k in tree.children(node))
 
 
 def test_stops_at_the_deadline():
@@ -372,7 +386,7 @@ def test_beats_random_every_game():
 
 def test_big_board_runs_on_the_plain_path():
     shape = Shape(8, 8, 4)  # 72 bits: Python ints
-    assert not shape.fits_int64 and kernels(mt, shape.bits) is mt
+    assert not shape.fits_int64
     agent = MCTSAgent(leaf="heuristic", cache="", max_sims=300, capacity=5000)
     pos = Position.from_moves([0, 1, 0, 1, 0, 1], shape)  # X wins at column 0
     assert agent.choose(pos, time.perf_counter() + 60) == 0
@@ -380,6 +394,7 @@ def test_big_board_runs_on_the_plain_path():
     assert agent.choose(pos, time.perf_counter() + 60) == 4
     col = agent.choose(Position.from_moves([3, 4], shape), time.perf_counter() + 60)
     assert 0 <= col < 8 and agent.info()["sims"] == 300
+    assert agent.info()["compiled"] is False and agent.search(shape)._tree.numpy is False  # Python ints in lists
 
 
 def test_registry_builds_it_and_rejects_bad_parameters():
@@ -391,26 +406,33 @@ def test_registry_builds_it_and_rejects_bad_parameters():
 
 
 # --- compile policy: a move never waits past its deadline for numba -----------------------
+def fresh_process(monkeypatch, agent: TreeSearch, warm_up) -> None:
+    """As in a fresh process: nothing compiled yet, and the compile is ``warm_up``."""
+    search = agent.search(Shape())
+    admit = search._gate.admit
+    monkeypatch.setattr(search, "warm_up", warm_up)
+    monkeypatch.setattr(search._gate, "admit", lambda deadline, warm, _compiled, *a: admit(deadline, warm, lambda: False, *a))
+
+
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_plain_path_grafts_the_cache_top_then_the_whole_cache_once_compiled(monkeypatch):
     agent = MCTSAgent(leaf="rollout")  # with its opening cache from data/
     if agent._load_cache() is None:
         pytest.skip("no rollout cache in data/")
-    release, real_warm_up = threading.Event(), agent.warm_up
+    release, real_warm_up = threading.Event(), agent.search(Shape()).warm_up
 
-    def held_warm_up(shape):  # the compile ends only after the first move
+    def held_warm_up():  # the compile ends only after the first move
         release.wait(30)
-        return real_warm_up(shape)
+        return real_warm_up()
 
-    monkeypatch.setattr(agent, "warm_up", held_warm_up)
-    monkeypatch.setattr("agents.mcts.is_compiled", lambda kernels: False)
+    fresh_process(monkeypatch, agent, held_warm_up)
     t0 = time.perf_counter()
     col = agent.choose(Position.empty(), t0 + 0.5)
     # Grafting the whole cache in pure Python took 5 s: the first move stays in its time.
     assert time.perf_counter() - t0 < 0.5 + 0.3
     assert agent.info()["cache_nodes"] == MCTSAgent.PLAIN_GRAFT_NODES
     release.set()
-    assert agent._gate.job.wait(120)
+    assert agent.search(Shape())._gate.job.wait(120)
     pos = Position.empty().play(col).play(3)
     agent.choose(pos, time.perf_counter() + 0.3)  # compiled now: the whole cache below this position
     assert agent.info()["reused"] == 0 and agent.info()["cache_nodes"] > 10 * MCTSAgent.PLAIN_GRAFT_NODES
@@ -423,24 +445,22 @@ def test_plain_path_grafts_the_cache_top_then_the_whole_cache_once_compiled(monk
 def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
     agent = MCTSAgent(leaf="rollout", cache="")
     release = threading.Event()
+    real_warm_up = agent.search(Shape()).warm_up
 
-    real_warm_up = agent.warm_up
-
-    def held_warm_up(shape):  # a compile that outlasts the first moves, then completes
+    def held_warm_up():  # a compile that outlasts the first moves, then completes
         release.wait(30)
-        return real_warm_up(shape)
+        return real_warm_up()
 
-    monkeypatch.setattr(agent, "warm_up", held_warm_up)
-    # As in a fresh process: nothing compiled yet.
-    monkeypatch.setattr("agents.mcts.is_compiled", lambda kernels: False)
+    fresh_process(monkeypatch, agent, held_warm_up)
     pos = Position.from_moves("44")
     for budget in (0.2, 0.5):
         t0 = time.perf_counter()
         col = agent.choose(pos, time.perf_counter() + budget)
         assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
         assert agent.info()["sims"] > 0
+        assert agent.info()["compiled"] is False
     release.set()
-    assert agent._gate.job.wait(120)
+    assert agent.search(Shape())._gate.job.wait(120)
     sims_plain = agent.info()["sims"]
     agent.choose(pos, time.perf_counter() + 0.5)
     assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move
@@ -467,21 +487,19 @@ def test_heuristic_parameters_from_the_spec_reach_the_leaves(name, field):
     tuned = root_child_values(f"{base},{field}=3.5", pos)
     assert default.keys() == tuned.keys() and default != tuned
     agent = make(name, leaf="heuristic", heuristic="oddeven", cache="", seed="4")
-    tree = Tree(2000, shape.columns, agent._pheromone())
-    tau0 = agent.params_array()[mt.P_TAU0]
-    mt.new_tree(*tree.arrays(), pos.current, pos.mask, pos.ply, 8, 8, 4, tau0, seed_state(4))
-    explicit = heuristics.connectx.params.params_array("oddeven", power=3.5)
-    mt.run(*tree.arrays(), np.zeros(shape.cells + 2, np.int64), 0, pos.current, pos.mask, pos.ply, 8, 8, 4,
-           agent.params_array(), explicit, 200)
-    kids = {c: int(tree.children[0, c]) for c in range(8) if tree.children[0, c] >= 0}
-    assert {c: float(tree.values[n] / tree.visits[n]) for c, n in kids.items()} == tuned
+    b = Bench(agent, pos, 2000, False).new(4)
+    b.run(200, hp=list(heuristics.connectx.params.params_array("oddeven", power=3.5)))
+    assert {k["action"]: k["value"] / k["visits"] for k in b.tree.children(0)} == tuned
 
 
 def test_heuristic_parameters_are_checked_against_the_heuristic():
     assert make("mcts", heuristic="bitsquares", power="2")._hparams.tolist() == [2.0]
     assert make("mcts", heuristic="liberties", threat="3")._hparams.tolist() == [3.0]
-    ant = make("ant_colony", heuristic="bitsquares", power="1.5", leaf_power="2.5")
-    assert ant.power == 1.5 and ant._hparams.tolist() == [2.5] and ant.params_array()[mt.P_POWER] == 1.5
+    ant = make("ant_colony", leaf="heuristic", heuristic="bitsquares", power="1.5", leaf_power="2.5")
+    search = ant.search(Shape())
+    floats = [0.0] * MK.FHEADER
+    search._settings(floats)
+    assert ant.power == 1.5 and ant._hparams.tolist() == [2.5] and search._hp == [2.5] and floats[MK.F_POWER] == 1.5
     with pytest.raises(ValueError, match="takes no parameter power; its parameters: threat"):
         make("mcts", heuristic="liberties", power="2")
     with pytest.raises(ValueError, match="takes no parameter leaf_power"):

@@ -21,7 +21,7 @@ def grown():
 
 def test_grow_runs_the_requested_simulations(grown):
     _, tree, done = grown
-    assert done == 40_000 and tree.visits[0] == 40_000
+    assert done == 40_000 and tree.node(0)["visits"] == 40_000
 
 
 def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
@@ -38,13 +38,12 @@ def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
     stack = [(0, root)]
     while stack:
         n, pos = stack.pop()
-        if tree.visits[n] < 20:
+        node = tree.node(n)
+        if node["visits"] < 20:
             continue
-        by_key[pos.key()] = by_key.get(pos.key(), 0.0) + tree.visits[n]
-        for col in range(7):
-            ch = int(tree.children[n, col])
-            if ch >= 0:
-                stack.append((ch, pos.play(col)))
+        by_key[pos.key()] = by_key.get(pos.key(), 0.0) + node["visits"]
+        for kid in tree.children(n):
+            stack.append((kid["id"], pos.play(kid["action"])))
     assert sorted(by_key) == keys.tolist()
     assert [by_key[k] for k in keys.tolist()] == data["visits"].tolist()
 
@@ -82,7 +81,7 @@ def test_agent_grafts_the_cache_from_file_and_from_bundled_data(grown, tmp_path)
     grafted = agent.info()["cache_nodes"]
     i = np.searchsorted(data["keys"], pos.key())
     assert grafted > 10
-    assert agent._tree.visits[0] == data["visits"][i] + 100  # cached visits, then this move's
+    assert agent.search(pos.shape)._tree.node(0)["visits"] == data["visits"][i] + 100  # cached visits, then this move's
     bundled = agent.bundle_data()
     other = MCTSAgent(leaf="rollout", cache="/nonexistent/never/read.npz", max_sims=100)
     other.use_data(bundled)
@@ -155,3 +154,52 @@ def test_committed_cache_is_valid_and_small():
     assert agent.cache_path() == str(path)
     agent.choose(root, time.perf_counter() + 30)
     assert agent.info()["cache_nodes"] > 1000
+
+
+def test_grafted_bounds_are_the_side_to_moves_and_steer_the_search(tmp_path):
+    """A cache that says the position after column 4 (O to move) is lost for O: grafted, the
+    child is proven won for X (the tree's player 0 view), and X plays it at once. With the
+    bounds read the wrong way round X would avoid that column."""
+    root, child = Position.empty(), Position.from_moves("4")
+    keys = np.array(sorted([root.key(), child.key()]), np.int64)
+    by_key = {root.key(): (50, 0.0, -1, 1), child.key(): (20, 5.0, -1, -1)}
+    data = {"shape": (6, 7, 4), "keys": keys, "meta": "{}"}
+    for j, f in enumerate(("visits", "values", "lo", "hi")):
+        data[f] = np.array([by_key[int(k)][j] for k in keys])
+    path = tmp_path / "tiny.npz"
+    mcts_cache.save(path, data)
+    agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=200, background_compile=False)
+    assert agent.choose(root, time.perf_counter() + 60) == 3
+    tree = agent.search(root.shape)._tree
+    node = tree.node(tree.child(0, 3))
+    assert agent.info()["cache_nodes"] == 1 and agent.info()["proven"] == "win"
+    assert (node["lo"], node["hi"], node["player"]) == (1.0, 1.0, 1)
+
+
+def test_graft_then_collect_gives_every_node_its_cached_statistics(grown):
+    """Each grafted node (every path to a cached position gets one) carries that position's
+    cached visits, value and bounds: collected back, node by node, nothing differs."""
+    from agents.engine import mcts_kernels as MK
+    from core.game import bind, constants_array
+
+    _, tree, _ = grown
+    data = mcts_cache.validate(mcts_cache.extract(tree, Position.empty(), min_visits=30))
+    agent = MCTSAgent(leaf="rollout", cache="", capacity=100_000)
+    search = agent.search(Shape())
+    from agents.engine.mcts import Tree
+
+    for jit in ((False, True) if search._compiled_possible() else (False,)):
+        fresh = Tree(7, 100_000, True)
+        search._settings(fresh.floats)
+        k, g = bind(search.game, MK, None, jit=jit), constants_array(search.game, jit)
+        k.new_tree(g, fresh.ints, fresh.floats, (0, 0), 1)
+        added = mcts_cache.graft(search, fresh, (0, 0), data, 10**9, jit)
+        assert added == fresh.used - 1 >= len(data["keys"]) - 1
+        n = fresh.used
+        out = [np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int8), np.empty(n, np.int8)]
+        count = k.collect(g, fresh.ints, fresh.floats, 0, (0, 0), 0.0, *out)
+        assert count == n
+        idx = np.searchsorted(data["keys"], out[0])
+        assert np.array_equal(data["keys"][idx], out[0])
+        for f, got in zip(mcts_cache.FIELDS[1:], out[1:]):
+            assert np.array_equal(data[f][idx], got), f

@@ -979,3 +979,116 @@ def reroot(ints, floats, new_root: int, remap) -> int:
     ints[nb + N_INFO] = (w & ~0xFFFFFF)  # the root's action: -1
     ints[I_USED] = kept
     return kept
+
+
+# --- stored statistics: collect and graft (opening caches) ---
+# Statistics kept apart from a tree (an opening cache file) travel as parallel arrays sorted by
+# the ``key`` hook's first word: ``keys``, ``visits``, ``values`` (the value sum, seen from the
+# player who moved into the node, as ``V_VALUE``) and ``lo``/``hi``, proven bounds seen by the
+# node's **side to move** (-1 loss, 0 draw, 1 win; the tree keeps player 0's view), the natural
+# view of a stored position whatever the tree's convention. The two kernels below reach the
+# tree only through find_child, add_child, node_player, set_stats and node_stats, so they keep
+# working when the node records change. Games whose ``key`` fits one int64 word only.
+from core.kernel_defaults import key  # noqa: E402  (the game's key hook, bound like the others)
+
+
+@hot
+def node_stats(floats, node: int):
+    """``node``'s (visits, value sum, lo, hi), bounds in player 0's view (see :func:`set_stats`)."""
+    f = FHEADER + node * NF
+    return floats[f + V_VISITS], floats[f + V_VALUE], floats[f + V_LO], floats[f + V_HI]
+
+
+@hot
+def find_key(keys, k: int) -> int:
+    """Index of ``k`` in the sorted array ``keys``, or -1."""
+    low = 0
+    high = keys.shape[0]
+    while low < high:
+        mid = (low + high) // 2
+        if keys[mid] < k:
+            low = mid + 1
+        else:
+            high = mid
+    if low < keys.shape[0] and keys[low] == k:
+        return low
+    return -1
+
+
+@hot
+def collect(g, ints, floats, root: int, s, min_visits: float, out_keys, out_visits, out_values, out_lo, out_hi) -> int:
+    """Write every node reachable from ``root`` (state ``s``) through children with at least
+    ``min_visits`` visits into the ``out_*`` arrays (the convention above; in the order found,
+    transpositions as separate entries) and return the count. Children are found by the
+    game's legal actions, so the walk needs no child list; outputs as long as the tree."""
+    buf = ints[I_BUF]
+    count = 0
+    stack = [(root, s)]
+    while len(stack) > 0:
+        n, t = stack.pop()
+        visits, value, lo, hi = node_stats(floats, n)
+        if node_player(ints, n) == 1:
+            lo, hi = -hi, -lo
+        out_keys[count] = key(g, t)[0]
+        out_visits[count] = visits
+        out_values[count] = value
+        out_lo[count] = lo
+        out_hi[count] = hi
+        count += 1
+        if terminal(g, t):
+            continue
+        m = legal(g, t, ints, buf)
+        for i in range(m):
+            a = ints[buf + i]
+            ch = find_child(ints, n, a)
+            if ch >= 0 and node_stats(floats, ch)[0] >= min_visits:
+                stack.append((ch, play(g, t, a)))
+    return count
+
+
+@hot
+def graft(g, ints, floats, hp, root: int, s, keys, visits, values, lo, hi, limit: int) -> int:
+    """Graft stored statistics (the convention above) below ``root`` (state ``s``), breadth
+    first: each legal action of a node whose resulting state is stored gets a child (made by
+    :func:`add_child`, so bounded as a search's node would be) holding those statistics, until
+    ``limit`` children are added or the tree is full. The root takes its own stored statistics
+    when present. Bounds are intersected, never widened. Returns the children added."""
+    buf = ints[I_BUF]
+    i = find_key(keys, key(g, s)[0])
+    if i >= 0:
+        low = float(lo[i])
+        high = float(hi[i])
+        if node_player(ints, root) == 1:
+            low, high = -high, -low
+        set_stats(floats, root, visits[i], values[i], low, high)
+    added = 0
+    queue = [(root, s)]
+    head = 0
+    while head < len(queue) and added < limit:
+        n, t = queue[head]
+        head += 1
+        if terminal(g, t):
+            continue
+        m = legal(g, t, ints, buf)
+        for j in range(m):
+            if added >= limit:
+                break
+            a = ints[buf + j]
+            u = play(g, t, a)
+            ch = find_child(ints, n, a)
+            if ch < 0:
+                i = find_key(keys, key(g, u)[0])
+                if i < 0:
+                    continue
+                ch = add_child(g, ints, floats, hp, n, a, u)
+                if ch < 0:  # the tree is full
+                    return added
+                low = float(lo[i])
+                high = float(hi[i])
+                if node_player(ints, ch) == 1:
+                    low, high = -high, -low
+                set_stats(floats, ch, visits[i], values[i], low, high)
+                added += 1
+                m = legal(g, t, ints, buf)  # add_child may have used the buffer
+            queue.append((ch, u))
+    return added

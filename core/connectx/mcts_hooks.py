@@ -21,7 +21,7 @@ from util.xorshift import rng_next
 def playout(current: int, mask: int, ply: int, rows: int, inarow: int, full: int, bottom: int, cells: int, rng: int):
     """Uniformly random moves from a position no one has won (``current``: the mover's stones,
     ``ply`` stones on the board) until a line or a full board: ``(moves played, whether the last
-    one made a line, rng)``. ConnectX's own MCTS (:mod:`agents.mcts_tree`) plays the same."""
+    one made a line, rng)``: the playout of every random rollout on ConnectX (:func:`rollout`)."""
     played = 0
     while ply < cells:
         moves = (mask + bottom) & full
