@@ -5,7 +5,8 @@ The search is :mod:`agents.engine.mcts_kernels` bound to :class:`core.connectx.g
 (UCT or ant colony selection, rollout / heuristic / mixed leaves, score-bounded MCTS-solver,
 tree reuse, the compile gate); ConnectX's tricks reach it as the game's hooks: random playouts
 on the bitboards (``rollout``, :mod:`core.connectx.mcts_hooks`), decided positions proven at
-each new node and forced blocks (``expand``, :mod:`core.connectx.search_hooks`). Settings:
+each new node (``expand``, :mod:`core.connectx.search_hooks`; with ``expand="prune"`` also no
+move under a threat and a forced block alone). Settings:
 ``gamma=1`` (ConnectX's rewards are undiscounted, as they were on its own kernel), solver on,
 closed loop. This module owns the agents' parameters (the leaf heuristic's by name,
 :class:`agents.heuristic_params.HeuristicParams`), the interface on
@@ -104,9 +105,10 @@ class TreeSearch(HeuristicParams):
     heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.connectx.engine.HEURISTICS)
     width: float = 6.5  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
-    capacity: int = 2_000_000  # tree nodes (the engine's node size, ~120 bytes; pages touched as the tree grows); when full, leaves are not stored
+    capacity: int = 2_000_000  # tree nodes (the engine's node, edges included: ~140 bytes; pages touched as the tree grows); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
+    expand: str = "prove"  # ConnectX's expand hook at new nodes: "prove" (decided positions proven, every column a child, as on the former kernel), "prune" (also no move under a threat, a forced block alone), "off"
     cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
@@ -128,7 +130,8 @@ class TreeSearch(HeuristicParams):
                   (0.0 <= self.mix <= 1.0, f"mix must be in [0, 1], got {self.mix}"),
                   (self.width > 0, f"width must be positive, got {self.width}"),
                   (self.capacity >= 16, f"capacity must be at least 16 nodes, got {self.capacity}"),
-                  (self.max_sims >= 0, f"max_sims must be 0 (no limit) or positive, got {self.max_sims}")]
+                  (self.max_sims >= 0, f"max_sims must be 0 (no limit) or positive, got {self.max_sims}"),
+                  (self.expand in engine.EXPAND_MODES, f"expand must be one of {', '.join(engine.EXPAND_MODES)}, got {self.expand!r}")]
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
@@ -146,7 +149,7 @@ class TreeSearch(HeuristicParams):
                 game=ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
                 leaf=self.leaf, heuristic=self.heuristic,
                 params="/".join(repr(float(x)) for x in self._hparams),  # repr round-trips every float
-                width=self.width, mix=self.mix, gamma=1.0, solver=True, open_loop=False,
+                width=self.width, mix=self.mix, gamma=1.0, solver=True, open_loop=False, expand=self.expand,
                 max_sims=self.max_sims, seed=self.seed, reuse=self.reuse, capacity=self.capacity,
                 margin=self.margin, background_compile=self.background_compile,
                 compile_share=self.compile_share, **self._policy_fields())

@@ -25,9 +25,9 @@ def pheromone_tree(jit: bool, pher: list[float], **params) -> Bench:
     t = b.tree
     b.k.set_stats(t.floats, 0, 10.0, 0.0, -1.0, 1.0)
     for col, p in enumerate(pher):
-        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, col, b.k.play(b.g, b.words, col))
+        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, b.words, col)
         b.k.set_stats(t.floats, ch, 1.0, 0.0, -1.0, 1.0)
-        t.floats[MK.FHEADER + ch * MK.NF + MK.V_PHER] = p  # as tests/test_engine_ant.py sets it
+        t.floats[int(t.ints[MK.I_PHER]) + ch] = p  # as tests/test_engine_ant.py sets it
     return b
 
 

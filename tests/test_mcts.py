@@ -126,7 +126,7 @@ def hand_tree(jit: bool, parent_visits: float, stats: list[tuple[float, float]])
     t = b.tree
     b.k.set_stats(t.floats, 0, parent_visits, 0.0, -1.0, 1.0)
     for col, (v, w) in enumerate(stats):
-        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, col, b.k.play(b.g, b.words, col))
+        ch = b.k.add_child(b.g, t.ints, t.floats, b.hp, 0, b.words, col)
         b.k.set_stats(t.floats, ch, v, w, -1.0, 1.0)
     return b
 

@@ -34,6 +34,7 @@ COMPILED_FLAG = "COMPILED"
 constant, so numba drops the branches it rules out. For work only compiled code gains from
 (e.g. memory prefetches, which plain Python cannot issue and would pay the set-up of)."""
 _INLINE_MARK = "__connectx_inline__"
+_NRT_MARK = "__connectx_nrt__"
 NO_NRT_FLAG = "NO_NRT"
 """A hot module whose global of this name is True is compiled without numba's reference
 counting (``_nrt=False``): no atomic increment and decrement of an array's count each time a
@@ -45,18 +46,24 @@ compiled with reference counting set explicitly, so that numba does not hand the
 counting-free caller down to its callees (which may allocate)."""
 
 
-def hot(fn: F | None = None, *, inline: bool = False) -> Any:
+def hot(fn: F | None = None, *, inline: bool = False, nrt: bool = False) -> Any:
     """Mark ``fn`` as a hot function (compiled by :func:`compiled`, plain otherwise).
 
     ``@hot(inline=True)``: compiled into each compiled caller (numba's IR inlining) instead of
     being called. For a game's hooks that a search calls at every node and that take the
     search's arrays: a call of a compiled function passes each array as a seven-word struct and
     keeps LLVM from optimising across it (ConnectX's ``expand`` and ``order``: 100 -> 78 ns a
-    node measured alone, and the exact solver 0.87 -> 0.93x the old kernel's speed)."""
+    node measured alone, and the exact solver 0.87 -> 0.93x the old kernel's speed).
+
+    ``@hot(nrt=True)``: compiled with reference counting even in a module that turns it off
+    (:data:`NO_NRT_FLAG`), for a function there that allocates (a list, an array); its callees
+    in that module keep theirs off."""
     def mark(f: F) -> F:
         setattr(f, _HOT_MARK, True)
         if inline:
             setattr(f, _INLINE_MARK, True)
+        if nrt:
+            setattr(f, _NRT_MARK, True)
         return f
 
     return mark(fn) if fn is not None else mark
@@ -127,7 +134,7 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
             copy.__qualname__ = value.__qualname__
             copy.__doc__ = value.__doc__
             dispatcher = numba.njit(nogil=True, inline="always" if getattr(value, _INLINE_MARK, False) else "never",
-                                    _nrt=not glob.get(NO_NRT_FLAG, False))(copy)
+                                    _nrt=not glob.get(NO_NRT_FLAG, False) or getattr(value, _NRT_MARK, False))(copy)
             glob[k] = dispatcher
             setattr(ns, k, dispatcher)
     for k, value in glob.items():

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import math
 
-from core.kernel_defaults import bounds, chance_prob, evaluate, legal, outcome, play, rollout, terminal, to_move
+from core.kernel_defaults import bounds, chance_prob, evaluate, key, legal, outcome, play, rollout, terminal, to_move
 from core.kernel_expand import expand
 from util.xorshift import rng_next
 from util.jit import hot
@@ -351,27 +351,31 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
 
 
 @hot
-def open_block(ints, node: int, n: int, buf: int) -> int:
-    """Give ``node`` its edge block for the ``n`` actions listed at ``ints[buf:]`` (untried
-    slots), keeping the children a cache grafted before (an action-indexed block, which is left
-    behind). Returns the block's first slot, or -1 when the pool is full."""
+def open_block(g, s, ints, floats, hp, node: int) -> int:
+    """``node``'s first expansion (state ``s``, closed loop): its actions become its edge block of
+    untried slots. With the solver and ``EXPAND_PRUNE``, at a decision node, the game's
+    ``expand`` lists them (the root, a grafted node; a node the search made asked it already);
+    else ``legal`` (a decided position still needs a move). Returns the block's width, or -1
+    when the edge pool is full."""
     b = ints[I_NODES] + node * NI
-    old = ints[b + N_EDGE]
+    buf = ints[I_BUF]
+    w = ints[b + N_INFO]
+    n = -1
+    if (floats[F_EXPAND] == EXPAND_PRUNE and floats[F_SOLVER] != 0.0 and floats[F_OPEN] == 0.0
+            and player_of(w) != CHANCE):
+        n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
+        if n >= 0:
+            ints[b + N_INFO] = w | (1 << INFO_XP)
+    if n < 0:
+        n = legal(g, s, ints, buf)
     e = alloc_block(ints, node, n)
     if e < 0:
         return -1
-    kids = 0
     for i in range(n):
-        a = ints[buf + i]
-        ch = -1 - a
-        if old >= 0 and ints[old + a] >= 0:
-            ch = ints[old + a]
-            kids += 1
-        ints[e + i] = ch
+        ints[e + i] = -1 - ints[buf + i]
     ints[b + N_EDGE] = e
     ints[b + N_NLEGAL] = n
-    ints[b + N_NKIDS] = kids
-    return e
+    return n
 
 
 @hot
@@ -381,7 +385,7 @@ def find_child(ints, node: int, action: int) -> int:
     e = ints[b + N_EDGE]
     if e < 0:
         return -1
-    if ints[b + N_NLEGAL] < 0 or indexed_of(ints[b + N_INFO]):  # indexed by action
+    if indexed_of(ints[b + N_INFO]):  # open loop: the block is indexed by action
         return ints[e + action]
     nb = ints[I_NODES]
     for i in range(ints[b + N_NLEGAL]):
@@ -392,37 +396,31 @@ def find_child(ints, node: int, action: int) -> int:
 
 
 @hot
-def add_child(g, ints, floats, hp, node: int, action: int, s) -> int:
-    """A child of ``node`` for ``action`` (``s``: the state it reaches), bounded as a search's
-    new node would be (terminal proven; the ``bounds`` hook), or -1 when the tree is full. For
-    grafting stored statistics (an opening cache) into nodes not expanded yet: they gather in an
-    action-indexed block until the node's first expansion lists its actions."""
+def add_child(g, ints, floats, hp, node: int, s, action: int) -> int:
+    """``node``'s child for ``action`` (``s``: ``node``'s state, closed loop), made as the
+    search would make it (terminal proven; the ``bounds`` and ``expand`` hooks), for grafting
+    stored statistics (an opening cache). Opens ``node``'s edge block first if the search has
+    not. Returns the child (the existing one if any), -1 when the tree or the edge pool is full,
+    -2 when ``action`` is not among the node's listed actions (``expand`` left it out)."""
     b = ints[I_NODES] + node * NI
-    if ints[b + N_NLEGAL] >= 0:  # expanded: the action's untried slot
-        e = ints[b + N_EDGE]
-        for i in range(ints[b + N_NLEGAL]):
-            if ints[e + i] == -1 - action:
-                child = new_node(g, s, ints, floats, hp, action, 1.0, floats[F_SOLVER] != 0.0, -1)
-                if child >= 0:
-                    ints[e + i] = child
-                    ints[b + N_NKIDS] += 1
-                return child
+    if ints[b + N_NLEGAL] < 0 and open_block(g, s, ints, floats, hp, node) < 0:
         return -1
     e = ints[b + N_EDGE]
-    nact = ints[I_NACT]
-    if e < 0:
-        e = alloc_block(ints, node, nact)
-        if e < 0:
-            return -1
-        for a in range(nact):
-            ints[e + a] = -1 - a
-        ints[b + N_EDGE] = e
-    if ints[e + action] >= 0:
-        return ints[e + action]
-    child = new_node(g, s, ints, floats, hp, action, 1.0, floats[F_SOLVER] != 0.0, -1)
-    if child >= 0:
-        ints[e + action] = child
-    return child
+    for i in range(ints[b + N_NLEGAL]):
+        ch = ints[e + i]
+        if ch == -1 - action:
+            solver = floats[F_SOLVER] != 0.0 and floats[F_OPEN] == 0.0
+            xply = -1
+            if solver and floats[F_EXPAND] != EXPAND_OFF and player_of(ints[b + N_INFO]) != CHANCE:
+                xply = xp_of(ints[b + N_INFO]) if floats[F_EXPAND] == EXPAND_PRUNE else 0
+            child = new_node(g, play(g, s, action), ints, floats, hp, action, 1.0, solver, xply)
+            if child >= 0:
+                ints[e + i] = child
+                ints[b + N_NKIDS] += 1
+            return child
+        if ch >= 0 and action_of(ints[ints[I_NODES] + ch * NI + N_INFO]) == action:
+            return ch
+    return -2
 
 
 @hot
@@ -651,7 +649,6 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     pathcap = ints[I_PATHCAP]
     nact = ints[I_NACT]
     xpand = solver and floats[F_EXPAND] != EXPAND_OFF
-    prune = xpand and floats[F_EXPAND] == EXPAND_PRUNE
     node = root
     ints[path] = root
     ints[path + 1] = 1 - (to_move(g, s) if open_loop else player_of(ints[nb + root * NI + N_INFO]))
@@ -725,17 +722,10 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
         else:
             nl = ints[b + N_NLEGAL]
             if nl < 0:  # first expansion: the node's actions become its edge block
-                n = -1
-                if prune and p != CHANCE:  # the root, a grafted node (else new_node asked expand already)
-                    n, o = expand(g, s, EXPAND_DEPTH, 0, 0, ints, buf, hp)
-                    if n >= 0:
-                        ints[b + N_INFO] = w | (1 << INFO_XP)
-                if n < 0:  # decided (a move must still be chosen) or no expand: every action
-                    n = legal(g, s, ints, buf)
-                if open_block(ints, node, n, buf) < 0:  # the edge pool is full: evaluate here
+                nl = open_block(g, s, ints, floats, hp, node)
+                if nl < 0:  # the edge pool is full: evaluate here
                     reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
                     break
-                nl = n
                 w = ints[b + N_INFO]
             e = ints[b + N_EDGE]
             nk = ints[b + N_NKIDS]
@@ -920,7 +910,7 @@ def reroot(ints, floats, new_root: int, remap) -> int:
     at least the nodes used. A child is always created after its parent (a larger id), so one
     pass in id order finds the subtree and moving records down in that order never overwrites
     one still to move; blocks move down in pool order likewise (each block's header names its
-    owner)."""
+    owner, and a node has at most one block)."""
     used = ints[I_USED]
     nb = ints[I_NODES]
     for i in range(used):
@@ -951,13 +941,12 @@ def reroot(ints, floats, new_root: int, remap) -> int:
     while x < end:
         owner = ints[x] & 0xFFFFFFFF
         width = ints[x] >> 32
-        ob = nb + owner * NI
-        if remap[owner] >= 0 and ints[ob + N_EDGE] == x + 1:
+        if remap[owner] >= 0:
             ints[dst] = remap[owner] | (width << 32)
             for k in range(width):
                 ch = ints[x + 1 + k]
                 ints[dst + 1 + k] = remap[ch] if ch >= 0 else ch
-            ints[ob + N_EDGE] = dst + 1
+            ints[nb + owner * NI + N_EDGE] = dst + 1
             dst += width + 1
         x += width + 1
     ints[I_EUSED] = dst - start
@@ -989,7 +978,6 @@ def reroot(ints, floats, new_root: int, remap) -> int:
 # view of a stored position whatever the tree's convention. The two kernels below reach the
 # tree only through find_child, add_child, node_player, set_stats and node_stats, so they keep
 # working when the node records change. Games whose ``key`` fits one int64 word only.
-from core.kernel_defaults import key  # noqa: E402  (the game's key hook, bound like the others)
 
 
 @hot
@@ -1015,7 +1003,7 @@ def find_key(keys, k: int) -> int:
     return -1
 
 
-@hot
+@hot(nrt=True)  # its stack is a list
 def collect(g, ints, floats, root: int, s, min_visits: float, out_keys, out_visits, out_values, out_lo, out_hi) -> int:
     """Write every node reachable from ``root`` (state ``s``) through children with at least
     ``min_visits`` visits into the ``out_*`` arrays (the convention above; in the order found,
@@ -1046,7 +1034,7 @@ def collect(g, ints, floats, root: int, s, min_visits: float, out_keys, out_visi
     return count
 
 
-@hot
+@hot(nrt=True)  # its queue is a list
 def graft(g, ints, floats, hp, root: int, s, keys, visits, values, lo, hi, limit: int) -> int:
     """Graft stored statistics (the convention above) below ``root`` (state ``s``), breadth
     first: each legal action of a node whose resulting state is stored gets a child (made by
@@ -1080,7 +1068,9 @@ def graft(g, ints, floats, hp, root: int, s, keys, visits, values, lo, hi, limit
                 i = find_key(keys, key(g, u)[0])
                 if i < 0:
                     continue
-                ch = add_child(g, ints, floats, hp, n, a, u)
+                ch = add_child(g, ints, floats, hp, n, t, a)
+                if ch == -2:  # not a child the search would make (the game's expand prunes it)
+                    continue
                 if ch < 0:  # the tree is full
                     return added
                 low = float(lo[i])
