@@ -23,7 +23,7 @@ from agents.mcts import MCTSAgent, TreeSearch, seed_state
 from agents.random_agent import RandomAgent
 from agents.registry import make
 from core.connectx import Position, Shape
-from core.game import State, bind, constants_array
+from core.game import State, bind, search_constants
 from heuristics.connectx.engine import HEURISTICS
 from util.arena.game import play_game
 from util.jit import numba_available
@@ -87,7 +87,7 @@ class Bench:
         self.search = agent.search(pos.shape)
         game = self.search.game
         self.k = bind(game, MK, self.search._hfn, jit=jit)
-        self.g = constants_array(game, jit)
+        self.g = search_constants(game, jit)
         self.hp = self.search._hp_array(jit)
         self.words = (pos.current, pos.mask)
         self.state = State(game, self.words)
@@ -166,14 +166,22 @@ def test_backup_gives_the_mover_its_own_reward(jit):
     # Each child's sum is X's (the mover into it); the root's is O's: the opposite, each time.
     assert root["value"] == pytest.approx(-sum(k["value"] for k in kids), abs=1e-9)
     assert all(abs(k["value"]) <= k["visits"] for k in kids)
-    # X to move, O threatens column 3 only (bottom row 4, 5, 6): the block is the only child
-    # (expand leaves out the moves after which O wins at once), every walk passes it.
+    # X to move, O threatens column 3 only (bottom row 4, 5, 6). With expand="prune" the block
+    # is the only child (expand leaves out the moves after which O wins at once) and every walk
+    # passes it; with "prove" (the default) every column is a child, each other one proven lost
+    # for X at its creation (O wins at once there), so every later walk takes the block.
     pos = Position.from_moves([0, 4, 0, 5, 1, 6])
-    b = Bench(MCTSAgent(leaf="rollout", cache=""), pos, 64, jit).new(3)
+    b = Bench(MCTSAgent(leaf="rollout", cache="", expand="prune"), pos, 64, jit).new(3)
     b.run(7)
     kids = b.tree.children(0)
     assert [k["action"] for k in kids] == [3] and kids[0]["visits"] == 7
     assert b.root()["value"] == pytest.approx(-kids[0]["value"])
+    b = Bench(MCTSAgent(leaf="rollout", cache="", expand="prove"), pos, 64, jit).new(3)
+    b.run(40)
+    kids = {k["action"]: k for k in b.tree.children(0)}
+    assert sorted(kids) == list(range(7))
+    assert all(kids[c]["visits"] == 1 and kids[c]["lo"] == kids[c]["hi"] == -1.0 for c in kids if c != 3)
+    assert kids[3]["visits"] == 34 and kids[3]["lo"] < kids[3]["hi"]
 
 
 @pytest.mark.parametrize("jit", PATHS)

@@ -5,34 +5,38 @@ Bound to a game with :func:`core.game.bind` (every kernel below is imported by n
 
 **The tree** lives in two flat arrays (numpy int64 / float64 compiled or when the compiled
 path may take over mid-game; Python lists on the plain-only path, where list indexing is
-several times faster). Few array arguments keep numba's per-call cost low.
+several times faster). The module is compiled without numba's reference counting
+(``NO_NRT``, :data:`util.jit.NO_NRT_FLAG`): numba counts each array a function receives with
+an atomic add and subtract, inlined calls included, which cost a quarter of the run on
+ConnectX; nothing here allocates except the two cache walks at the end (``@hot(nrt=True)``).
 
 ``ints``: the header slots ``I_*``, then the legal-action buffer (``num_actions`` slots), the
-mark buffer (``num_actions`` stamps: which actions already have a child), the path (two slots
-per level: node id and ``mover | chance_edge << 1``), then one record of ``NI`` ints per node:
+mark buffer (``num_actions`` stamps, open loop: which actions are legal in this sample), the
+path (two slots per level: node id and ``mover | chance_edge << 1``), one record of ``NI``
+ints per node, then the **edge pool**:
 
-- ``N_FIRST`` / ``N_SIB``: first child and next sibling (-1: none). Children are an **edge
-  list by sibling links**: a node's record holds the action that led into it (``N_ACTION``),
-  and a new child is pushed at the front of its parent's list in O(1). Sibling links (rather
-  than a contiguous block of edges per node) let a node gain children for actions it has never
-  seen, which open-loop search needs (legal actions differ between samples of one node).
-- ``N_PLAYER``: the player to move at the node (0, 1, or ``CHANCE``), never ply parity: a
-  player may move twice in a row.
-- ``N_NKIDS``: children created; ``N_NLEGAL``: legal actions (or chance outcomes) of the node,
-  -1 until the node is first expanded, 0 at a terminal node (closed loop).
-- ``N_DIST``: for a proven node, the plies (decision moves) to the end of its proof line.
-- ``N_UNTRIED``: closed loop, games of at most ``BITS_ACTIONS`` actions: the legal actions
-  without a child yet, one bit each, set at the node's first expansion; later expansions draw
-  from it without calling ``legal`` again (bigger games mark the legal buffer instead). A node
-  is fully expanded when no bit is left (a cache may have grafted children beside the list).
-- ``N_XP``: 1 when the node's actions came from the game's ``expand`` (so its children skip the
-  tests ``expand`` made unnecessary: ``expand``'s ``ply`` 1), 0 when from ``legal`` (``ply`` 0).
+- ``N_EDGE``: the node's edge block (index of its first slot in ``ints``; -1 before its first
+  expansion). Children are **edge lists in contiguous blocks**: at a node's first expansion its
+  actions (the game's ``expand`` or ``legal``; a chance node's outcomes) take one slot each,
+  ``-1 - action`` while untried and the child's id once made, so selection reads a node's
+  children from one place (no pointer chasing) and picks an untried action without calling
+  ``legal`` again. An open-loop node's block has ``num_actions`` slots indexed by action (its
+  legal actions differ between samples). Each block follows a header word ``owner | width <<
+  32`` so that :func:`reroot` compacts the pool in one pass; a node has at most one block.
+- ``N_NLEGAL``: the block's width (the node's actions or chance outcomes), -1 until the first
+  expansion, 0 at a terminal node (closed loop); ``N_NKIDS``: children made.
+- ``N_INFO``, packed (``info_word``): the action that led into the node, the player to move
+  there (0, 1 or ``CHANCE``; never ply parity: a player may move twice in a row), ``xp`` (1:
+  its actions came from ``expand``, so its children skip the tests ``expand`` made
+  unnecessary: ``expand``'s ``ply`` 1), whether its block is indexed by action (open loop), and
+  for a proven node the plies (decision moves) to the end of its proof line.
 
-``floats``: the settings ``F_*`` then one record of ``NF`` floats per node: visits, value sum,
-proven bounds ``lo``/``hi``, ``V_AUX`` (open loop: availability, the number of times the
-node's action was legal when its parent was visited; closed loop: the probability of the
-chance outcome leading into the node) and ``V_PHER``, the pheromone on the edge into the node
-(ant colony selection only, see :func:`select`).
+``floats``: the settings ``F_*``, one record of ``NF`` floats per node (visits, value sum,
+proven bounds ``lo``/``hi``: what selection reads, 32 bytes), then two side arrays of one
+float per node, at ``ints[I_AUX]`` (open loop: availability, the number of times the node's
+action was legal when its parent was visited; closed loop: the probability of the chance
+outcome leading into the node) and ``ints[I_PHER]`` (the pheromone on the edge into the node,
+ant colony selection only, see :func:`select`).
 
 **Values.** Rewards are player 0's return ``outcome / win_value`` clipped to [-1, 1];
 ``V_VALUE`` sums them **seen from the player who moved into the node** (the parent's player in
@@ -55,7 +59,9 @@ open loop (a node is not a state).
 
 **Score-bounded MCTS-solver** (Cazenave and Saffidine), on
 real-valued bounds: a terminal node is proven at creation, the game's ``bounds`` hook may bound
-a new node and its ``expand`` hook prove a decided one (see :func:`new_node`), parents tighten
+a new node and its ``expand`` hook prove a decided one (see :func:`new_node`; ``F_EXPAND``:
+``EXPAND_PRUNE`` also takes ``expand``'s actions as the node's children, ``EXPAND_PROVE`` keeps
+every legal action, as ConnectX's agents do), parents tighten
 from their children, a child that cannot improve its parent's
 proven bound is not selected, and rewards are clamped into each node's bounds on the way up.
 
@@ -292,8 +298,8 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
     states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others, and
     when ``xply >= 0`` (the game has its own ``expand``) its ``expand`` (at that ``ply``: 0
     unless the parent's actions came from ``expand``) proves decided positions (ConnectX: a win
-    at once, two threats) and gives the actions worth searching (a forced block alone, no move
-    under a threat), which become the node's edge block at once: its first expansion then needs
+    at once, two threats); with ``EXPAND_PRUNE`` the actions it gives (a forced block alone, no
+    move under a threat) become the node's edge block at once: its first expansion then needs
     no ``legal``."""
     node = ints[I_USED]
     if node >= ints[I_CAP]:
