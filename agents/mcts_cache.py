@@ -35,7 +35,7 @@ from agents.engine import mcts_kernels as K
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
-from core.game import bind, constants_array
+from core.game import bind, search_constants
 from util.atomic import write_bytes
 from util.jit import numba_available
 from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
@@ -148,7 +148,7 @@ def graft(search: Any, tree: Any, words: tuple, data: dict, limit: int, jit: boo
     ``words``; :func:`agents.engine.mcts_kernels.graft`): at most ``limit`` nodes; returns the
     nodes added."""
     game = search.game
-    return int(_bound(search, jit).graft(constants_array(game, jit), tree.ints, tree.floats, search._hp_array(jit), 0,
+    return int(_bound(search, jit).graft(search_constants(game, jit), tree.ints, tree.floats, search._hp_array(jit), 0,
                                          tuple(int(w) for w in words), data["keys"], data["visits"], data["values"],
                                          data["lo"], data["hi"], int(limit)))
 
@@ -166,7 +166,7 @@ def warm_up_graft(search: Any) -> None:
     game = search.game
     tree = Tree(game.num_actions, 64, True)
     search._settings(tree.floats)
-    ns, g, words = _bound(search, True), constants_array(game, True), tuple(int(w) for w in game.initial_words())
+    ns, g, words = _bound(search, True), search_constants(game, True), tuple(int(w) for w in game.initial_words())
     ns.new_tree(g, tree.ints, tree.floats, words, 1)
     one = {"keys": np.zeros(1, np.int64), "visits": np.ones(1), "values": np.zeros(1), "lo": np.full(1, -1, np.int8),
            "hi": np.ones(1, np.int8)}
@@ -187,7 +187,7 @@ def extract(tree: Any, root: Position, min_visits: float) -> dict:
     n = max(1, tree.used)
     keys, visits, values = np.empty(n, np.int64), np.empty(n), np.empty(n)
     lo, hi = np.empty(n, np.int8), np.empty(n, np.int8)
-    count = bind(game, K, None, jit=jit).collect(constants_array(game, jit), tree.ints, tree.floats, 0,
+    count = bind(game, K, None, jit=jit).collect(search_constants(game, jit), tree.ints, tree.floats, 0,
                                                  (root.current, root.mask), float(min_visits), keys, visits, values, lo, hi)
     uniq, inverse = np.unique(keys[:count], return_inverse=True)
     m = len(uniq)
@@ -222,7 +222,7 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     game = search.game
     jit = search._compiled_possible()
     ns = _bound(search, jit)
-    g, hp = constants_array(game, jit), search._hp_array(jit)
+    g, hp = search_constants(game, jit), search._hp_array(jit)
     root = Position.empty(shape)
     words = (root.current, root.mask)
     tree = Tree(game.num_actions, agent.capacity, jit)

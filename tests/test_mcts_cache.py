@@ -180,7 +180,7 @@ def test_graft_then_collect_gives_every_node_its_cached_statistics(grown):
     """Each grafted node (every path to a cached position gets one) carries that position's
     cached visits, value and bounds: collected back, node by node, nothing differs."""
     from agents.engine import mcts_kernels as MK
-    from core.game import bind, constants_array
+    from core.game import bind, search_constants
 
     _, tree, _ = grown
     data = mcts_cache.validate(mcts_cache.extract(tree, Position.empty(), min_visits=30))
@@ -191,7 +191,7 @@ def test_graft_then_collect_gives_every_node_its_cached_statistics(grown):
     for jit in ((False, True) if search._compiled_possible() else (False,)):
         fresh = Tree(7, 100_000, True)
         search._settings(fresh.floats)
-        k, g = bind(search.game, MK, None, jit=jit), constants_array(search.game, jit)
+        k, g = bind(search.game, MK, None, jit=jit), search_constants(search.game, jit)
         k.new_tree(g, fresh.ints, fresh.floats, (0, 0), 1)
         added = mcts_cache.graft(search, fresh, (0, 0), data, 10**9, jit)
         assert added == fresh.used - 1 >= len(data["keys"]) - 1
