@@ -36,6 +36,7 @@ LEAVES = tuple(engine.LEAVES)
 HEURISTICS = tuple(connectx_heuristics.HEURISTICS)
 PROOF = {1.0: "win", -1.0: "loss", 0.0: "draw"}
 REUSE_PLIES = 2  # the tree is kept when the new position lies this many plies (or fewer) below its root
+PLAIN_GRAFT_NODES = 2000  # cache nodes grafted on the plain path (0.15 s of pure Python here; 4,000 took 0.44 s, past a Kaggle first move's share beside the compile thread)
 seed_state = engine.seed_state
 
 
@@ -47,7 +48,7 @@ class _Stored:
     stored: dict | None = None  # the validated cache (agents.mcts_cache), set by the owner
     cache_nodes: int = 0  # nodes grafted under the current tree
     partial: bool = False  # the tree holds only the cache's top (grafted on the plain path)
-    plain_graft_nodes: int = 2000  # set by the owner (TreeSearch.PLAIN_GRAFT_NODES)
+    plain_graft_nodes: int = PLAIN_GRAFT_NODES  # the owner sets its own (TreeSearch.PLAIN_GRAFT_NODES)
 
     def _prepare(self, state: State, k: Any, jit: bool) -> int:
         # A tree grafted with part of the cache (plain path) gives way to the whole cache once
@@ -115,7 +116,7 @@ class TreeSearch(HeuristicParams):
     background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)
     compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
 
-    PLAIN_GRAFT_NODES: ClassVar[int] = 2000  # cache nodes grafted on the plain path (0.2 s of pure Python here; 4,000 took 0.44 s, past a Kaggle first move's share beside the compile thread)
+    PLAIN_GRAFT_NODES: ClassVar[int] = PLAIN_GRAFT_NODES
     SEARCH: ClassVar[type] = _Search
 
     _search: Any = field(default=None, init=False, repr=False)  # the engine agent, for one shape

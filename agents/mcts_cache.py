@@ -142,6 +142,13 @@ def _bound(search: Any, jit: bool) -> Any:
     return bind(search.game, K, search._hfn, jit=jit)
 
 
+def _collector(game: Any, jit: bool) -> Any:
+    """The kernels whose ``collect`` reads a tree: bound without a leaf heuristic (``collect``
+    evaluates nothing), so that the warm-up and :func:`extract` share one compiled copy
+    whatever the agent's leaves."""
+    return bind(game, K, None, jit=jit)
+
+
 def graft(search: Any, tree: Any, words: tuple, data: dict, limit: int, jit: bool) -> int:
     """Graft ``data`` (a validated cache) below node 0 of ``tree`` (an
     :class:`agents.engine.mcts.Tree` of the engine agent ``search``, whose root is the position
@@ -171,8 +178,8 @@ def warm_up_graft(search: Any) -> None:
     one = {"keys": np.zeros(1, np.int64), "visits": np.ones(1), "values": np.zeros(1), "lo": np.full(1, -1, np.int8),
            "hi": np.ones(1, np.int8)}
     graft(search, tree, words, one, 1, True)
-    ns.collect(g, tree.ints, tree.floats, 0, words, 0.0, np.empty(64, np.int64), np.empty(64), np.empty(64),
-               np.empty(64, np.int8), np.empty(64, np.int8))
+    _collector(game, True).collect(g, tree.ints, tree.floats, 0, words, 0.0, np.empty(64, np.int64), np.empty(64),
+                                   np.empty(64), np.empty(64, np.int8), np.empty(64, np.int8))
 
 
 def extract(tree: Any, root: Position, min_visits: float) -> dict:
@@ -187,7 +194,7 @@ def extract(tree: Any, root: Position, min_visits: float) -> dict:
     n = max(1, tree.used)
     keys, visits, values = np.empty(n, np.int64), np.empty(n), np.empty(n)
     lo, hi = np.empty(n, np.int8), np.empty(n, np.int8)
-    count = bind(game, K, None, jit=jit).collect(search_constants(game, jit), tree.ints, tree.floats, 0,
+    count = _collector(game, jit).collect(search_constants(game, jit), tree.ints, tree.floats, 0,
                                                  (root.current, root.mask), float(min_visits), keys, visits, values, lo, hi)
     uniq, inverse = np.unique(keys[:count], return_inverse=True)
     m = len(uniq)

@@ -39,7 +39,7 @@ NO_NRT_FLAG = "NO_NRT"
 """A hot module whose global of this name is True is compiled without numba's reference
 counting (``_nrt=False``): no atomic increment and decrement of an array's count each time a
 function receives it (numba counts every array argument, inlined calls included, and its
-pruning pass keeps most pairs in functions with loops and branches: 23-28% of the generic
+pruning pass keeps most pairs in functions with loops and branches: 23-31% of the generic
 MCTS's time on ConnectX with heuristic leaves). Such a module must not allocate (no arrays,
 lists or dicts built in it: compiling then fails with "NRT required"). Every other module is
 compiled with reference counting set explicitly, so that numba does not hand the setting of a

@@ -293,6 +293,30 @@ def alloc_block(ints, node: int, width: int) -> int:
 
 
 @hot
+def fill_block(ints, node: int, n: int, buf: int) -> int:
+    """Give ``node`` its edge block: the ``n`` actions listed at ``ints[buf:]``, untried. Returns
+    the block's first slot, or -1 when the pool is full (the node stays unexpanded)."""
+    e = alloc_block(ints, node, n)
+    if e >= 0:
+        for i in range(n):
+            ints[e + i] = -1 - ints[buf + i]
+        b = ints[I_NODES] + node * NI
+        ints[b + N_EDGE] = e
+        ints[b + N_NLEGAL] = n
+    return e
+
+
+@hot
+def child_xply(floats, w: int, solver: bool) -> int:
+    """``expand``'s ``ply`` for a new child of the node whose info word is ``w`` (1 when the
+    node's actions came from ``expand``, so the child skips the tests it made unnecessary), or
+    -1 when ``expand`` is not asked (no solver, no hook, a chance node's child)."""
+    if solver and floats[F_EXPAND] != EXPAND_OFF and player_of(w) != CHANCE:
+        return xp_of(w)
+    return -1
+
+
+@hot
 def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply: int) -> int:
     """A node for state ``s`` (reached by ``action``), or -1 when the tree is full. Terminal
     states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others, and
@@ -334,14 +358,8 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
                 lo = max(-1.0, min(1.0, o * invwin))
                 hi = lo
                 dist = -n - 1
-            elif floats[F_EXPAND] == EXPAND_PRUNE:
-                e = alloc_block(ints, node, n)
-                if e >= 0:
-                    for i in range(n):
-                        ints[e + i] = -1 - ints[buf + i]
-                    ints[b + N_EDGE] = e
-                    ints[b + N_NLEGAL] = n
-                    xp = 1
+            elif floats[F_EXPAND] == EXPAND_PRUNE and fill_block(ints, node, n, buf) >= 0:
+                xp = 1
         if lo != hi:
             blo, bhi = bounds(g, s)  # the side to move's view, in outcome units
             if p == 0:
@@ -374,14 +392,7 @@ def open_block(g, s, ints, floats, hp, node: int) -> int:
             ints[b + N_INFO] = w | (1 << INFO_XP)
     if n < 0:
         n = legal(g, s, ints, buf)
-    e = alloc_block(ints, node, n)
-    if e < 0:
-        return -1
-    for i in range(n):
-        ints[e + i] = -1 - ints[buf + i]
-    ints[b + N_EDGE] = e
-    ints[b + N_NLEGAL] = n
-    return n
+    return n if fill_block(ints, node, n, buf) >= 0 else -1
 
 
 @hot
@@ -416,9 +427,7 @@ def add_child(g, ints, floats, hp, node: int, s, action: int) -> int:
         ch = ints[e + i]
         if ch == -1 - action:
             solver = floats[F_SOLVER] != 0.0 and floats[F_OPEN] == 0.0
-            xply = -1
-            if solver and floats[F_EXPAND] != EXPAND_OFF and player_of(ints[b + N_INFO]) != CHANCE:
-                xply = xp_of(ints[b + N_INFO]) if floats[F_EXPAND] == EXPAND_PRUNE else 0
+            xply = child_xply(floats, ints[b + N_INFO], solver)
             child = new_node(g, play(g, s, action), ints, floats, hp, action, 1.0, solver, xply)
             if child >= 0:
                 ints[e + i] = child
@@ -458,6 +467,23 @@ def pick_untried(ints, e: int, n: int, untried: int, rng: int):
                 return i, rng
             k -= 1
     return n - 1, rng
+
+
+@hot
+def pick_marked(ints, n: int, stamp: int, untried: int, rng: int):
+    """(a uniformly random action among the ``n`` of the legal buffer whose mark is ``stamp``,
+    of which there are ``untried`` > 0, rng): open loop, the legal actions without a child."""
+    buf = ints[I_BUF]
+    mark = ints[I_MARK]
+    rng = rng_next(rng)
+    k = rng % untried
+    for i in range(n):
+        a = ints[buf + i]
+        if ints[mark + a] == stamp:
+            if k == 0:
+                return a, rng
+            k -= 1
+    return ints[buf + n - 1], rng
 
 
 @hot
@@ -654,7 +680,6 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
     path = ints[I_PATH]
     pathcap = ints[I_PATHCAP]
     nact = ints[I_NACT]
-    xpand = solver and floats[F_EXPAND] != EXPAND_OFF
     node = root
     ints[path] = root
     ints[path + 1] = 1 - (to_move(g, s) if open_loop else player_of(ints[nb + root * NI + N_INFO]))
@@ -711,15 +736,7 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
                     ints[mark + a] = stamp
                     untried += 1
             if untried > 0:
-                rng = rng_next(rng)
-                k = rng % untried
-                for i in range(n):
-                    a = ints[buf + i]
-                    if ints[mark + a] == stamp:
-                        if k == 0:
-                            action = a
-                            break
-                        k -= 1
+                action, rng = pick_marked(ints, n, stamp, untried, rng)
                 if e >= 0:
                     slot = e + action
             else:
@@ -761,12 +778,9 @@ def simulate(g, ints, floats, hp, root: int, s, rng: int):
             mover = ints[path + 2 * length - 1] & 1
             edge = mover | 2
         if grow:
-            xply = -1
-            if xpand and p != CHANCE:
-                xply = xp_of(w)  # 1: the node's actions came from expand (pruned: skip its tests)
             child = -1
             if slot >= 0:
-                child = new_node(g, s, ints, floats, hp, action, aux, solver, xply)
+                child = new_node(g, s, ints, floats, hp, action, aux, solver, child_xply(floats, w, solver))
             if child >= 0:
                 ints[slot] = child
                 ints[b + N_NKIDS] += 1
@@ -844,9 +858,7 @@ def backup(ints, floats, length: int, reward: float, solver: bool, gamma: float)
             lo = floats[f + V_LO]
             hi = floats[f + V_HI]
             if lo == hi:
-                r = lo
-                if gamma != 1.0:
-                    r *= discount(gamma, dist_of(ints[nb + n * NI + N_INFO]))
+                r = lo * discount(gamma, dist_of(ints[nb + n * NI + N_INFO]))
             else:
                 if gamma < 1.0:
                     lo = min(lo, 0.0)

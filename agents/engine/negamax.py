@@ -385,8 +385,6 @@ def heuristic_names(game: Any) -> list[str]:
         return ["none"]
 
 
-
-
 def key_words(game: Any) -> int:
     """Words of the game's table key: the length of ``key``'s tuple (a state's without the hook)."""
     key_fn = getattr(game.kernel_module, "key", None)
