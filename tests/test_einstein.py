@@ -43,7 +43,9 @@ def _same(s, ref) -> None:
     assert s.is_chance_node() == ref.is_chance()
     if ref.is_chance():
         assert s.current_player() == CHANCE
-        assert s.chance_outcomes() == pytest.approx(ref.chance_outcomes(), rel=1e-12)
+        ours, theirs = s.chance_outcomes(), ref.chance_outcomes()
+        assert [a for a, _ in ours] == [a for a, _ in theirs]
+        assert [p for _, p in ours] == pytest.approx([p for _, p in theirs], rel=1e-12)
         assert sum(p for _, p in s.chance_outcomes()) == pytest.approx(1.0)
     else:
         assert s.current_player() == ref.player
