@@ -14,8 +14,11 @@ opponent's best replies, not 7 ** plies.
 The store (``data/book_6x7x4.store``) is a text file, one solved position a line, appended and
 flushed as each result arrives: ``<moves> <column> <score> <nodes> <seconds> <mode>`` (Pons
 notation, 1-based column of the move for that exact move string). A rerun skips the positions
-it holds (by symmetric key), so an interrupted build resumes. ``pack`` writes the agent's
-compact book (:mod:`agents.solver_book`): every solved position by default.
+it holds (by symmetric key), so an interrupted build resumes; a last line cut short (disk
+full, power lost) is dropped when the build reopens the store, and every append starts on a
+fresh line. ``pack`` writes the agent's compact book (:mod:`agents.solver_book`): every solved
+position by default. ``pack`` and ``info`` of a path that is missing or not a store (its first
+line is not a record) say so in one line, exit 2, and write nothing.
 
 Ctrl-C or SIGTERM stops a build within a second (exit 130 or 143): the store keeps every
 finished position, and the same command resumes.
@@ -26,6 +29,8 @@ Jobs run in this process, a local process pool (``--workers``), or Ray (``--back
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import threading
 import time
@@ -78,33 +83,103 @@ def default_store(shape: Shape) -> Path:
     return default_path(shape).with_suffix(".store")
 
 
-class Store:
-    """The append-only store, indexed by symmetric key."""
+class StoreError(ValueError):
+    """A path that is not a book store (missing, or not one of ours): the message says which."""
 
-    def __init__(self, path: Path, shape: Shape) -> None:
+
+class Store:
+    """The append-only store, indexed by symmetric key.
+
+    ``must_exist``: a missing file is a :class:`StoreError` (``pack`` and ``info`` read a store;
+    ``build`` starts one). A file whose first line is not a record is not a store (an error,
+    whatever the command: a typo must never pass for an empty store). A last line without its
+    newline (a write cut short: disk full, power lost) is skipped when reading; ``repair``
+    drops it from the file (``build``, before it appends), saying so on stderr, and every
+    append starts on a fresh line."""
+
+    def __init__(self, path: Path, shape: Shape, must_exist: bool = False, repair: bool = False) -> None:
         self.path, self.shape = path, shape
         self.records: dict[int, Record] = {}
         self.bad_lines = 0
-        if path.is_file():
-            for text in path.read_text().splitlines():
-                rec = parse_line(text)
-                if rec is None:
-                    self.bad_lines += bool(text.strip())
-                    continue
-                try:
-                    self.records[Position.from_moves(rec.moves, shape).symmetric_key()] = rec
-                except ValueError:
-                    self.bad_lines += 1
+        if path.exists() and not path.is_file():
+            raise StoreError(f"{path} is not a file; give --store a book store (one solved position a line)")
+        if not path.is_file():
+            if must_exist:
+                raise StoreError(f"no book store at {path}; give --store the file `python -m agents.book build` wrote")
+            return
+        lines, tail = _lines(path)
+        for text in lines:
+            self._read(text)
+        if tail:
+            if not repair:
+                self.bad_lines += 1
+                return
+            with open(path, "r+b") as f:
+                f.truncate(f.seek(0, 2) - len(tail))
+            print(f"book: store {path}: dropped a partial last line ({tail[:40]!r}, a write cut short); "
+                  "its position is solved again", file=sys.stderr)
+
+    def _read(self, text: str) -> None:
+        rec = parse_line(text)
+        if rec is None:
+            self.bad_lines += bool(text.strip())
+            return
+        try:
+            self.records[Position.from_moves(rec.moves, self.shape).symmetric_key()] = rec
+        except ValueError:
+            self.bad_lines += 1
 
     def get(self, position: Position) -> Optional[Record]:
         return self.records.get(position.symmetric_key())
 
     def add(self, position: Position, rec: Record) -> None:
+        """Append ``rec`` on a fresh line and flush: a crash loses at most the line in flight,
+        and a failing write (disk full) is undone, so the store never keeps half a line."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a") as f:  # append + flush: a crash loses at most the line in flight
-            f.write(rec.line())
-            f.flush()
+        line = rec.line().encode()
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            size = os.lseek(fd, 0, os.SEEK_END)
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line
+            try:
+                written = 0
+                while written < len(line):
+                    written += os.write(fd, line[written:])
+            except OSError:
+                try:
+                    os.ftruncate(fd, size)
+                except OSError:
+                    pass  # the next build's open drops the partial line
+                raise
+        finally:
+            os.close(fd)
         self.records[position.symmetric_key()] = rec
+
+
+NOT_A_STORE = "is not a book store (lines `<moves> <column> <score> <nodes> <seconds> <mode>`)"
+_PARTIAL = re.compile(rb"[-0-9]+(?: [-0-9.]*){0,4}(?: [a-z]*)?")  # a record's line cut short
+
+
+def _lines(path: Path) -> tuple[list[str], bytes]:
+    """The store's complete lines, and a partial last line (b"" if none). A whole record that
+    lacks only its newline counts as complete (the next append starts a fresh line). Raises
+    StoreError if the file does not look like a store: its first line is not a record."""
+    data = path.read_bytes()
+    cut = data.rfind(b"\n") + 1
+    complete, tail = data[:cut], data[cut:]
+    try:
+        lines = complete.decode("ascii").splitlines()
+        last = tail.decode("ascii")
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} {NOT_A_STORE}") from None
+    if tail and parse_line(last) is not None:
+        lines.append(last)
+        tail = b""
+    first = next((t for t in lines if t.strip()), None)
+    if (first is not None and parse_line(first) is None) or (first is None and tail and not _PARTIAL.fullmatch(tail)):
+        raise StoreError(f"{path} {NOT_A_STORE}")
+    return lines, tail
 
 
 def book_move(position: Position, rec: Record) -> int:
@@ -171,7 +246,7 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
     from util.backends import Runner
 
     shape: Shape = args.shape
-    store = Store(args.store, shape)
+    store = Store(args.store, shape, repair=True)
     if args.given_root and args.side == "first" and store.get(Position.empty(shape)) is None:
         if shape != STANDARD:
             raise ValueError("--given-root is the published 6x7x4 result; other shapes must solve the root")
@@ -311,13 +386,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ImportError:
             parser.error("--backend ray needs the ray package (pip install ray)")
     try:
-        store = Store(args.store, args.shape)
         if args.command == "build":
             solved = build(args)
             print(f"solved {solved} positions; store {args.store} holds {len(Store(args.store, args.shape).records)}")
-        elif args.command == "pack":
-            if args.min_nodes < 0:
-                parser.error("--min-nodes must be at least 0")
+            return 0
+        if args.command == "pack" and args.min_nodes < 0:
+            parser.error("--min-nodes must be at least 0")
+        store = Store(args.store, args.shape, must_exist=True)
+        if args.command == "pack":
+            if not store.records:
+                raise StoreError(f"store {args.store} holds no solved position: nothing to pack (run build first)")
             book = pack(store, args.min_nodes)
             book.save(args.book)
             print(f"book {args.book}: {len(book)} entries of {len(store.records)} solved, {args.book.stat().st_size:,} bytes")

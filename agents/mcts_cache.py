@@ -4,8 +4,11 @@
 tree plays both sides: self-play), keeps the nodes with at least ``--min-visits`` visits and
 writes ``data/mcts_cache_<leaf>_<rows>x<columns>x<inarow>.npz``. ``show FILE`` prints a
 cache's size and its first moves (columns 1-based, as people write them). ``--seconds`` is the
-growing time (numba's compile comes before it, reported apart); Ctrl-C or SIGTERM stops a grow
-within a second (exit 130 or 143) and leaves the output file as it was.
+growing time (numba's compile comes before it, reported apart). What was grown is saved
+(atomically: a reader sees the old file or the new one) every ``--save-every`` seconds of
+growth and when Ctrl-C or SIGTERM stops a grow (within a second, between two batches; exit
+130 or 143); a signal before the growth began (during the compile) leaves the file as it was.
+An output path that cannot be written is an error before the growth, not after.
 
 The file holds packed plain arrays, sorted by position key with transpositions merged (a
 position reached by two move orders sums its statistics): ``keys`` (int64, exact
@@ -24,8 +27,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +41,14 @@ from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import bind, search_constants
-from util.atomic import write_bytes
+from util.atomic import check_writable, write_bytes
 from util.jit import numba_available
-from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
+from util.cli import OneLineParser, exit_code, shape_type, signal_name, signalled, signals_at_checkpoints, stop_on_signals
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
 BATCH_SECONDS = 0.1  # a batch of simulations takes about this long: --seconds and Ctrl-C hold within it
+SAVE_EVERY = 60.0  # grow saves what it has grown this often (seconds of growth), and on Ctrl-C
 
 
 class CacheError(ValueError):
@@ -208,19 +214,33 @@ def extract(tree: Any, root: Position, min_visits: float) -> dict:
             "lo": out_lo, "hi": out_hi}
 
 
+@dataclass
+class Grown:
+    """What :func:`grow` did: its tree (an :class:`agents.engine.mcts.Tree`), the simulations
+    run, and its clock in growing seconds (checkpoints left out): when the last batch started
+    and when it ended (the growth stopped there)."""
+
+    tree: Any
+    sims: int = 0
+    last_start: float = 0.0
+    last_end: float = 0.0
+
+
 def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.0, prune_visits: float = 2.0,
-         log: Any = None, on_batch: Any = None) -> tuple[Any, int]:
+         log: Any = None, on_batch: Any = None, stop: Any = None, checkpoint: Any = None,
+         checkpoint_every: float = 0.0) -> Grown:
     """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
     empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
     reached). When the tree fills up, nodes under ``prune_visits`` are dropped (the rest is
-    collected and grafted into a fresh tree) and growth goes on. Returns (tree, simulations
-    run): an :class:`agents.engine.mcts.Tree`.
+    collected and grafted into a fresh tree) and growth goes on.
 
     The clock starts after the kernels are compiled (call ``agent.warm_up(shape)`` first to
     keep that out of ``seconds``; the CLI does). Simulations run in batches sized to take
-    about ``BATCH_SECONDS``, so ``seconds`` holds within one batch and a signal (Ctrl-C) is
-    seen between batches: compiled code runs no Python signal handler. ``on_batch(sims, nodes)``
-    is called after each batch (progress)."""
+    about ``BATCH_SECONDS``; growth stops at the first batch boundary at or after ``seconds``
+    (compiled code runs no Python signal handler: a signal is seen between batches).
+    Between batches: ``on_batch(sims, nodes)`` (progress); ``stop()`` true ends the growth;
+    ``checkpoint(tree, sims)`` every ``checkpoint_every`` seconds (0: never), its time left
+    out of ``seconds``."""
     if sims <= 0 and seconds <= 0:
         raise ValueError("give a number of simulations or of seconds")
     from agents.engine.mcts import Tree, seed_state
@@ -235,36 +255,52 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     tree = Tree(game.num_actions, agent.capacity, jit)
     search._settings(tree.floats)
     ns.new_tree(g, tree.ints, tree.floats, words, seed_state(agent.seed))
-    end = time.perf_counter() + seconds if seconds > 0 else float("inf")
-    done, batch = 0, 16
-    while sims <= 0 or done < sims:
-        if ns.root_done(tree.ints, tree.floats, 0):
+    out = Grown(tree)
+    paused = 0.0  # seconds spent in checkpoints: off the growing clock
+    t0 = time.perf_counter()
+    saved_at = 0.0
+    limit = seconds if seconds > 0 else float("inf")
+    batch = 16
+    while sims <= 0 or out.sims < sims:
+        if ns.root_done(tree.ints, tree.floats, 0) or (stop and stop()):
             break
-        left = end - time.perf_counter()
-        if left <= 0:
+        start = time.perf_counter() - t0 - paused
+        if start >= limit:
             break
         if sims > 0:
-            batch = min(batch, sims - done)
-        t = time.perf_counter()
+            batch = min(batch, sims - out.sims)
         ran = int(ns.run(g, tree.ints, tree.floats, hp, 0, words, batch))
-        dt = time.perf_counter() - t
-        done += ran
-        rate = ran / max(dt, 1e-6)
-        batch = int(min(max(rate * min(BATCH_SECONDS, left / 4), 16), 1_000_000))
+        out.sims += ran
+        out.last_start, out.last_end = start, time.perf_counter() - t0 - paused
+        rate = ran / max(out.last_end - start, 1e-6)
+        batch = int(min(max(rate * min(BATCH_SECONDS, (limit - out.last_end) / 4), 16), 1_000_000))
         if on_batch:
-            on_batch(done, tree.used)
-        if tree.used >= agent.capacity:
-            kept_data = extract(tree, root, float(prune_visits))
-            rng = int(tree.ints[K.I_RNG])
-            ns.new_tree(g, tree.ints, tree.floats, words, rng)
-            kept = 1 + graft(search, tree, words, kept_data, len(kept_data["keys"]), jit)
-            if log:
-                log(f"tree full at {done} simulations: pruned to {kept} nodes (visits >= {prune_visits})")
-            if kept > 0.9 * agent.capacity:
-                if log:
-                    log("pruning freed too little room; stopping")
-                break
-    return tree, done
+            on_batch(out.sims, tree.used)
+        if tree.used >= agent.capacity and not _prune(search, ns, g, tree, root, prune_visits, agent.capacity, jit, out.sims, log):
+            break
+        if checkpoint and checkpoint_every > 0 and out.last_end - saved_at >= checkpoint_every:
+            t = time.perf_counter()
+            checkpoint(tree, out.sims)
+            paused += time.perf_counter() - t
+            saved_at = out.last_end
+    return out
+
+
+def _prune(search: Any, ns: Any, g: Any, tree: Any, root: Position, prune_visits: float, capacity: int, jit: bool,
+           done: int, log: Any) -> bool:
+    """Drop the nodes under ``prune_visits`` visits from a full tree (collect the rest, graft
+    them into a fresh tree); False when that freed too little room to go on."""
+    words = (root.current, root.mask)
+    kept_data = extract(tree, root, float(prune_visits))
+    ns.new_tree(g, tree.ints, tree.floats, words, int(tree.ints[K.I_RNG]))
+    kept = 1 + graft(search, tree, words, kept_data, len(kept_data["keys"]), jit)
+    if log:
+        log(f"tree full at {done} simulations: pruned to {kept} nodes (visits >= {prune_visits})")
+    if kept > 0.9 * capacity:
+        if log:
+            log("pruning freed too little room; stopping")
+        return False
+    return True
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -278,6 +314,8 @@ def _main(argv: list[str] | None = None) -> int:
     g.add_argument("--agent", default="mcts", help="agent spec whose search grows the tree, e.g. mcts:leaf=rollout,c=1")
     g.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     g.add_argument("--out", default="", help="output file (default: the agent's cache path, data/mcts_cache_<leaf>_<shape>.npz)")
+    g.add_argument("--save-every", type=float, default=SAVE_EVERY,
+                   help=f"save what was grown so far every this many seconds of growth (default {SAVE_EVERY:g}; 0: only at the end)")
     g.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (default auto: when stderr is a terminal)")
     s = sub.add_parser("show", help="print a cache's size and root statistics")
@@ -288,8 +326,8 @@ def _main(argv: list[str] | None = None) -> int:
             return _show(args.file)
         with stop_on_signals():
             return _grow(args)
-    except KeyboardInterrupt as exc:
-        print(f"interrupted ({signal_name(exc)}): nothing written, the output file is as it was; rerun to grow again",
+    except KeyboardInterrupt as exc:  # before the growth (the compile): nothing grown
+        print(f"interrupted ({signal_name(exc)}) before growing: nothing written, the output file is as it was",
               file=sys.stderr)
         return exit_code(exc)
     except (ValueError, OSError) as exc:
@@ -304,6 +342,8 @@ def _grow(args: argparse.Namespace) -> int:
         raise ValueError("give --seconds or --sims (a positive amount of growing)")
     if args.min_visits < 1:
         raise ValueError(f"--min-visits must be at least 1, got {args.min_visits}")
+    if args.save_every < 0:
+        raise ValueError(f"--save-every must be at least 0, got {args.save_every}")
     shape = args.shape
     if not shape.fits_int64:
         raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
@@ -313,6 +353,7 @@ def _grow(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
+    check_writable(out)  # before minutes of growth, not after
     disable = {"auto": None, "on": False, "off": True}[args.progress]
     t_compile = time.perf_counter()
     if not disable:
@@ -326,21 +367,41 @@ def _grow(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
 
     def on_batch(sims: int, nodes: int) -> None:
-        raise_if_signalled()
         bar.n = min(time.perf_counter() - t0, args.seconds) if by_time else sims
         bar.set_postfix_str(f"{sims:,} sims, {nodes:,} nodes")
 
-    with bar:
-        tree, done = grow(agent, shape, args.sims, args.seconds, max(2.0, args.min_visits / 4),
-                          lambda msg: bar.write(msg, file=sys.stderr), on_batch)
-    grew = time.perf_counter() - t0
+    def checkpoint(tree: Any, sims: int) -> None:
+        _save_grown(out, tree, shape, args, sims, time.perf_counter() - t0, None)
+
+    with signals_at_checkpoints():  # a signal ends the growth between batches; what was grown is saved
+        with bar:
+            grown = grow(agent, shape, args.sims, args.seconds, max(2.0, args.min_visits / 4),
+                         lambda msg: bar.write(msg, file=sys.stderr), on_batch, signalled, checkpoint, args.save_every)
+        positions, size = _save_grown(out, grown.tree, shape, args, grown.sims, grown.last_end, grown) if grown.sims else (0, 0)
+        if signalled():
+            print(f"interrupted ({signal.Signals(signalled()).name}): "
+                  + (f"kept {positions} positions from {grown.sims} simulations ({grown.last_end:.1f} s of growth) in {out}"
+                     if grown.sims else "nothing grown yet, the output file is as it was") + "; rerun to grow again",
+                  file=sys.stderr)
+            return 128 + signalled()
+        print(f"{out}: {positions} positions from {grown.tree.used} nodes, {grown.sims} simulations, {size} bytes; "
+              f"grew {grown.last_end:.1f} s (compile {compile_s:.1f} s before)")
+        return 0
+
+
+def _save_grown(out: str, tree: Any, shape: Shape, args: argparse.Namespace, sims: int, seconds: float,
+                grown: Grown | None) -> tuple[int, int]:
+    """Save the tree's cache (atomically) with its meta: (positions, bytes). ``grown``: the
+    finished growth (its clock goes in the meta), None for a checkpoint on the way."""
     data = extract(tree, Position.empty(shape), args.min_visits)
-    data["meta"] = json.dumps({"agent": args.agent, "sims": done, "min_visits": args.min_visits,
-                               "seconds": round(grew, 1), "tree_nodes": tree.used})
-    size = save(out, data)
-    print(f"{out}: {len(data['keys'])} positions from {tree.used} nodes, {done} simulations, {size} bytes; "
-          f"grew {grew:.1f} s (compile {compile_s:.1f} s before, save {time.perf_counter() - t0 - grew:.1f} s after)")
-    return 0
+    meta = {"agent": args.agent, "sims": sims, "min_visits": args.min_visits, "seconds": round(seconds, 3),
+            "tree_nodes": tree.used}
+    if grown is not None:
+        meta.update(last_batch_start=round(grown.last_start, 4), last_batch_end=round(grown.last_end, 4))
+    else:
+        meta["partial"] = True
+    data["meta"] = json.dumps(meta)
+    return len(data["keys"]), save(out, data)
 
 
 def _show(path: str) -> int:

@@ -15,8 +15,8 @@ from core.connectx import Position, Shape
 @pytest.fixture(scope="module")
 def grown():
     agent = MCTSAgent(leaf="rollout", capacity=200_000, seed=4)
-    tree, done = mcts_cache.grow(agent, sims=40_000)
-    return agent, tree, done
+    g = mcts_cache.grow(agent, sims=40_000)
+    return agent, g.tree, g.sims
 
 
 def test_grow_runs_the_requested_simulations(grown):
@@ -126,6 +126,14 @@ def test_command_help_and_bad_input(capsys, tmp_path):
     assert mcts_cache._main(["grow", "--sims", "100", "--agent", "mcts:leaf=bogus"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert mcts_cache._main(["show", str(tmp_path / "missing.npz")]) == 2
+    capsys.readouterr()
+    (tmp_path / "file").write_text("")
+    for out, why in ((tmp_path, "is a directory"), (tmp_path / "file" / "c.npz", "is not a directory")):
+        assert mcts_cache._main(["grow", "--sims", "100", "--agent", "mcts:leaf=rollout", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and why in err[0], err
+    assert mcts_cache._main(["grow", "--sims", "100", "--save-every", "-1"]) == 2
+    assert "--save-every" in capsys.readouterr().err
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
         mcts_cache._main(["grow", "--sims", "many"])

@@ -15,6 +15,7 @@ from agents.registry import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from util.arena import match, openings, players
+from util.arena import store as store_mod
 from util.arena.store import Store
 from util.arena.tournament import format_report, main, standings
 
@@ -446,6 +447,83 @@ def test_expired_claim_of_a_dead_runner_is_taken_over(tmp_path: Path) -> None:
         assert not store.claim("k", "third", lease=60.0)
         store.release("alive")
         assert store.claim("k", "third", lease=60.0)
+
+
+def test_claims_of_a_runner_gone_from_this_host_are_taken_over(tmp_path: Path) -> None:
+    """A runner id names host, pid and start time: a pid that no longer exists, or that now
+    names a process started at another time, is a dead runner; another host's runner is never
+    known dead (its claims expire)."""
+    me = store_mod.runner_id()
+    host, pid, started, rand = me.split(":")
+    gone = f"{host}:{2 ** 22 + 7}:{started}:{rand}"  # above pid_max: no such process
+    reused = f"{host}:{pid}:{started}1:{rand}"  # this pid, another process's start
+    assert not store_mod.runner_gone(me) and store_mod.runner_gone(gone) == store_mod.runner_gone(reused) == (os.name != "nt")
+    assert not store_mod.runner_gone(f"another-host:{2 ** 22 + 7}:1:x") and not store_mod.runner_gone("dead")
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.claim("a", gone, lease=600.0) and store.claim("b", "elsewhere:1:1:x", lease=600.0)
+        assert store.dead_claims(["a", "b"]) == {gone: 1}
+        assert set(store.claimed_elsewhere(me, ["a", "b"])) == {"b"}
+        assert store.claim("a", me, lease=60.0) and not store.claim("b", me, lease=60.0)
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+def _stored_yet(db: Path) -> int:
+    """Games stored so far (0 while the runner is still creating the file)."""
+    try:
+        return stored(db) if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_killed_runner_takes_its_workers_along_and_a_rerun_plays_its_games(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kill -9`` of a runner: its pool workers die with it (none left playing as an orphan),
+    and a rerun at once takes over the games it had claimed and plays every game."""
+    db = tmp_path / "k.sqlite"
+    args = ["--agents", "mcts:leaf=rollout,mcts:leaf=rollout,c=2", "--games", "6", "--time", "0.1", "--seed", "3",
+            "--workers", "2", "--db", str(db), "--quiet"]
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")  # no compile in the workers: games start at once
+    proc = subprocess.Popen([sys.executable, "-m", "util.arena.tournament", *args], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    end = time.time() + 180
+    while time.time() < end and proc.poll() is None and _stored_yet(db) < 1:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    with sqlite3.connect(db) as con:
+        claimed = con.execute("SELECT COUNT(*) FROM claims").fetchone()[0]
+    proc.kill()
+    proc.wait(30)
+    assert len(workers) >= 2 and claimed >= 1 and stored(db) < 6, (workers, claimed, proc.stderr.read())
+    end = time.time() + 30
+    while time.time() < end and any(map(_alive, workers)):
+        time.sleep(0.05)
+    assert not any(map(_alive, workers)), [p for p in workers if _alive(p)]
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "reclaiming" in err and "being played by another runner" not in err, err
+    assert stored(db) == 6
 
 
 class FillingStore(Store):

@@ -8,10 +8,13 @@ stops the others.
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -74,7 +77,8 @@ class Runner:
         if self._pool is None:
             # spawn: workers start clean (no inherited SQLite handle, no threads forked mid-flight).
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_sigint)
+                                             initializer=_worker_start,
+                                             initargs=(os.getpid(), threading.current_thread() is threading.main_thread()))
         pool = self._pool
         todo = iter(jobs)
         pending: dict[Future, J] = {}
@@ -140,10 +144,29 @@ def interrupt_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
-def _ignore_sigint() -> None:
-    """Workers ignore Ctrl-C: the driver alone handles it (and kills them), so an interrupt
-    can never turn into a game result."""
+def _worker_start(driver: int, from_main_thread: bool) -> None:
+    """A pool worker ignores Ctrl-C: the driver alone handles it (and kills them), so an
+    interrupt can never turn into a game result. And it dies with the driver: a driver killed
+    outright (``kill -9``, out of memory) kills no one, and its workers would play on as
+    orphans. Linux: the kernel kills the worker when the thread that started it ends
+    (PR_SET_PDEATHSIG; asked only when that is the driver's main thread, which ends with the
+    process); everywhere: a thread that exits when the parent is no longer ``driver`` (within
+    a second, or once compiled code in progress returns)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if from_main_thread and sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != driver:  # the driver died before the line above
+        os._exit(1)
+    threading.Thread(target=_exit_with, args=(driver,), name="exit-with-driver", daemon=True).start()
+
+
+def _exit_with(driver: int) -> None:
+    while os.getppid() == driver:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _call(fn: Callable[[J], Any], job: J) -> Any:

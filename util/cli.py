@@ -75,7 +75,8 @@ def stop_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: object) -> None:
         _RECEIVED.append(signum)
-        raise Interrupted(signum)
+        if not _AT_CHECKPOINTS:
+            raise Interrupted(signum)
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     _RECEIVED.clear()
@@ -98,6 +99,28 @@ def raise_if_signalled() -> None:
     for long loops (each solver slice, each batch of simulations)."""
     if _RECEIVED:
         raise Interrupted(_RECEIVED[0])
+
+
+def signalled() -> int:
+    """The first signal received inside :func:`stop_on_signals` (0: none)."""
+    return _RECEIVED[0] if _RECEIVED else 0
+
+
+_AT_CHECKPOINTS: list[bool] = []
+
+
+@contextlib.contextmanager
+def signals_at_checkpoints() -> Iterator[None]:
+    """Within a :func:`stop_on_signals` block: a signal is only recorded (the work polls
+    :func:`signalled` or calls :func:`raise_if_signalled` at its checkpoints), so work that must
+    not stop half done (a tree in the middle of an update, its save) ends at a checkpoint. A
+    signal received in the block stays recorded after it: check :func:`signalled` before the
+    block ends."""
+    _AT_CHECKPOINTS.append(True)
+    try:
+        yield
+    finally:
+        _AT_CHECKPOINTS.pop()
 
 
 # --- columns as people write them -----------------------------------------------------------

@@ -10,8 +10,10 @@ Runs: each tournament command belongs to a *run* (its ``--tag``, or a hash of wh
 schedules, so that rerunning the command continues the same run); the run lists the keys of
 its games, and reports show one run, not every game ever stored. Claims: a runner takes a game
 by writing a claim row (its id, an expiry) before playing it, so that several runners pointed
-at one store split the work; a claim left by a runner that died expires and the game is
-played by whoever comes next.
+at one store split the work; the runner pushes the expiry back as its games finish. A claim
+left by a runner that died is taken over at once when that runner was a process of this host
+(:func:`runner_gone`: its id holds host, pid and the process's start time), else when it
+expires.
 
 Games: every game row names its game and parameters (``game``: :meth:`core.game.Game.spec`,
 e.g. ``tictactoe`` or ``connectx:rows=6,columns=7,inarow=4``); reports never pool two specs.
@@ -22,8 +24,11 @@ are upgraded in place when opened: their ``game`` is derived from the shape.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,14 +321,14 @@ class Store:
     # --- claims --------------------------------------------------------------------------------
     def claim(self, key: str, runner: str, lease: float) -> bool:
         """Take game ``key`` for ``runner`` for ``lease`` seconds: False if it is already played
-        or another runner holds an unexpired claim on it."""
+        or another runner holds an unexpired claim on it and is not known dead (:func:`runner_gone`)."""
         now = time.time()
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")  # the check and the claim in one locked step: no two runners both win
             if db.execute("SELECT 1 FROM games WHERE key=?", (key,)).fetchone():
                 return False
             row = db.execute("SELECT runner, expires FROM claims WHERE key=?", (key,)).fetchone()
-            if row and row[0] != runner and row[1] > now:
+            if row and row[0] != runner and row[1] > now and not runner_gone(row[0]):
                 return False
             db.execute("INSERT OR REPLACE INTO claims(key, runner, expires) VALUES (?,?,?)", (key, runner, now + lease))
         return True
@@ -338,11 +343,65 @@ class Store:
         with self._write() as db:
             db.execute("DELETE FROM claims WHERE runner=?", (runner,))
 
-    def claimed_elsewhere(self, runner: str, keys: Iterable[str]) -> set[str]:
-        """Those of ``keys`` that another runner holds an unexpired claim on."""
+    def claimed_elsewhere(self, runner: str, keys: Iterable[str]) -> dict[str, tuple[str, float]]:
+        """Those of ``keys`` that another runner holds an unexpired claim on: key -> (runner,
+        expiry as unix time). Claims of runners known dead (:func:`runner_gone`) are left out:
+        :meth:`claim` takes them over."""
         wanted = set(keys)
-        rows = self._db.execute("SELECT key FROM claims WHERE runner<>? AND expires>?", (runner, time.time()))
-        return {k for (k,) in rows if k in wanted}
+        rows = self._db.execute("SELECT key, runner, expires FROM claims WHERE runner<>? AND expires>?", (runner, time.time()))
+        return {k: (r, float(e)) for k, r, e in rows if k in wanted and not runner_gone(r)}
+
+    def dead_claims(self, keys: Iterable[str]) -> dict[str, int]:
+        """Runners known dead (:func:`runner_gone`) that still hold unexpired claims on some of
+        ``keys``: runner -> how many (:meth:`claim` takes them over)."""
+        wanted = set(keys)
+        out: dict[str, int] = {}
+        for k, r in self._db.execute("SELECT key, runner FROM claims WHERE expires>?", (time.time(),)):
+            if k in wanted and runner_gone(r):
+                out[r] = out.get(r, 0) + 1
+        return out
+
+
+def _host() -> str:
+    """This host's name, with the pid namespace on Linux (two containers may share a name and a
+    database, never their pids)."""
+    try:
+        return f"{socket.gethostname()}/pidns{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return socket.gethostname()
+
+
+def _started(pid: int) -> str:
+    """When process ``pid`` started (Linux: clock ticks since boot; '' elsewhere or if none):
+    with the pid, it names one process even after the pid is reused."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def runner_id() -> str:
+    """This process's name in claims: ``host:pid:start time:random part`` (the random part
+    tells apart two runners of one process, e.g. threads)."""
+    return f"{_host()}:{os.getpid()}:{_started(os.getpid())}:{uuid.uuid4().hex[:8]}"
+
+
+def runner_gone(runner: str) -> bool:
+    """Whether the runner of a claim is known dead: a process of this host (and pid namespace)
+    whose pid no longer exists, or now names a process started at another time. A runner of
+    another host is never known dead: its claims expire."""
+    parts = runner.split(":")
+    if os.name == "nt" or len(parts) != 4 or parts[0] != _host() or not parts[1].isdigit():  # Windows: os.kill kills
+        return False
+    pid = int(parts[1])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        pass
+    return bool(parts[2]) and _started(pid) != parts[2]
 
 
 def _ints(text: str) -> tuple[int, ...]:

@@ -4,7 +4,9 @@ Why this shape: games start from a fixed suite of balanced openings with seats s
 (:mod:`util.arena.openings`); each finished game is committed to SQLite at once by this driver
 process alone (:mod:`util.arena.store`), so an interrupted run loses only games in progress, and
 rerunning the same command plays only what is missing. Each game is claimed in the store
-before it is played, so several runners pointed at one ``--db`` split the games. Ratings are
+before it is played, so several runners pointed at one ``--db`` split the games; the claims of a
+runner killed on this host are taken over by the next run at once, those of a runner on another
+host when they expire (the start line says when). Ratings are
 a Bradley-Terry fit (:mod:`util.arena.ratings`) over the games of one run (``--tag``, or the same
 command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.arena.sprt`).
 ``--sprt`` plays a two-agent match pair by pair until the sequential test decides.
@@ -27,9 +29,8 @@ import hashlib
 import json
 import math
 import os
-import socket
 import sys
-import uuid
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,7 +44,7 @@ from util import backends
 from util.arena import match, openings, players, sprt
 from util.cli import OneLineParser
 from util.arena.ratings import Rating, rate, tables
-from util.arena.store import Store, StoreError
+from util.arena.store import Store, StoreError, runner_id
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
 # Specs shown in --help (tests build each one): keep them valid.
@@ -314,14 +315,13 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
         command["opening_plies"] = openings.default_plies(game) if args.opening_plies is None else args.opening_plies
     run = store.start_run(tag, command, [j.key for j in jobs])
     ids = {s.text: store.player_id(s.text, s.version, dict(s.params)) for s in specs}
-    me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    me = runner_id()
     lease = lease_seconds(game, args.time)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
-    elsewhere = store.claimed_elsewhere(me, (j.key for j in todo))
+    elsewhere = claims_note(store, me, [j.key for j in todo])
     print(f"run {tag}: {len(jobs)} games scheduled, {len(jobs) - len(todo)} already in {store.path}"
-          + (f", {len(elsewhere)} being played by another runner" if elsewhere else "") + f", {len(todo) - len(elsewhere)} to play",
-          file=sys.stderr)
+          + (f", {elsewhere[1]}" if elsewhere[0] else "") + f", {len(todo) - len(elsewhere[0])} to play", file=sys.stderr)
     state = SprtMatch(test, jobs, ids[specs[0].text]) if test else None
     if state:
         state.update(store)
@@ -335,7 +335,7 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
                 return
             if store.claim(job.key, me, lease):
                 yield job
-            elif job.key not in elsewhere:
+            elif job.key not in elsewhere[0]:
                 bar.total -= 1
                 bar.refresh()
 
@@ -371,6 +371,22 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
         state.update(store)
         print(state.verdict())
     return (1 if failed else 0), run, tag
+
+
+def claims_note(store: Store, me: str, keys: list[str]) -> tuple[set[str], str]:
+    """The games among ``keys`` that other live runners hold, and what to print about them:
+    how many, and when their claims expire if those runners stop renewing them. Says which
+    dead runners' games are taken over (their processes are gone from this host)."""
+    for runner, n in store.dead_claims(keys).items():
+        print(f"reclaiming {n} games claimed by runner {runner}: its process is gone", file=sys.stderr)
+    held = store.claimed_elsewhere(me, keys)
+    if not held:
+        return set(), ""
+    runners = sorted({r for r, _ in held.values()})
+    last = max(e for _, e in held.values())
+    when = time.strftime("%H:%M:%S", time.localtime(last))
+    return set(held), (f"{len(held)} being played by another runner ({', '.join(runners[:3])}); if it has stopped, its claims "
+                       f"expire by {when} (in {max(0.0, last - time.time()):.0f} s): rerun then to play them here")
 
 
 def _release(store: Store, me: str) -> None:
