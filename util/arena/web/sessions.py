@@ -124,31 +124,11 @@ class Session:
 
 
 def analysis_of(agent: Any, state: State, seconds: float) -> dict:
-    """The agent's ``info()`` for its last choice, in the keys the page shows (ENGINE.md):
-    action values and visits keyed by the action's text too, the principal variation as text."""
-    fn = getattr(agent, "info", None)
-    info = dict(fn()) if callable(fn) else {}
-    out: dict[str, Any] = {"seconds": round(seconds, 4)}
-    for k in ("value", "exact", "depth", "nodes", "simulations"):
-        if k in info and info[k] is not None:
-            v = info[k]
-            out[k] = bool(v) if k == "exact" else (float(v) if isinstance(v, float) else v)
-    legal = state.legal_actions()
-    for k in ("action_values", "visits"):
-        table = info.get(k)
-        if isinstance(table, dict):
-            out[k] = [{"action": int(a), "text": state.action_to_string(int(a)), "value": float(v)}
-                      for a, v in table.items() if int(a) in legal]
-    pv = info.get("pv")
-    if isinstance(pv, (list, tuple)):
-        texts, s = [], state
-        for a in pv:
-            if s.is_terminal() or int(a) not in s.legal_actions():
-                break
-            texts.append(s.action_to_string(int(a)))
-            s = s.apply(int(a))
-        out["pv"] = texts
-    return out
+    """The agent's search for its last choice at ``state`` as the page shows it: one typed
+    report (:class:`util.arena.web.render.SearchReport`) of its ``info()`` (ENGINE.md keys)."""
+    from util.arena.web.render import report_dict
+
+    return report_dict(agent, state, seconds)
 
 
 class SessionStore:

@@ -72,7 +72,8 @@ function showPly() {
   ply = Math.max(0, Math.min(ply, replay.frames.length - 1));
   const f = replay.frames[ply];
   $("replay-board").innerHTML = "";
-  if (f.grid) $("replay-board").append(drawGrid(f.grid));
+  if (f.picture) $("replay-board").append(drawPicture(f.picture, {active: false, sel: null}));
+  else if (f.grid) $("replay-board").append(drawGrid(f.grid));
   else $("replay-board").append(el("pre", {}, f.text || ""));
   $("r-ply").textContent = `ply ${ply} / ${replay.frames.length - 1}${f.move ? ` (last: ${f.move})` : ""}`;
 }
