@@ -127,7 +127,9 @@ class Connect4Count(Game):
         """Connect Four's picture with every scoring line marked and each player's count."""
         from core.connectx.game import gravity_picture
 
-        return gravity_picture(state, self.rows, self.columns, self.inarow, "connectx", scores=list(self.scores(state)))
+        first, second = self.scores(state)
+        note = f"{first} lines to {second}" if state.is_terminal() else ""
+        return gravity_picture(state, self.rows, self.columns, self.inarow, "connectx", scores=[first, second], note=note)
 
     def extra(self, state: State) -> dict:
         first, second = self.scores(state)

@@ -113,4 +113,7 @@ class ConnectX(Game):
 
     def picture(self, state: State) -> dict:
         """Red (first) and yellow stones; a whole column is one click; the winning line marked."""
-        return gravity_picture(state, self.shape.rows, self.shape.columns, self.shape.inarow, "connectx")
+        pic = gravity_picture(state, self.shape.rows, self.shape.columns, self.shape.inarow, "connectx")
+        if state.is_terminal():
+            pic["note"] = f"{self.shape.inarow} in a row" if pic["lines"] else "the board is full"
+        return pic

@@ -237,8 +237,15 @@ class Quantik(Game):
                 if hand[state.words[4]][k]:
                     blocked[k] = [[cell >> 2, cell & 3, self.illegal_reason(state, 16 * k + cell)]
                                   for cell in range(16) if cells[cell >> 2][cell & 3] is None and 16 * k + cell not in legal]
+        groups = [[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
+        groups += [[(2 * (z >> 1) + i // 2, 2 * (z & 1) + i % 2) for i in range(4)] for z in range(4)]
+        lines = [[[r, c] for r, c in g] for g in groups
+                 if all(cells[r][c] for r, c in g) and len({cells[r][c]["shape"] for r, c in g}) == 4]
+        note = ""
+        if state.is_terminal():
+            note = "four different shapes in a row, column or zone" if lines else "the loser had no legal move"
         return picture_frame(state, "quantik", cells, ("Dark", "Light"), moves, hand=hand, shapes=list(SHAPE_NAMES),
-                             blocked=blocked)
+                             blocked=blocked, lines=lines, note=note)
 
     def extra(self, state: State) -> dict:
         return {"in hand (player 0)": self.in_hand(state, 0) or "-", "in hand (player 1)": self.in_hand(state, 1) or "-"}

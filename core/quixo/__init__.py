@@ -143,8 +143,11 @@ class Quixo(Game):
             ex, ey = K.end_cell(n, x, y, K.SIDES.index(side))
             moves.append({"action": a, "text": self.action_to_string(state, a), "from": [y, x], "side": side, "to": [ey, ex]})
         ply, cap = state.words[2] >> 1, self.params["max_plies"]
-        return picture_frame(state, "quixo", cells, ("X", "O"), moves, lines=lines_through(cells, n),
-                             note=f"ply {ply}" + (f" of {cap} (then a draw)" if cap else ""))
+        lines = lines_through(cells, n)
+        note = f"ply {ply}" + (f" of {cap} (then a draw)" if cap else "")
+        if state.is_terminal():
+            note = f"a line of {n}" if lines else f"{cap} plies played: a draw"
+        return picture_frame(state, "quixo", cells, ("X", "O"), moves, lines=lines, note=note)
 
     def extra(self, state: State) -> dict:
         return {"to move": "XO"[state.words[2] & 1] + f" (ply {state.words[2] >> 1})"}

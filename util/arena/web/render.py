@@ -136,22 +136,22 @@ def _kind(info: dict) -> str:
     return "none"
 
 
-def judge(value: float | None, kind: str, exact: bool, win_value: float) -> tuple[str, str, float | None]:
-    """(verdict, text, bar share) of a value for the side that chose."""
+def judge(value: float | None, kind: str, exact: bool, win_value: float) -> tuple[str, str, str, float | None]:
+    """(verdict, text, short text, bar share) of a value for the side that chose."""
     if value is None or not math.isfinite(value):
-        return "", "", None
+        return "", "", "", None
     if exact:
         verdict = "win" if value > 0 else "loss" if value < 0 else "draw"
         score = f" (score {number_text(value)})" if abs(value) not in (0, 1, win_value) else ""
-        return verdict, f"proven {verdict}{score}", {"win": 1.0, "draw": 0.5, "loss": 0.0}[verdict]
+        return verdict, f"proven {verdict}{score}", verdict + score, {"win": 1.0, "draw": 0.5, "loss": 0.0}[verdict]
     if kind == "mcts":
         p = min(1.0, max(0.0, (value + 1) / 2))
-        return "", f"{100 * p:.0f}% to win (mean reward {number_text(value)})", p
+        return "", f"{100 * p:.0f}% to win (mean reward {number_text(value)})", f"{100 * p:.0f}%", p
     scaled = max(-1.0, min(1.0, value / max(win_value, 1e-9)))
     if abs(scaled) >= 1:
         verdict = "win" if scaled > 0 else "loss"
-        return verdict, f"{verdict} found by the search ({number_text(value)})", (scaled + 1) / 2
-    return "", f"evaluation {number_text(value)}", (scaled + 1) / 2
+        return verdict, f"{verdict} found by the search ({number_text(value)})", verdict, (scaled + 1) / 2
+    return "", f"evaluation {number_text(value)}", number_text(value), (scaled + 1) / 2
 
 
 def search_report(info: dict, state: State, seconds: float) -> SearchReport:
@@ -161,7 +161,7 @@ def search_report(info: dict, state: State, seconds: float) -> SearchReport:
     value = info.get("value")
     value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     win_value = float(getattr(state.game, "win_value", 1.0))
-    verdict, text, share = judge(value, kind, exact, win_value)
+    verdict, text, _short, share = judge(value, kind, exact, win_value)
     rep = SearchReport(kind=kind, seconds=round(seconds, 4), value=value, exact=exact, verdict=verdict,
                        value_text=text, share=share, reason=str(info.get("reason") or ""))
     for k in ("simulations", "nodes", "depth"):
@@ -196,7 +196,7 @@ def _rows(info: dict, state: State, kind: str, exact: bool, win_value: float) ->
                 row[name] = int(v) if name == "visits" else float(v)
     for row in rows.values():
         if "value" in row:
-            row["verdict"], row["value_text"], row["share"] = judge(row["value"], kind, exact, win_value)
+            row["verdict"], _text, row["value_text"], row["share"] = judge(row["value"], kind, exact, win_value)
     key = (lambda r: -r.get("visits", 0)) if kind == "mcts" else (lambda r: -r.get("value", -math.inf))
     return sorted(rows.values(), key=key)
 

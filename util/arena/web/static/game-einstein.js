@@ -15,7 +15,7 @@ function drawDie(x, y, value, p) {
 
 RENDERERS.einstein = {
   draw(pic, ui) {
-    const pad = 10, board = 5 * CELL, side = 110;
+    const pad = 10, board = 5 * CELL, side = 150;
     const svg = svgRoot(board + 2 * pad + side, board + 2 * pad, "einstein");
     svg.append(S("rect", {x: 0, y: 0, width: board + 2 * pad, height: board + 2 * pad, rx: 8, class: "tray"}));
     for (let r = 0; r < 5; r++) for (let c = 0; c < 5; c++) {
@@ -49,7 +49,7 @@ RENDERERS.einstein = {
           "data-r": r, "data-c": c, onclick: () => ui.move(m.action)}, tip(m.text + (m.capture ? " (captures)" : ""))));
       }
     }
-    const dx = board + 2 * pad + 24;
+    const dx = board + 2 * pad + 46;
     svg.append(S("text", {x: dx + 28, y: 28, class: "die-label"}, "die"));
     if (pic.die) svg.append(drawDie(dx, 40, pic.die, pic.mover));
     else svg.append(S("text", {x: dx + 28, y: 74, class: "die-label"}, "–"));

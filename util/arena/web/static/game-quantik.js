@@ -52,6 +52,12 @@ RENDERERS.quantik = {
         svg.append(S("circle", {cx: x, cy: y, r: CELL * 0.42, class: "cell blocked", "data-r": r, "data-c": c}, tip(blocked.get(`${r},${c}`))));
       }
     }));
+    for (const line of pic.lines || []) {  // a completed row, column or zone: its box outlined
+      const rs = line.map((x) => x[0]), cs = line.map((x) => x[1]);
+      const r0 = Math.min(...rs), c0 = Math.min(...cs);
+      svg.append(S("rect", {x: pad + c0 * CELL + 2, y: pad + r0 * CELL + 2, width: (Math.max(...cs) - c0 + 1) * CELL - 4,
+        height: (Math.max(...rs) - r0 + 1) * CELL - 4, rx: 16, class: "made-group"}));
+    }
     // The hands: each colour's pieces left, the mover's clickable.
     [0, 1].forEach((p) => {
       const y0 = board + 2 * pad + 6 + p * 52;

@@ -7,14 +7,26 @@ async function drawTree() {
   try {
     const res = await api("GET", `/api/sessions/${view.id}/tree?depth=${$("tree-depth").value}&algorithm=${$("tree-algo").value}`);
     $("tree-view").innerHTML = "";
-    $("tree-view").append(treeSvg(res.tree));
+    const scale = treeScale(res.tree);
+    $("tree-view").append(treeSvg(res.tree, scale));
     const blob = new Blob([res.dot], {type: "text/vnd.graphviz"});
     $("tree-info").innerHTML = "";
-    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node, in outcome units (1 = a win; heuristic estimates are far smaller), blue: the root's side; grey dashed = cut off. `,
+    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node, in outcome units (1 = a win)${scale.k ? `, heuristic estimates (below 0.5) shown ×10^${scale.k}` : ""}; blue: the root's side; grey dashed = cut off. `,
       el("a", {href: URL.createObjectURL(blob), download: "tree.dot"}, "Download DOT"));
   } catch (e) {
     $("tree-info").textContent = e.message;
   }
+}
+
+// Heuristic estimates are tiny beside a win (1): written ×10^k so that they read as numbers.
+function treeScale(root) {
+  let top = 0;
+  (function walk(n) {
+    if (!n.cut && Number.isFinite(n.value) && Math.abs(n.value) < 0.5) top = Math.max(top, Math.abs(n.value));
+    (n.children || []).forEach(walk);
+  })(root);
+  const k = top > 0 && top < 0.1 ? -Math.floor(Math.log10(top)) : 0;
+  return {k, label: (v) => (Math.abs(v) >= 0.5 || !k ? fmt(v) : fmt(Math.round(v * 10 ** k * 100) / 100))};
 }
 
 function countNodes(n) {
@@ -22,7 +34,7 @@ function countNodes(n) {
 }
 
 // A layered drawing: leaves spread left to right, a parent above the middle of its children.
-function treeSvg(root) {
+function treeSvg(root, scale) {
   const NS = "http://www.w3.org/2000/svg";
   const dx = 46, dy = 70;
   let leaf = 0;
@@ -57,8 +69,8 @@ function treeSvg(root) {
     const c = add("circle", {cx: n._x, cy: n._y, r: 14, class: n.cut ? "cut" : (n.player === root.player ? "max" : "min")});
     const bound = n.bound === "upper" ? "≤" : n.bound === "lower" ? "≥" : "";
     c.append(Object.assign(document.createElementNS(NS, "title"),
-      {textContent: `${n.text}: ${n.cut ? "cut off" : bound + fmt(n.value)} (value for the side to move there)`}));
-    add("text", {x: n._x, y: n._y + 4, class: "value"}, n.cut ? "✂" : bound + fmt(n.value));
+      {textContent: `${n.text}: ${n.cut ? "cut off" : bound + n.value} (value for the side to move there)`}));
+    add("text", {x: n._x, y: n._y + 4, class: "value"}, n.cut ? "✂" : bound + scale.label(n.value));
   }
   return svg;
 }
