@@ -251,7 +251,10 @@ def test_analysis_panel_and_search_tree_for_connectx(page, server, tmp_path):
     page.fill("#an-agent", "mcts")
     page.fill("#an-time", "0.5")
     page.click("#analyze")
+    page.wait_for_selector("#think-bar:not([hidden])", timeout=10000)  # the clock runs while it thinks
+    assert page.inner_text("#status-text").startswith("Analysing")
     page.wait_for_selector("#analysis table.values tr.chosen", timeout=60000)
+    assert page.locator("#spinner").is_hidden()
     text = page.inner_text("#analysis")
     assert "% to win" in text and "simulations" in text and "Best line" in text
     assert page.locator("#analysis table.values tr").count() >= 4  # header + the legal columns searched

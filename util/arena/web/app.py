@@ -5,7 +5,6 @@ an agent that fails gets a 502 with the reason. Nothing a client sends can make 
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from agents.engine import registry
 from core import games as game_registry
 from core.game import Game
 from util.arena.web.render import frame, move_texts, play_texts
-from util.arena.web.sessions import RequestError, Session, SessionStore, _time, analysis_of
+from util.arena.web.sessions import RequestError, Session, SessionStore, _time
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
@@ -133,16 +132,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             raise RequestError("the game is over: nothing to analyse", 409)
         if state.is_chance_node():
             raise RequestError("a chance event comes next: nothing to choose", 409)
-        try:
-            agent = registry.make(spec, session.game)
-        except ValueError as exc:
-            raise RequestError(str(exc)) from None
-        start = time.perf_counter()
-        try:
-            action = agent.choose(state, start + t)
-        except Exception as exc:
-            raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
-        info = analysis_of(agent, state, time.perf_counter() - start)
+        info, action = session.analyse(spec, state, t)
         info["agent"] = spec
         info["action"] = int(action)
         info["action_text"] = state.action_to_string(int(action))

@@ -28,6 +28,7 @@ class RequestError(ValueError):
 
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
+MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
 
 
 def _time(value: Any, name: str = "time") -> float:
@@ -53,6 +54,8 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     touched: float = field(default_factory=time.monotonic)
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))  # this session's dice
+    analysts: OrderedDict = field(default_factory=OrderedDict)  # spec -> the agent analysing for this session
+    analysis_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def roll(self) -> None:
         """Play chance outcomes (dice, a random set-up) by their probabilities until a player is
@@ -108,6 +111,29 @@ class Session:
         self.infos.append(info)
         self.roll()
         return info
+
+    def analyse(self, spec: str, state: State, seconds: float) -> tuple[dict, int]:
+        """What agent ``spec`` thinks of ``state`` in ``seconds``: its report and its choice.
+        The session keeps its last few analysts, so an agent that loads tables or compiles on
+        its first search (ConnectX's MCTS: seconds for its opening cache) does so once, and a
+        second analysis searches for the whole time it is given."""
+        with self.analysis_lock:
+            agent = self.analysts.pop(spec, None)
+            if agent is None:
+                try:
+                    agent = registry.make(spec, self.game)
+                except ValueError as exc:
+                    raise RequestError(str(exc)) from None
+            self.analysts[spec] = agent
+            while len(self.analysts) > MAX_ANALYSTS:
+                self.analysts.popitem(last=False)
+            start = time.perf_counter()
+            try:
+                action = agent.choose(state, start + seconds)
+            except Exception as exc:  # an agent's failure must not become a 500: report it
+                self.analysts.pop(spec, None)
+                raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
+            return analysis_of(agent, state, time.perf_counter() - start), int(action)
 
     def undo(self) -> None:
         """Take back the last move and the agent's reply to it: the person is to move again."""

@@ -44,11 +44,16 @@ function gameParams() {
 
 // --- a running clock while the server works (the agent thinking, an analysis) -------------------
 let busyTimer = null;
-async function whileBusy(label, work) {
+async function whileBusy(label, work, budget) {
   const t0 = performance.now();
   $("status").className = "busy";
   $("spinner").hidden = false;
-  const tick = () => { $("status-text").textContent = `${label}… ${((performance.now() - t0) / 1000).toFixed(1)} s`; };
+  $("think-bar").hidden = !budget;
+  const tick = () => {
+    const s = (performance.now() - t0) / 1000;
+    $("status-text").textContent = `${label}… ${s.toFixed(1)} s${budget ? ` of ${budget} s` : ""}`;
+    if (budget) $("think-bar").firstChild.style.width = `${Math.min(100, (100 * s) / budget)}%`;
+  };
   tick();
   busyTimer = setInterval(tick, 100);
   try {
@@ -56,6 +61,7 @@ async function whileBusy(label, work) {
   } finally {
     clearInterval(busyTimer);
     $("spinner").hidden = true;
+    $("think-bar").hidden = true;
   }
 }
 
@@ -161,7 +167,7 @@ async function maybeAgentMove() {
   if (!view || !view.agent_to_move) return;
   try {
     const next = await whileBusy(`The agent (${who(view.to_move)}) is thinking`,
-      () => api("POST", `/api/sessions/${view.id}/agent`));
+      () => api("POST", `/api/sessions/${view.id}/agent`), view.time);
     view = next;
     render();
   } catch (e) {
@@ -238,7 +244,7 @@ async function analyze() {
   try {
     const body = {time: parseFloat($("an-time").value)};
     if ($("an-agent").value.trim()) body.agent = $("an-agent").value.trim();
-    const a = await whileBusy("Analysing", () => api("POST", `/api/sessions/${view.id}/analyze`, body));
+    const a = await whileBusy("Analysing", () => api("POST", `/api/sessions/${view.id}/analyze`, body), body.time);
     showAnalysis(a, "Analysis of the position");
     const [text, cls] = statusLine();
     setStatus(text, cls);
