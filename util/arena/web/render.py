@@ -114,7 +114,7 @@ def count_text(n: float) -> str:
 
 
 def number_text(v: float) -> str:
-    """A value with a sign and three decimals at most; '±0' for a value that rounds to zero."""
+    """A value with a sign and three decimals at most ('+0.000' for a value that rounds to zero)."""
     if v == 0:
         return "0"
     if abs(v) < 0.0005:

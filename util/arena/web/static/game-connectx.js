@@ -9,7 +9,7 @@ RENDERERS.connectx = {
     const svg = svgRoot(w, h, "connectx");
     const byCol = new Map(pic.moves.map((m) => [m.column, m]));
     svg.append(S("rect", {x: 0, y: top, width: w, height: pic.rows * CELL + 2 * pad, rx: 12, class: "frame"}));
-    pic.columns > 0 && Array.from({length: pic.columns}, (_, c) => svg.append(S("text", {x: pad + (c + 0.5) * CELL, y: 20, class: "col-label"}, c + 1)));
+    for (let c = 0; c < pic.columns; c++) svg.append(S("text", {x: pad + (c + 0.5) * CELL, y: 20, class: "col-label"}, c + 1));
     pic.cells.forEach((row, r) => row.forEach((cell, c) => {
       const cx = pad + (c + 0.5) * CELL, cy = top + pad + (r + 0.5) * CELL;
       svg.append(S("circle", cell ? {cx, cy, r: CELL * 0.4, class: `stone p${cell.p}`, "data-r": r, "data-c": c, "data-p": cell.p, "data-label": ""}

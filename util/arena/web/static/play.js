@@ -200,7 +200,7 @@ function showAnalysis(a, title) {
   const box = $("analysis");
   box.innerHTML = "";
   box.append(el("h3", {}, title));
-  const best = a.action_text || (a.rows && a.rows.length ? "" : "");
+  const best = a.action_text || "";
   if (a.value_text) {
     box.append(el("p", {class: `verdict ${a.verdict}`}, best ? `${best}: ` : "", a.value_text));
     if (a.share !== null && a.share !== undefined) box.append(bar(a.share, "value-bar"));
