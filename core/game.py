@@ -153,6 +153,24 @@ class Game:
         """Other things a person must see (a die roll, pieces in hand, ...): label -> text."""
         return {}
 
+    def picture(self, state: "State") -> dict:
+        """How the web app draws ``state``: a JSON-ready dict whose ``kind`` names the page's
+        renderer for this game, with ``rows``, ``columns``, ``cells`` (rows top first, each
+        None or a dict with the owner ``p``), ``players`` (names), ``to_move`` (None when no
+        player is to choose) and ``moves``: every legal action of the side to move with the
+        parts of the gesture that enters it (cells ``[row, column]``, a piece, a side). Games
+        override it to be drawn as themselves; this default is the labelled :meth:`grid`."""
+        grid = self.grid(state) or []
+        cells = [[None if not label else {"p": int(label[0]) if label[0] in "01" else None,
+                                          "t": label[1:] if label[0] in "01" else label} for label in row]
+                 for row in grid]
+        moves = []
+        for a in picture_moves(state):
+            cell = self.action_cell(state, a)
+            moves.append({"action": a, "text": state.action_to_string(a),
+                          "cell": None if cell is None else [int(cell[0]), int(cell[1])]})
+        return picture_frame(state, "grid", cells, ("first", "second"), moves)
+
     # --- provided ----------------------------------------------------------------------------
     def import_module(self, path: str) -> Any:
         """The module at dotted ``path`` (``kernels``, ``heuristics``) beside this game's own: a
@@ -249,6 +267,37 @@ class State:
 
     def __str__(self) -> str:
         return self.game.render(self)
+
+
+def picture_moves(state: State) -> list[int]:
+    """The actions a picture offers: the legal ones when a player is to choose, else none."""
+    return [] if state.is_terminal() or state.is_chance_node() else state.legal_actions()
+
+
+def picture_frame(state: State, kind: str, cells: list, players: Sequence[str], moves: list, **more: Any) -> dict:
+    """The fields every :meth:`Game.picture` has, around a game's ``cells`` and ``moves``."""
+    out = {"kind": kind, "rows": len(cells), "columns": len(cells[0]) if cells else 0, "cells": cells,
+           "players": list(players), "moves": moves,
+           "to_move": None if state.is_terminal() or state.is_chance_node() else state.current_player()}
+    out.update(more)
+    return out
+
+
+def lines_through(cells: list, length: int) -> list[list[list[int]]]:
+    """Every straight line of ``length`` cells (rows, columns, both diagonals) of a picture's
+    ``cells`` whose cells all hold one owner's pieces: the lines a picture marks as made."""
+    rows, columns = len(cells), len(cells[0]) if cells else 0
+    out = []
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for r in range(rows):
+            for c in range(columns):
+                line = [(r + k * dr, c + k * dc) for k in range(length)]
+                if not all(0 <= rr < rows and 0 <= cc < columns for rr, cc in line):
+                    continue
+                owners = {cells[rr][cc]["p"] if cells[rr][cc] else None for rr, cc in line}
+                if len(owners) == 1 and None not in owners:
+                    out.append([[rr, cc] for rr, cc in line])
+    return out
 
 
 def play_line(game: Game, actions: Iterable[int]) -> State:

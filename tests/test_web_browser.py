@@ -1,17 +1,21 @@
 """The web app in a real browser: headless Chromium (Debian's package) driven by Playwright
-through whole games, the analysis panel, the search tree and the dashboard, with screenshots.
+through a whole game of every game by its own gestures (the drawing checked against the
+server after every move), keys, undo, replay, export and links, the analysis panel, the
+search tree and the dashboard, with screenshots.
 
 Skipped when Playwright or Chromium is missing (``.ci/run`` installs both, so CI runs them).
-``WEB_SCREENSHOTS=DIR`` keeps the screenshots there (the README's come from
-``WEB_SCREENSHOTS=data/screenshots python -m pytest -q tests/test_web_browser.py``).
+``WEB_SCREENSHOTS=DIR`` keeps the screenshots there (docs/web-app.md's come from
+``WEB_SCREENSHOTS=docs/screenshots python -m pytest -q -m '' tests/test_web_browser.py``).
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -66,11 +70,16 @@ def page(browser):
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def shot(page, name: str, tmp_path: Path) -> None:
+def shot(page, name: str, tmp_path: Path, panel: str | None = None) -> None:
+    """A screenshot of the whole page, or of one ``panel`` (a CSS selector)."""
     folder = Path(os.environ.get("WEB_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
-    assert (folder / f"{name}.png").stat().st_size > 5000
+    path = str(folder / f"{name}.png")
+    if panel:
+        page.locator(panel).screenshot(path=path)
+    else:
+        page.screenshot(path=path, full_page=True)
+    assert (folder / f"{name}.png").stat().st_size > 3000
 
 
 def start(page, server: str, game: str, agent: str, human: str = "0", seconds: str = "0.2", params: dict | None = None):
@@ -82,80 +91,187 @@ def start(page, server: str, game: str, agent: str, human: str = "0", seconds: s
     page.fill("#time", seconds)
     page.select_option("#human", human)
     page.click("#new")
-    page.wait_for_function("document.querySelector('#status').textContent.startsWith('Your move')"
-                           " || document.querySelector('#status').textContent.startsWith('Game over')", timeout=60000)
+    wait_for_person(page)
 
 
-def settle(page, before: int) -> None:
-    """Wait until the person's move and the agent's reply are on the page (or the game ended)."""
+def wait_for_person(page, before: int = -1) -> None:
+    """Wait until the person is to move with more than ``before`` moves listed, or the game ended."""
     page.wait_for_function(
-        f"(() => {{ const s = document.querySelector('#status').textContent;"
+        f"(() => {{ const s = document.querySelector('#status-text').textContent;"
         f" const n = document.querySelectorAll('#history li').length;"
-        f" return s.startsWith('Game over') || (s.startsWith('Your move') && n >= {before + 2}); }})()", timeout=60000)
+        f" return s.startsWith('Game over') || (s.startsWith('Your move') && n > {before}); }})()", timeout=60000)
 
 
-def play_to_the_end(page, max_moves: int = 60) -> str:
-    for _ in range(max_moves):
-        status = page.inner_text("#status")
-        if status.startswith("Game over"):
-            return status
-        assert status.startswith("Your move"), status
-        before = page.locator("#history li").count()
-        cell = page.locator("table.grid td.playable").first
-        if cell.count():
-            cell.click()
-        if page.locator("#choices button.action").count():  # several actions on that cell, or no grid
-            page.locator("#choices button.action").first.click()
-        settle(page, before)
+def server_view(page, server: str) -> dict:
+    sid = page.evaluate("view.id")
+    with urllib.request.urlopen(f"{server}/api/sessions/{sid}") as res:
+        return json.load(res)
+
+
+def drawn_pieces(page) -> dict:
+    """(row, column) -> owner and label of every piece the board's SVG draws."""
+    got = page.eval_on_selector_all("#board svg [data-p][data-r]",
+                                    "els => els.map(e => [+e.dataset.r, +e.dataset.c, e.dataset.p + (e.dataset.label || '')])")
+    return {(r, c): label for r, c, label in got}
+
+
+def check_drawing(page, server: str) -> dict:
+    """The SVG shows exactly the pieces of the game's grid as the server reports it, the
+    mover's name, the last move, and the game's own extras (pieces in hand, the die)."""
+    view = server_view(page, server)
+    grid = view["grid"]
+    expected = {(r, c): label for r, row in enumerate(grid) for c, label in enumerate(row) if label}
+    assert drawn_pieces(page) == expected, (drawn_pieces(page), grid)
+    status = page.inner_text("#status-text")
+    if not view["terminal"]:
+        assert view["picture"]["players"][view["to_move"]] in status, status
+    if any(not h.startswith("(") for h in view["history"]):
+        assert page.locator("#board svg .last-move, #board svg .last-dot").count() >= 1
+    for p in (0, 1):
+        hand = view["extra"].get(f"in hand (player {p})")
+        if hand is not None:
+            counts = page.eval_on_selector_all(f'#board svg [data-hand="{p}"]', "els => els.map(e => +e.dataset.count)")
+            assert sum(counts) == len(hand.replace("-", "")), (counts, hand)
+    die = view["extra"].get("die", "")
+    if view["name"] == "einstein" and die[:1].isdigit():
+        assert page.locator(f'#board svg [data-die="{die[0]}"]').count() == 1 and f"die shows {die[0]}" in status
+    return view
+
+
+def gesture(page, name: str, halfway=lambda: None) -> None:
+    """One move entered as the game is played: the first offered choice at each step
+    (``halfway`` runs when a piece or cube is picked, before the move is completed)."""
+    svg = "#board svg "
+    if name in ("connectx", "connect4_count"):
+        page.locator(svg + "rect.column.playable").first.click()
+    elif name == "tictactoe":
+        page.locator(svg + "rect.cell.playable").first.click()
+    elif name == "quantik":
+        page.locator(svg + "rect.pick").first.click()  # a shape from the hand, then a cell
+        shape = int(page.locator(svg + ".qpiece.hand.selected").get_attribute("data-shape"))
+        free = sum(1 for row in server_view(page, SERVER[0])["grid"] for label in row if not label)
+        shown = page.locator(svg + "circle.cell.playable").count() + page.locator(svg + "circle.cell.blocked").count()
+        assert shown == free, (shape, shown, free)  # every empty cell is offered or greyed
+        halfway()
+        page.locator(svg + "circle.cell.playable").first.click()
+    elif name == "quixo":
+        page.locator(svg + "g.cube.takeable").first.click()  # a cube, then an arrow
+        assert page.locator(svg + "g.arrow.playable").count() >= 1
+        halfway()
+        page.locator(svg + "g.arrow.playable").first.click()
+    elif name == "einstein":
+        if not page.locator(svg + "g.ecube.picked").count():
+            page.locator(svg + "g.ecube.movable").first.click()  # a cube the die allows, then a target
+        halfway()
+        page.locator(svg + "circle.target.playable").first.click()
+    else:
+        raise AssertionError(f"no gesture for {name}")
+
+
+SERVER: list[str] = []
+
+
+def play_by_gestures(page, server: str, name: str, max_moves: int = 120, halfway=lambda: None) -> dict:
+    """Play to the end; ``halfway`` runs midway through the person's third move."""
+    SERVER[:] = [server]
+    for i in range(max_moves):
+        view = check_drawing(page, server)
+        if view["terminal"]:
+            assert page.inner_text("#status-text").startswith("Game over")
+            return view
+        before = len(view["history"])
+        gesture(page, name, halfway if i == 2 else lambda: None)
+        wait_for_person(page, before)
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("human", ["0", "1"])
-def test_a_whole_tictactoe_game_by_clicks(page, server, human, tmp_path):
-    start(page, server, "tictactoe", "random:seed=3", human=human)
-    status = play_to_the_end(page)
-    assert "Game over" in status and page.locator("#history li").count() >= 5
-    if human == "0":
-        shot(page, "play-tictactoe", tmp_path)
-
-
-@pytest.mark.parametrize("game,params", [
-    ("connect4_count", {"rows": 4, "columns": 4}),
+GAMES = [  # small gravity boards keep the default suite short; the docs' full boards: the slow test below
+    ("connectx", {"rows": 4, "columns": 5, "inarow": 3}),
+    ("connect4_count", {"rows": 4, "columns": 5}),
+    ("tictactoe", {}),
     ("quantik", {}),
-    ("quixo", {"size": 3, "max_plies": 30}),
+    ("quixo", {"max_plies": 40}),
     ("einstein", {}),
-])
-def test_a_whole_game_of_every_game_by_clicks(page, server, game, params, tmp_path):
-    """A person plays each game to its end in the browser: cells to click (and a choice when
-    several actions share a cell), dice rolled by the server, the result shown."""
-    start(page, server, game, "random:seed=4", params=params)
-    status = play_to_the_end(page, max_moves=80)
-    assert "Game over" in status
-    shot(page, f"play-{game}", tmp_path)
+]
 
 
-def test_a_whole_connectx_game_on_a_small_board(page, server, tmp_path):
-    start(page, server, "connectx", "random:seed=2", params={"rows": 4, "columns": 5, "inarow": 3})
-    status = play_to_the_end(page)
-    assert "Game over" in status
+@pytest.mark.parametrize("game,params", GAMES)
+def test_a_whole_game_of_every_game_by_its_own_gestures(page, server, game, params, tmp_path):
+    """A person plays each game to its end by the game's own gestures (a column; a cell; a
+    shape then a cell; a cube then an arrow; a cube then a target), and after every move the
+    drawing matches the server's state: pieces, the mover, the last move, hand and die."""
+    start(page, server, game, "random:seed=4", params=params, seconds="0.05")
+    picking = game in ("quantik", "quixo", "einstein")  # the docs show these with a piece picked
+    end = play_by_gestures(page, server, game, halfway=lambda: shot(page, game, tmp_path, "#board-panel") if picking else None)
+    assert end["result"] and len(end["history"]) >= 3
+    if not picking:
+        shot(page, game, tmp_path, "#board-panel")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["connectx", "connect4_count"])
+def test_a_whole_game_on_the_full_size_board(page, server, game, tmp_path):
+    """The same on the 6×7 board (the docs' screenshots, taken after the small boards' ones)."""
+    start(page, server, game, "random:seed=4", seconds="0.05")
+    end = play_by_gestures(page, server, game)
+    assert end["result"] and len(end["history"]) >= 7
+    shot(page, game, tmp_path, "#board-panel")
+
+
+def test_keys_undo_replay_export_and_a_link_to_a_position(page, server, tmp_path):
+    """A link opens its position; number keys drop stones; u undoes; the replay buttons step
+    through the game; the move list and the image are saved."""
+    page.goto(server + "/?game=connectx&params=rows=6,columns=7,inarow=4&agent=random:seed=2&human=0&moves=4;4;3")
+    wait_for_person(page)
+    view = server_view(page, server)
+    assert view["history"][:3] == ["4", "4", "3"] and len(view["history"]) == 4
+    assert len(drawn_pieces(page)) == 4
+    page.keyboard.press("5")
+    wait_for_person(page, 4)
+    assert server_view(page, server)["history"][4] == "5"
+    page.keyboard.press("u")
+    page.wait_for_function("document.querySelectorAll('#history li').length == 4", timeout=60000)
+    page.click("#r-first")
+    page.wait_for_function("document.querySelector('#r-ply').textContent.startsWith('move 0')", timeout=30000)
+    assert drawn_pieces(page) == {}
+    page.click("#r-next")
+    page.wait_for_function("document.querySelector('#r-ply').textContent.startsWith('move 1')", timeout=30000)
+    assert list(drawn_pieces(page).values()) == ["0"]
+    page.click("#r-last")
+    page.wait_for_function("document.querySelector('#r-ply').textContent.includes('live')", timeout=30000)
+    with page.expect_download() as moves:
+        page.click("#export-moves")
+    assert Path(moves.value.path()).read_text().split("\n")[1:5] == view["history"][:4]
+    with page.expect_download() as image:
+        page.click("#export-image")
+    assert Path(image.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "moves=4%3B4%3B3" in page.input_value("#share")
 
 
 def test_analysis_panel_and_search_tree_for_connectx(page, server, tmp_path):
     start(page, server, "connectx", "negamax", seconds="0.3")
-    for col in (3, 3):  # click the column's top cell: the stone drops
+    for col in (3, 3):  # click the column: the stone drops
         before = page.locator("#history li").count()
-        page.locator(f'table.grid td[data-r="0"][data-c="{col}"]').click()
-        settle(page, before)
+        page.locator(f'#board svg rect.column[data-c="{col}"]').click()
+        wait_for_person(page, before + 1)
     assert page.locator("#history li").count() == 4
+    assert "depth" in page.inner_text("#analysis")  # the agent's own move explained
     page.fill("#an-agent", "mcts")
     page.fill("#an-time", "0.5")
     page.click("#analyze")
+    page.wait_for_selector("#think-bar:not([hidden])", timeout=10000)  # the clock runs while it thinks
+    assert page.inner_text("#status-text").startswith("Analysing")
     page.wait_for_selector("#analysis table.values tr.chosen", timeout=60000)
+    assert page.locator("#spinner").is_hidden()
+    text = page.inner_text("#analysis")
+    assert "% to win" in text and "simulations" in text and "Best line" in text
     assert page.locator("#analysis table.values tr").count() >= 4  # header + the legal columns searched
+    assert page.locator("#analysis .bar.value-bar").count() == 1
     page.select_option("#tree-depth", "2")
     page.click("#tree")
     page.wait_for_selector("#tree-view svg circle", timeout=60000)
     assert page.locator("#tree-view svg circle").count() >= 8
+    assert "e-" not in page.inner_text("#tree-view")  # values read as numbers, not 6.0e-6
     shot(page, "play-connectx-analysis", tmp_path)
     page.click("#undo")
     page.wait_for_function("document.querySelectorAll('#history li').length == 2", timeout=60000)
@@ -174,14 +290,23 @@ def test_dashboard_ratings_match_progress_and_replay(page, server, tmp_path):
     assert page.inner_text("#m-status").startswith("2 / 2")
     page.wait_for_function("document.querySelector('#games').textContent.includes('random:seed=5')", timeout=30000)
     page.locator("#games tr.game-row").first.click()
-    page.wait_for_selector("#replay-board table.grid", timeout=30000)
+    page.wait_for_selector("#replay-board svg", timeout=30000)
     last = page.inner_text("#r-ply")
     page.click("#r-first")
     assert page.inner_text("#r-ply").startswith("ply 0")
     page.click("#r-next")
     assert page.inner_text("#r-ply").startswith("ply 1")
     assert last != page.inner_text("#r-ply")
+    with page.expect_download() as moves:
+        page.click("#r-moves")
+    lines = Path(moves.value.path()).read_text().splitlines()
+    assert lines[0].startswith("# connectx") and len(lines) - 1 == int(last.split("/")[1].split()[0])
     page.wait_for_function("document.querySelectorAll('#plots img').length == 2 && "
                            "[...document.querySelectorAll('#plots img')].every((i) => i.complete && i.naturalWidth > 100)",
                            timeout=30000)
     shot(page, "dashboard", tmp_path)
+    page.click("#r-next")
+    page.click("#r-open")  # the position after two plies, in the play page
+    page.wait_for_function("document.querySelectorAll('#history li').length >= 2", timeout=60000)
+    assert server_view(page, server)["history"][:2] == lines[1:3]
+

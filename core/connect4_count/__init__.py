@@ -123,6 +123,14 @@ class Connect4Count(Game):
 
         return landing_cell(state.words, self.rows, action)
 
+    def picture(self, state: State) -> dict:
+        """Connect Four's picture with every scoring line marked and each player's count."""
+        from core.connectx.game import gravity_picture
+
+        first, second = self.scores(state)
+        note = f"{first} lines to {second}" if state.is_terminal() else ""
+        return gravity_picture(state, self.rows, self.columns, self.inarow, "connectx", scores=[first, second], note=note)
+
     def extra(self, state: State) -> dict:
         first, second = self.scores(state)
         return {"lines": f"first {first}, second {second}"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
-from core.game import Game, State, Symmetry
+from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 
@@ -32,6 +32,16 @@ def landing_cell(words: tuple, rows: int, column: int) -> tuple[int, int]:
     """Grid cell (row from the top, column) where a stone dropped in ``column`` lands."""
     height = bb.popcount(words[1] & bb.column_mask(rows, column))
     return (rows - 1 - height, column)
+
+
+def gravity_picture(state: State, rows: int, columns: int, inarow: int, kind: str, **more) -> dict:
+    """The picture of a gravity game (:meth:`Game.picture`): stones ``{"p": 0|1}``, a move
+    per playable ``column`` with the ``cell`` its stone lands on, the lines of ``inarow`` made."""
+    cells = [[None if not label else {"p": int(label)} for label in row]
+             for row in gravity_grid(state.words, rows, columns)]
+    moves = [{"action": a, "text": str(a + 1), "column": a, "cell": list(landing_cell(state.words, rows, a))}
+             for a in picture_moves(state)]
+    return picture_frame(state, kind, cells, ("Red", "Yellow"), moves, lines=lines_through(cells, inarow), **more)
 
 
 class ConnectX(Game):
@@ -100,3 +110,10 @@ class ConnectX(Game):
 
     def render(self, state: State) -> str:
         return str(self.position(state))
+
+    def picture(self, state: State) -> dict:
+        """Red (first) and yellow stones; a whole column is one click; the winning line marked."""
+        pic = gravity_picture(state, self.shape.rows, self.shape.columns, self.shape.inarow, "connectx")
+        if state.is_terminal():
+            pic["note"] = f"{self.shape.inarow} in a row" if pic["lines"] else "the board is full"
+        return pic

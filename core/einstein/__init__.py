@@ -7,7 +7,7 @@ row-major order (OpenSpiel writes ``Placing black cubes on the board - action N`
 """
 from __future__ import annotations
 
-from core.game import Game, State
+from core.game import Game, State, picture_frame, picture_moves
 from core.einstein import kernels as K
 
 _COLOURS = "BW"
@@ -103,6 +103,26 @@ class Einstein(Game):
             return None
         cell, d = action // 12, (action >> 1) % 6
         return cell // 5 + K.DR[d], cell % 5 + K.DC[d]
+
+    def picture(self, state: State) -> dict:
+        """Numbered cubes ``{"p", "n"}``, the ``die`` (0 before the roll), each player's ``goals``
+        corner, a move per (``from``, ``to``) with ``capture``; the movable cubes are the froms."""
+        cells = board_cells(state.words)
+        grid = [[None if (c := cells[5 * r + col]) is None else {"p": c[0], "n": c[1]} for col in range(5)] for r in range(5)]
+        moves = []
+        for a in picture_moves(state):
+            cell, d, cap = a // 12, (a >> 1) % 6, a & 1
+            moves.append({"action": a, "text": self.action_to_string(state, a), "from": [cell // 5, cell % 5],
+                          "to": [cell // 5 + K.DR[d], cell % 5 + K.DC[d]], "capture": bool(cap)})
+        note = ""
+        if state.is_terminal():
+            b = state.words[0]
+            winner = 0 if state.returns()[0] > 0 else 1
+            corner = 24 if winner == 0 else 0
+            reached = any(K.cube_cell(b, winner, k) == corner for k in range(1, 7))
+            note = f"{_NAMES[winner]} wins: " + ("a cube reached the goal corner" if reached else "the opponent has no cube left")
+        return picture_frame(state, "einstein", grid, _NAMES, moves, die=self.die(state), goals=[[4, 4], [0, 0]],
+                             mover=(state.words[1] >> 2) & 1, note=note)
 
     def extra(self, state: State) -> dict:
         phase = self.phase(state)

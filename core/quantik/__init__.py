@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 
-from core.game import Game, State, Symmetry
+from core.game import Game, State, Symmetry, picture_frame, picture_moves
 from core.quantik import kernels as K
 
 SHAPES = "ABCD"
@@ -220,6 +220,32 @@ class Quantik(Game):
 
     def action_cell(self, state: State, action: int) -> tuple[int, int]:
         return (action & 15) >> 2, action & 3
+
+    def picture(self, state: State) -> dict:
+        """Pieces ``{"p": colour, "shape": 0..3}`` (cube, cylinder, cone, sphere), the ``hand``
+        (pieces left per colour and shape), a move per (``shape``, ``cell``), and for each shape
+        the empty cells it may not go to with the reason (``blocked``); zones are the 2×2 quarters."""
+        cells = [[None if (pc := self.piece_at(state, 4 * r + c)) is None else {"p": pc[0], "shape": pc[1]}
+                  for c in range(4)] for r in range(4)]
+        hand = [[2 - K.popcount16((state.words[k] >> (16 * colour)) & 0xFFFF) for k in range(4)] for colour in (0, 1)]
+        moves = [{"action": a, "text": self.action_to_string(state, a), "shape": a >> 4, "cell": list(divmod(a & 15, 4))}
+                 for a in picture_moves(state)]
+        blocked: list[list] = [[], [], [], []]
+        if moves:
+            legal = {m["action"] for m in moves}
+            for k in range(4):
+                if hand[state.words[4]][k]:
+                    blocked[k] = [[cell >> 2, cell & 3, self.illegal_reason(state, 16 * k + cell)]
+                                  for cell in range(16) if cells[cell >> 2][cell & 3] is None and 16 * k + cell not in legal]
+        groups = [[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
+        groups += [[(2 * (z >> 1) + i // 2, 2 * (z & 1) + i % 2) for i in range(4)] for z in range(4)]
+        lines = [[[r, c] for r, c in g] for g in groups
+                 if all(cells[r][c] for r, c in g) and len({cells[r][c]["shape"] for r, c in g}) == 4]
+        note = ""
+        if state.is_terminal():
+            note = "four different shapes in a row, column or zone" if lines else "the loser had no legal move"
+        return picture_frame(state, "quantik", cells, ("Dark", "Light"), moves, hand=hand, shapes=list(SHAPE_NAMES),
+                             blocked=blocked, lines=lines, note=note)
 
     def extra(self, state: State) -> dict:
         return {"in hand (player 0)": self.in_hand(state, 0) or "-", "in hand (player 1)": self.in_hand(state, 1) or "-"}

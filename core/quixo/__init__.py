@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from core.game import Game, State, Symmetry
+from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 from core.quixo import kernels as K
 
 
@@ -131,6 +131,23 @@ class Quixo(Game):
         """The cube taken (the page then asks at which side it goes back in)."""
         x, y, _side = self.decode(action)
         return (y, x)
+
+    def picture(self, state: State) -> dict:
+        """Cubes: blank None, ``{"p": 0}`` X, ``{"p": 1}`` O; a move is a cube taken (``from``)
+        and the ``side`` it is pushed back in at, where it ends (``to``); lines of n marked."""
+        n = self.n
+        cells = [[None if not label else {"p": int(label[0])} for label in row] for row in self.grid(state)]
+        moves = []
+        for a in picture_moves(state):
+            x, y, side = self.decode(a)
+            ex, ey = K.end_cell(n, x, y, K.SIDES.index(side))
+            moves.append({"action": a, "text": self.action_to_string(state, a), "from": [y, x], "side": side, "to": [ey, ex]})
+        ply, cap = state.words[2] >> 1, self.params["max_plies"]
+        lines = lines_through(cells, n)
+        note = f"ply {ply}" + (f" of {cap} (then a draw)" if cap else "")
+        if state.is_terminal():
+            note = f"a line of {n}" if lines else f"{cap} plies played: a draw"
+        return picture_frame(state, "quixo", cells, ("X", "O"), moves, lines=lines, note=note)
 
     def extra(self, state: State) -> dict:
         return {"to move": "XO"[state.words[2] & 1] + f" (ply {state.words[2] >> 1})"}

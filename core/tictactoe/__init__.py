@@ -1,7 +1,7 @@
 """Tic-tac-toe: the engine's smallest game (see :mod:`core.tictactoe.kernels`)."""
 from __future__ import annotations
 
-from core.game import Game, State, Symmetry
+from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 
 _ROT = [6, 3, 0, 7, 4, 1, 8, 5, 2]  # cell -> cell after a quarter turn clockwise
 _FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]  # left-right mirror
@@ -52,6 +52,13 @@ class TicTacToe(Game):
 
     def action_cell(self, state: State, action: int) -> tuple[int, int]:
         return divmod(action, 3)
+
+    def picture(self, state: State) -> dict:
+        """X (first) and O marks; a move is a ``cell``; the line of three marked."""
+        cells = [[None if not label else {"p": int(label)} for label in row] for row in self.grid(state)]
+        moves = [{"action": a, "text": self.action_to_string(state, a), "cell": list(divmod(a, 3))}
+                 for a in picture_moves(state)]
+        return picture_frame(state, "tictactoe", cells, ("X", "O"), moves, lines=lines_through(cells, 3))
 
     def render(self, state: State) -> str:
         x, o = state.words

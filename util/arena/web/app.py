@@ -5,7 +5,6 @@ an agent that fails gets a 502 with the reason. Nothing a client sends can make 
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,8 @@ from flask import Flask, jsonify, request, send_from_directory
 from agents.engine import registry
 from core import games as game_registry
 from core.game import Game
-from util.arena.web.sessions import RequestError, Session, SessionStore, _time, analysis_of
+from util.arena.web.render import frame, move_texts, play_texts
+from util.arena.web.sessions import RequestError, Session, SessionStore, _time
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
@@ -79,11 +79,21 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         data = body()
         game = make_game(data.get("game"), data.get("params", {}))
         session = store.create(game, str(data.get("agent") or "random"), data.get("time", 1.0), data.get("human", 0))
+        if data.get("moves"):  # a position to open: the moves from the start (a shared link)
+            replay_moves(session, data["moves"])
         return jsonify(view(session)), 201
 
     @app.get("/api/sessions/<sid>")
     def get_session(sid: str):
         return jsonify(view(store.get(sid)))
+
+    @app.get("/api/sessions/<sid>/frame")
+    def frame_at(sid: str):
+        """The picture of the session's position after ``ply`` moves (chance outcomes count), to replay it."""
+        session = store.get(sid)
+        with session.lock:
+            ply = _int_arg("ply", len(session.states) - 1, 0, len(session.states) - 1)
+            return jsonify(frame(session.states[:ply + 1]))
 
     @app.post("/api/sessions/<sid>/move")
     def move(sid: str):
@@ -122,16 +132,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             raise RequestError("the game is over: nothing to analyse", 409)
         if state.is_chance_node():
             raise RequestError("a chance event comes next: nothing to choose", 409)
-        try:
-            agent = registry.make(spec, session.game)
-        except ValueError as exc:
-            raise RequestError(str(exc)) from None
-        start = time.perf_counter()
-        try:
-            action = agent.choose(state, start + t)
-        except Exception as exc:
-            raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
-        info = analysis_of(agent, state, time.perf_counter() - start)
+        info, action = session.analyse(spec, state, t)
         info["agent"] = spec
         info["action"] = int(action)
         info["action_text"] = state.action_to_string(int(action))
@@ -203,11 +204,7 @@ def view(session: Session) -> dict:
     game = session.game
     terminal = s.is_terminal()
     legal = [] if terminal or s.current_player() != session.human else s.legal_actions()
-    history = []
-    for prev, nxt in zip(session.states, session.states[1:]):
-        a = nxt.history[-1]
-        text = prev.action_to_string(a)
-        history.append(f"({text})" if prev.is_chance_node() else text)  # chance outcomes in brackets
+    history = move_texts(session.states)  # chance outcomes in brackets
     returns = s.returns() if terminal else None
     result = None
     if terminal:
@@ -231,9 +228,22 @@ def view(session: Session) -> dict:
         "text": str(s),
         "legal": [{"action": a, "text": s.action_to_string(a), "cell": _cell(game, s, a)} for a in legal],
         "history": history,
+        "picture": frame(session.states),
         "agent_to_move": session.agent_to_move(),
         "last_analysis": last_info,
     }
+
+
+def replay_moves(session: Session, moves: Any) -> None:
+    """Set ``session`` to the position after ``moves`` (the game's notation, as the page's move
+    list and exports write them); chance outcomes left open are rolled by the server."""
+    try:
+        states = play_texts(session.game, moves)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
+    session.states = states
+    session.infos = [{} for _ in states]
+    session.roll()
 
 
 def _cell(game: Game, state: Any, action: int) -> list[int] | None:

@@ -151,14 +151,17 @@ def register(app: Flask) -> None:
                 raise RequestError(f"no game {game_id} in the store", 404)
             names = tournament.labels(store, [g.first, g.second])
         cx = parse_game(g.game)  # any game: its spec is stored with it
-        state = cx.initial()
-        frames = [{"grid": cx.grid(state), "text": str(state), "move": None}]
+        from util.arena.web.render import frame
+
+        states = [cx.initial()]
+        frames = [{"grid": cx.grid(states[0]), "text": str(states[0]), "move": None, "picture": frame(states)}]
         for i, col in enumerate(g.moves):
+            state = states[-1]
             if state.is_terminal() or col not in state.legal_actions():
                 break
             move = ("chance: " if i in g.chance else "") + state.action_to_string(col)
-            state = state.apply(col)
-            frames.append({"grid": cx.grid(state), "text": str(state), "move": move})
+            states.append(state.apply(col))
+            frames.append({"grid": cx.grid(states[-1]), "text": str(states[-1]), "move": move, "picture": frame(states)})
         return jsonify(id=g.id, game=g.game, first=names[g.first], second=names[g.second], winner=g.winner,
                        termination=g.termination, errors=g.errors, opening=len(g.opening),
                        move_times=list(g.move_times), frames=frames)

@@ -28,6 +28,7 @@ class RequestError(ValueError):
 
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
+MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
 
 
 def _time(value: Any, name: str = "time") -> float:
@@ -53,6 +54,8 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     touched: float = field(default_factory=time.monotonic)
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))  # this session's dice
+    analysts: OrderedDict = field(default_factory=OrderedDict)  # spec -> the agent analysing for this session
+    analysis_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def roll(self) -> None:
         """Play chance outcomes (dice, a random set-up) by their probabilities until a player is
@@ -109,6 +112,29 @@ class Session:
         self.roll()
         return info
 
+    def analyse(self, spec: str, state: State, seconds: float) -> tuple[dict, int]:
+        """What agent ``spec`` thinks of ``state`` in ``seconds``: its report and its choice.
+        The session keeps its last few analysts, so an agent that loads tables or compiles on
+        its first search (ConnectX's MCTS: seconds for its opening cache) does so once, and a
+        second analysis searches for the whole time it is given."""
+        with self.analysis_lock:
+            agent = self.analysts.pop(spec, None)
+            if agent is None:
+                try:
+                    agent = registry.make(spec, self.game)
+                except ValueError as exc:
+                    raise RequestError(str(exc)) from None
+            self.analysts[spec] = agent
+            while len(self.analysts) > MAX_ANALYSTS:
+                self.analysts.popitem(last=False)
+            start = time.perf_counter()
+            try:
+                action = agent.choose(state, start + seconds)
+            except Exception as exc:  # an agent's failure must not become a 500: report it
+                self.analysts.pop(spec, None)
+                raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
+            return analysis_of(agent, state, time.perf_counter() - start), int(action)
+
     def undo(self) -> None:
         """Take back the last move and the agent's reply to it: the person is to move again."""
         if not any(st.current_player() == self.human for st in self.states[:-1]):
@@ -124,31 +150,11 @@ class Session:
 
 
 def analysis_of(agent: Any, state: State, seconds: float) -> dict:
-    """The agent's ``info()`` for its last choice, in the keys the page shows (ENGINE.md):
-    action values and visits keyed by the action's text too, the principal variation as text."""
-    fn = getattr(agent, "info", None)
-    info = dict(fn()) if callable(fn) else {}
-    out: dict[str, Any] = {"seconds": round(seconds, 4)}
-    for k in ("value", "exact", "depth", "nodes", "simulations"):
-        if k in info and info[k] is not None:
-            v = info[k]
-            out[k] = bool(v) if k == "exact" else (float(v) if isinstance(v, float) else v)
-    legal = state.legal_actions()
-    for k in ("action_values", "visits"):
-        table = info.get(k)
-        if isinstance(table, dict):
-            out[k] = [{"action": int(a), "text": state.action_to_string(int(a)), "value": float(v)}
-                      for a, v in table.items() if int(a) in legal]
-    pv = info.get("pv")
-    if isinstance(pv, (list, tuple)):
-        texts, s = [], state
-        for a in pv:
-            if s.is_terminal() or int(a) not in s.legal_actions():
-                break
-            texts.append(s.action_to_string(int(a)))
-            s = s.apply(int(a))
-        out["pv"] = texts
-    return out
+    """The agent's search for its last choice at ``state`` as the page shows it: one typed
+    report (:class:`util.arena.web.render.SearchReport`) of its ``info()`` (ENGINE.md keys)."""
+    from util.arena.web.render import report_dict
+
+    return report_dict(agent, state, seconds)
 
 
 class SessionStore:

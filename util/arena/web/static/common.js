@@ -47,8 +47,12 @@ function drawGrid(grid, onCell, highlight) {
   return table;
 }
 
+// A number for people: integers with separators, three decimals at most, "≈0" for a value
+// too small to matter at that precision (the exact number stays in tooltips).
 function fmt(v) {
   if (typeof v !== "number") return String(v);
-  if (Number.isInteger(v) || Math.abs(v) >= 1000) return String(v);
-  return Math.abs(v) >= 0.01 || v === 0 ? v.toFixed(3) : v.toExponential(1);
+  if (Number.isInteger(v)) return v.toLocaleString("en");
+  if (Math.abs(v) >= 100) return v.toFixed(0);
+  if (Math.abs(v) >= 0.0005) return v.toFixed(3).replace(/\.?0+$/, "");
+  return v === 0 ? "0" : "≈0";
 }

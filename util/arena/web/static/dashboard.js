@@ -72,9 +72,31 @@ function showPly() {
   ply = Math.max(0, Math.min(ply, replay.frames.length - 1));
   const f = replay.frames[ply];
   $("replay-board").innerHTML = "";
-  if (f.grid) $("replay-board").append(drawGrid(f.grid));
+  if (f.picture) $("replay-board").append(drawPicture(f.picture, {active: false, sel: null}));
+  else if (f.grid) $("replay-board").append(drawGrid(f.grid));
   else $("replay-board").append(el("pre", {}, f.text || ""));
+  $("r-open").href = playLink();
   $("r-ply").textContent = `ply ${ply} / ${replay.frames.length - 1}${f.move ? ` (last: ${f.move})` : ""}`;
+}
+
+// The replay's moves in the game's notation (chance outcomes in brackets), up to ``upto`` plies.
+function replayMoves(upto) {
+  return replay.frames.slice(1, upto + 1).map((f) => (f.move.startsWith("chance: ") ? `(${f.move.slice(8)})` : f.move));
+}
+
+function saveFile(name, href) {
+  const a = el("a", {href, download: name});
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+function playLink() {
+  const [name, params] = replay.game.split(":");
+  const q = new URLSearchParams({game: name});
+  if (params) q.set("params", params);
+  if (ply) q.set("moves", replayMoves(ply).join(";"));
+  return `/?${q}`;
 }
 
 async function startMatch() {
@@ -102,4 +124,13 @@ $("r-first").addEventListener("click", () => { ply = 0; showPly(); });
 $("r-prev").addEventListener("click", () => { ply -= 1; showPly(); });
 $("r-next").addEventListener("click", () => { ply += 1; showPly(); });
 $("r-last").addEventListener("click", () => { ply = 1e9; showPly(); });
+$("r-moves").addEventListener("click", () => {
+  if (!replay) return;
+  const text = `# ${replay.game}: ${replay.first} (first) against ${replay.second}\n${replayMoves(replay.frames.length).join("\n")}\n`;
+  saveFile(`game-${replay.id}-moves.txt`, URL.createObjectURL(new Blob([text], {type: "text/plain"})));
+});
+$("r-image").addEventListener("click", async () => {
+  const svg = document.querySelector("#replay-board svg");
+  if (svg) saveFile(`game-${replay.id}-ply-${ply}.png`, await svgToPng(svg, 2));
+});
 loadRuns();

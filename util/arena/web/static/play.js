@@ -1,13 +1,17 @@
-// The play page: a game against an agent, its analysis and search tree. The server owns the game.
+// The play page: a game against an agent drawn by its game's renderer (board.js, game-*.js),
+// the agent's thinking, replay, export and links. The server owns the game.
 "use strict";
 
 let GAMES = [];
 let view = null;  // the server's view of the current session
+let replayPly = null;  // null: the live position; else the ply shown
+let replayPic = null;
+const ui = {active: false, sel: null, move: (a) => move(a), redraw: () => drawBoard()};
 
 const $ = (id) => document.getElementById(id);
 
 function setStatus(text, cls) {
-  $("status").textContent = text;
+  $("status-text").textContent = text;
   $("status").className = cls || "";
 }
 
@@ -38,16 +42,40 @@ function gameParams() {
   return out;
 }
 
-async function newGame() {
+// --- a running clock while the server works (the agent thinking, an analysis) -------------------
+let busyTimer = null;
+async function whileBusy(label, work, budget) {
+  const t0 = performance.now();
+  $("status").className = "busy";
+  $("spinner").hidden = false;
+  $("think-bar").hidden = !budget;
+  const tick = () => {
+    const s = (performance.now() - t0) / 1000;
+    $("status-text").textContent = `${label}… ${s.toFixed(1)} s${budget ? ` of ${budget} s` : ""}`;
+    if (budget) $("think-bar").firstChild.style.width = `${Math.min(100, (100 * s) / budget)}%`;
+  };
+  tick();
+  busyTimer = setInterval(tick, 100);
+  try {
+    return await work();
+  } finally {
+    clearInterval(busyTimer);
+    $("spinner").hidden = true;
+    $("think-bar").hidden = true;
+  }
+}
+
+async function newGame(moves) {
   const spec = $("agent-spec").value.trim() || $("agent").value;
   try {
-    view = await api("POST", "/api/sessions", {
-      game: $("game").value, params: gameParams(), agent: spec,
-      time: parseFloat($("time").value), human: parseInt($("human").value, 10),
-    });
+    const body = {game: $("game").value, params: gameParams(), agent: spec,
+      time: parseFloat($("time").value), human: parseInt($("human").value, 10)};
+    if (moves && moves.length) body.moves = moves;
+    view = await api("POST", "/api/sessions", body);
     $("analysis").innerHTML = "";
     $("tree-view").innerHTML = "";
     $("tree-info").textContent = "";
+    replayPly = null;
     render();
     await maybeAgentMove();
   } catch (e) {
@@ -55,59 +83,79 @@ async function newGame() {
   }
 }
 
+function who(p) {
+  return view.picture.players[p];
+}
+
+function statusLine() {
+  const pic = view.picture;
+  if (view.terminal) {
+    const winner = pic.winner === null || pic.winner === undefined ? "a draw" : `${who(pic.winner)} wins`;
+    return [`Game over: ${winner}${pic.note ? ` (${pic.note.replace(/^\w+ wins: /, "")})` : ""}; ${view.result}`, "over"];
+  }
+  const die = pic.die ? `; the die shows ${pic.die}` : "";
+  if (view.agent_to_move) return [`The agent (${who(view.to_move)}) is to move${die}`, "busy"];
+  const r = RENDERERS[pic.kind];
+  const hint = r && r.hint ? `: ${r.hint(pic, ui)}` : "";
+  return [`Your move, ${who(view.human)}${die}${hint}`, "yours"];
+}
+
 function render() {
   if (!view) return;
   $("title").textContent = `${view.game} against ${view.agent}`;
-  if (view.terminal) setStatus(`Game over: ${view.result}`, "over");
-  else if (view.agent_to_move) setStatus("The agent is thinking…", "busy");
-  else setStatus(`Your move (you are player ${view.human})`, "yours");
-
-  const byCell = new Map();
-  const loose = [];
-  for (const m of view.legal) {
-    if (m.cell) {
-      const key = view.click_whole_column ? `c${m.cell[1]}` : `${m.cell[0]},${m.cell[1]}`;
-      if (!byCell.has(key)) byCell.set(key, []);
-      byCell.get(key).push(m);
-    } else loose.push(m);
-  }
-  const keyOf = (r, c) => (view.click_whole_column ? `c${c}` : `${r},${c}`);
-  const target = new Set(view.legal.filter((m) => m.cell).map((m) => `${m.cell[0]},${m.cell[1]}`));
-  const board = $("board");
-  board.innerHTML = "";
-  $("choices").innerHTML = "";
-  if (view.grid) {
-    board.append(drawGrid(view.grid, (r, c) => {
-      const ms = byCell.get(keyOf(r, c));
-      if (!ms) return;
-      if (ms.length === 1) move(ms[0].action);
-      else chooseAmong(ms);
-    }, (r, c) => target.has(`${r},${c}`)));
-  }
-  for (const m of loose) {
-    $("choices").append(el("button", {class: "action", "data-action": m.action, onclick: () => move(m.action)}, m.text));
-  }
-  const extra = $("extra");
-  extra.innerHTML = "";
-  for (const [k, v] of Object.entries(view.extra || {})) extra.append(el("div", {}, el("b", {}, `${k}: `), String(v)));
+  ui.sel = null;
+  const [text, cls] = statusLine();
+  setStatus(text, cls);
+  drawBoard();
   const hist = $("history");
   hist.innerHTML = "";
-  view.history.forEach((h) => hist.append(el("li", {}, h)));
-  $("text").textContent = view.grid ? "" : view.text;
+  view.history.forEach((h, i) => hist.append(el("li", {class: h.startsWith("(") ? "chance" : "", onclick: () => showPly(i + 1),
+    title: "show the position after this move"}, h)));
   $("undo").disabled = view.history.length === 0;
-  if (view.last_analysis) showAnalysis(view.last_analysis, "The agent's last move");
+  $("share").value = shareUrl();
+  if (view.last_analysis && view.last_analysis.seconds !== undefined) showAnalysis(view.last_analysis, "The agent's last move");
 }
 
-function chooseAmong(moves) {
-  const box = $("choices");
-  box.innerHTML = "";
-  box.append(el("span", {class: "muted"}, "Which one? "));
-  for (const m of moves) box.append(el("button", {class: "action", "data-action": m.action, onclick: () => move(m.action)}, m.text));
+function drawBoard() {
+  if (!view) return;
+  const live = replayPly === null;
+  const pic = live ? view.picture : replayPic;
+  ui.active = live && !view.terminal && !view.agent_to_move && view.to_move === view.human;
+  const board = $("board");
+  board.innerHTML = "";
+  board.append(drawPicture(pic, ui));
+  if (live && ui.active) {
+    const [text, cls] = statusLine();
+    setStatus(text, cls);
+  }
+  const n = view.history.length;
+  $("r-ply").textContent = live ? `move ${n} of ${n} (live)` : `move ${replayPly} of ${n}: replay (» returns to the game)`;
+  document.querySelectorAll("#history li").forEach((li, i) => li.classList.toggle("current", (live ? n : replayPly) === i + 1));
+}
+
+async function showPly(ply) {
+  if (!view) return;
+  const n = view.history.length;
+  ply = Math.max(0, Math.min(ply, n));
+  if (ply === n) {
+    replayPly = null;
+    replayPic = null;
+  } else {
+    try {
+      replayPic = await api("GET", `/api/sessions/${view.id}/frame?ply=${ply}`);
+      replayPly = ply;
+    } catch (e) {
+      setStatus(e.message, "error");
+      return;
+    }
+  }
+  drawBoard();
 }
 
 async function move(action) {
   try {
     view = await api("POST", `/api/sessions/${view.id}/move`, {action});
+    replayPly = null;
     render();
     await maybeAgentMove();
   } catch (e) {
@@ -118,7 +166,9 @@ async function move(action) {
 async function maybeAgentMove() {
   if (!view || !view.agent_to_move) return;
   try {
-    view = await api("POST", `/api/sessions/${view.id}/agent`);
+    const next = await whileBusy(`The agent (${who(view.to_move)}) is thinking`,
+      () => api("POST", `/api/sessions/${view.id}/agent`), view.time);
+    view = next;
     render();
   } catch (e) {
     setStatus(e.message, "error");
@@ -126,8 +176,10 @@ async function maybeAgentMove() {
 }
 
 async function undo() {
+  if (!view || !view.history.length) return;
   try {
     view = await api("POST", `/api/sessions/${view.id}/undo`);
+    replayPly = null;
     render();
     await maybeAgentMove();
   } catch (e) {
@@ -135,113 +187,132 @@ async function undo() {
   }
 }
 
+// --- the agent's thinking ---------------------------------------------------------------------
+const KIND = {mcts: "Monte Carlo tree search", solver: "exact solver", search: "depth-limited search", book: "opening book", none: "no search"};
+
+function bar(share, cls) {
+  const b = el("div", {class: `bar ${cls || ""}`});
+  b.append(el("div", {style: `width:${(100 * share).toFixed(1)}%`}));
+  return b;
+}
+
 function showAnalysis(a, title) {
   const box = $("analysis");
   box.innerHTML = "";
   box.append(el("h3", {}, title));
-  const facts = [];
-  if (a.agent) facts.push(`agent ${a.agent}`);
-  if (a.action_text) facts.push(`best ${a.action_text}`);
-  if (a.value !== undefined) facts.push(`value ${fmt(a.value)}${a.exact ? " (exact)" : ""}`);
-  if (a.depth !== undefined) facts.push(`depth ${a.depth}`);
-  if (a.simulations !== undefined) facts.push(`${a.simulations} simulations`);
-  if (a.nodes !== undefined) facts.push(`${a.nodes} nodes`);
-  facts.push(`${fmt(a.seconds)} s`);
+  const best = a.action_text || "";
+  if (a.value_text) {
+    box.append(el("p", {class: `verdict ${a.verdict}`}, best ? `${best}: ` : "", a.value_text));
+    if (a.share !== null && a.share !== undefined) box.append(bar(a.share, "value-bar"));
+  } else if (best) box.append(el("p", {class: "verdict"}, `chose ${best}`));
+  const facts = [KIND[a.kind] || a.kind];
+  if (a.agent) facts.unshift(`agent ${a.agent}`);
+  facts.push(`${a.seconds.toFixed(2)} s`);
+  if (a.simulations !== null && a.simulations !== undefined) facts.push(`${countText(a.simulations)} simulations`);
+  if (a.nodes !== null && a.nodes !== undefined) facts.push(`${countText(a.nodes)} ${a.kind === "mcts" ? "nodes in the tree" : "nodes searched"}`);
+  if (a.rate) facts.push(`${countText(a.rate)} ${a.kind === "mcts" ? "simulations" : "nodes"}/s`);
+  if (a.depth !== null && a.depth !== undefined) facts.push(`depth ${a.depth}`);
+  if (a.reason && a.reason !== "search") facts.push(a.reason);
   box.append(el("p", {class: "facts"}, facts.join(" · ")));
-  if (a.pv && a.pv.length) box.append(el("p", {}, el("b", {}, "Expected line: "), a.pv.join(" ")));
-  const rows = new Map();
-  for (const v of a.action_values || []) rows.set(v.action, {text: v.text, value: v.value});
-  for (const v of a.visits || []) {
-    const r = rows.get(v.action) || {text: v.text};
-    r.visits = v.value;
-    rows.set(v.action, r);
-  }
-  if (rows.size) {
-    const t = el("table", {class: "values"}, el("tr", {}, el("th", {}, "move"), el("th", {}, "value"), el("th", {}, "visits")));
-    const sorted = [...rows.entries()].sort((x, y) => (y[1].visits ?? y[1].value ?? 0) - (x[1].visits ?? x[1].value ?? 0));
-    for (const [action, r] of sorted) {
-      const tr = el("tr", {class: action === a.action ? "chosen" : ""}, el("td", {}, r.text),
-        el("td", {}, r.value === undefined ? "" : fmt(r.value)), el("td", {}, r.visits === undefined ? "" : String(r.visits)));
-      t.append(tr);
+  for (const n of a.notes || []) box.append(el("p", {class: "muted"}, n));
+  if (a.pv && a.pv.length) box.append(el("p", {class: "pv"}, el("b", {}, "Best line: "), a.pv.join("  ")));
+  const rows = (a.rows || []).slice(0, 8);
+  if (rows.length) {
+    const total = rows.reduce((s, r) => s + (r.visits || 0), 0) || 1;
+    const t = el("table", {class: "values"}, el("tr", {}, el("th", {}, "move"), el("th", {}, "value"), el("th", {}, ""), el("th", {}, "visits")));
+    for (const r of rows) {
+      const vcell = el("td", {title: r.value === undefined ? "" : String(r.value)}, r.value_text || "");
+      const bcell = el("td", {});
+      if (r.share !== undefined && r.share !== null) bcell.append(bar(r.share, "mini"));
+      const visits = r.visits === undefined ? "" : `${countText(r.visits)} (${(100 * r.visits / total).toFixed(0)}%)`;
+      t.append(el("tr", {class: r.action === a.action ? "chosen" : ""}, el("td", {}, r.text), vcell, bcell, el("td", {}, visits)));
     }
     box.append(t);
+    if ((a.rows || []).length > rows.length) box.append(el("p", {class: "muted"}, `and ${a.rows.length - rows.length} more moves`));
   }
+}
+
+function countText(n) {
+  if (Math.abs(n) >= 1e9) return `${(n / 1e9).toFixed(1)} G`;
+  if (Math.abs(n) >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  return Math.round(n).toLocaleString("en");
 }
 
 async function analyze() {
   if (!view) return;
-  $("analysis").innerHTML = "<p class='muted'>Thinking…</p>";
+  $("analysis").innerHTML = "";
   try {
     const body = {time: parseFloat($("an-time").value)};
     if ($("an-agent").value.trim()) body.agent = $("an-agent").value.trim();
-    const a = await api("POST", `/api/sessions/${view.id}/analyze`, body);
+    const a = await whileBusy("Analysing", () => api("POST", `/api/sessions/${view.id}/analyze`, body), body.time);
     showAnalysis(a, "Analysis of the position");
+    const [text, cls] = statusLine();
+    setStatus(text, cls);
   } catch (e) {
-    $("analysis").innerHTML = "";
     $("analysis").append(el("p", {class: "error"}, e.message));
+    setStatus(e.message, "error");
   }
 }
 
-async function drawTree() {
+// --- export and links ---------------------------------------------------------------------------
+function download(name, href) {
+  const a = el("a", {href, download: name});
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+function exportMoves() {
   if (!view) return;
-  $("tree-info").textContent = "Searching…";
+  const text = `# ${view.game}\n${view.history.join("\n")}\n`;
+  download(`${view.name}-moves.txt`, URL.createObjectURL(new Blob([text], {type: "text/plain"})));
+}
+
+async function exportImage() {
+  const svg = document.querySelector("#board svg");
+  if (!svg) return;
   try {
-    const res = await api("GET", `/api/sessions/${view.id}/tree?depth=${$("tree-depth").value}&algorithm=${$("tree-algo").value}`);
-    $("tree-view").innerHTML = "";
-    $("tree-view").append(treeSvg(res.tree));
-    const blob = new Blob([res.dot], {type: "text/vnd.graphviz"});
-    $("tree-info").innerHTML = "";
-    $("tree-info").append(`${countNodes(res.tree)} nodes, heuristic ${res.heuristic ?? "none"}; values for the side to move at each node, in outcome units (1 = a win; heuristic estimates are far smaller), blue: the root's side; grey dashed = cut off. `,
-      el("a", {href: URL.createObjectURL(blob), download: "tree.dot"}, "Download DOT"));
+    download(`${view ? view.name : "board"}.png`, await svgToPng(svg, 2));
   } catch (e) {
-    $("tree-info").textContent = e.message;
+    setStatus(e.message, "error");
   }
 }
 
-function countNodes(n) {
-  return 1 + (n.children || []).reduce((s, c) => s + countNodes(c), 0);
+function shareUrl() {
+  if (!view) return "";
+  const q = new URLSearchParams({game: view.name});
+  const params = Object.entries(gameParams()).map(([k, v]) => `${k}=${v}`).join(",");
+  if (params) q.set("params", params);
+  q.set("agent", view.agent);
+  q.set("human", $("human").value);
+  if (view.history.length) q.set("moves", view.history.join(";"));
+  return `${location.origin}/?${q}`;
 }
 
-// A layered drawing: leaves spread left to right, a parent above the middle of its children.
-function treeSvg(root) {
-  const NS = "http://www.w3.org/2000/svg";
-  const dx = 46, dy = 70;
-  let leaf = 0;
-  const nodes = [];
-  (function place(n, depth) {
-    const kids = n.children || [];
-    kids.forEach((k) => place(k, depth + 1));
-    n._x = kids.length ? (kids[0]._x + kids[kids.length - 1]._x) / 2 : leaf++ * dx;
-    n._y = depth * dy;
-    nodes.push(n);
-  })(root, 0);
-  const width = Math.max(leaf * dx, dx) + 40, height = Math.max(...nodes.map((n) => n._y)) + 60;
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", height);
-  svg.setAttribute("class", "tree");
-  const g = document.createElementNS(NS, "g");
-  g.setAttribute("transform", "translate(20,20)");
-  svg.append(g);
-  const add = (tag, attrs, text) => {
-    const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    g.append(e);
-    return e;
-  };
-  for (const n of nodes) for (const k of n.children || []) {
-    add("line", {x1: n._x, y1: n._y, x2: k._x, y2: k._y, class: k.cut ? "cut" : ""});
-    add("text", {x: (n._x + k._x) / 2 + 3, y: (n._y + k._y) / 2, class: "edge"}, k.text);
+// A link opens its position: ?game=NAME&params=k=v,...&agent=SPEC&human=0|1&moves=m1;m2;...
+async function openFromUrl() {
+  const q = new URLSearchParams(location.search);
+  const game = q.get("game");
+  if (!game || !GAMES.some((g) => g.name === game)) return false;
+  $("game").value = game;
+  fillGameForm();
+  for (const kv of (q.get("params") || "").split(",").filter(Boolean)) {
+    const [k, v] = kv.split("=");
+    const inp = document.querySelector(`#params input[data-param="${k}"]`);
+    if (inp) inp.value = v;
   }
-  for (const n of nodes) {
-    const c = add("circle", {cx: n._x, cy: n._y, r: 14, class: n.cut ? "cut" : (n.player === root.player ? "max" : "min")});
-    const bound = n.bound === "upper" ? "≤" : n.bound === "lower" ? "≥" : "";
-    c.append(Object.assign(document.createElementNS(NS, "title"),
-      {textContent: `${n.text}: ${n.cut ? "cut off" : bound + fmt(n.value)} (value for the side to move there)`}));
-    add("text", {x: n._x, y: n._y + 4, class: "value"}, n.cut ? "✂" : bound + fmt(n.value));
-  }
-  return svg;
+  if (q.get("agent")) $("agent-spec").value = q.get("agent");
+  if (q.get("human")) $("human").value = q.get("human");
+  await newGame((q.get("moves") || "").split(";").filter(Boolean));
+  return true;
+}
+
+function onKey(e) {
+  if (!view || e.target.matches("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === "u") { undo(); e.preventDefault(); return; }
+  const pic = replayPly === null ? view.picture : null;
+  const r = pic && RENDERERS[pic.kind];
+  if (r && r.key && r.key(e, pic, ui)) e.preventDefault();
 }
 
 async function init() {
@@ -255,12 +326,18 @@ async function init() {
   $("game").value = GAMES.some((g) => g.name === "connectx") ? "connectx" : GAMES[0].name;
   fillGameForm();
   $("game").addEventListener("change", fillGameForm);
-  $("new").addEventListener("click", newGame);
+  $("new").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", undo);
-  $("agent-move").addEventListener("click", maybeAgentMove);
   $("analyze").addEventListener("click", analyze);
   $("tree").addEventListener("click", drawTree);
-  setStatus("Choose a game and press New game.");
+  $("r-first").addEventListener("click", () => showPly(0));
+  $("r-prev").addEventListener("click", () => showPly((replayPly ?? view.history.length) - 1));
+  $("r-next").addEventListener("click", () => showPly((replayPly ?? view.history.length) + 1));
+  $("r-last").addEventListener("click", () => showPly(1e9));
+  $("export-moves").addEventListener("click", exportMoves);
+  $("export-image").addEventListener("click", exportImage);
+  document.addEventListener("keydown", onKey);
+  if (!(await openFromUrl())) setStatus("Choose a game and press New game.");
 }
 
 init();

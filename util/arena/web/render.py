@@ -1,0 +1,222 @@
+"""What the page draws: a position as its game's picture (:meth:`core.game.Game.picture`) with
+the last move marked, and an agent's search as one typed report a person can read.
+
+The report (:class:`SearchReport`) is the one place that reads the engines' ``info()`` keys
+(``value``, ``exact``, ``depth``, ``nodes``, ``simulations``, ``action_values``, ``visits``,
+``pv``): the page never guesses what a number means. Values are for the side that chose.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.game import Game, State
+
+
+def last_move(states: list[State]) -> dict | None:
+    """The last move a player chose on the way to ``states[-1]`` (chance outcomes skipped):
+    its picture entry (the cells its gesture used) with the ``player`` who made it."""
+    for i in range(len(states) - 2, -1, -1):
+        prev = states[i]
+        if prev.is_chance_node():
+            continue
+        action = states[i + 1].history[-1]
+        entry = next((m for m in prev.game.picture(prev)["moves"] if m["action"] == action), None)
+        if entry is None:
+            return None
+        return dict(entry, player=prev.current_player())
+    return None
+
+
+def move_texts(states: list[State]) -> list[str]:
+    """The moves between ``states`` in the game's notation, chance outcomes in brackets."""
+    out = []
+    for prev, nxt in zip(states, states[1:]):
+        text = prev.action_to_string(nxt.history[-1])
+        out.append(f"({text})" if prev.is_chance_node() else text)
+    return out
+
+
+def frame(states: list[State]) -> dict:
+    """The picture of ``states[-1]`` with the last move and, at the end, the outcome."""
+    s = states[-1]
+    pic = s.game.picture(s)
+    pic["last"] = last_move(states)
+    pic["terminal"] = s.is_terminal()
+    pic["chance"] = s.is_chance_node()
+    if pic["terminal"]:
+        r = s.returns()
+        pic["returns"] = [float(r[0]), float(r[1])]
+        pic["winner"] = 0 if r[0] > r[1] else 1 if r[1] > r[0] else None
+    return pic
+
+
+def play_texts(game: Game, texts: list[Any], limit: int = 2000) -> list[State]:
+    """The states from the start through ``texts`` (the game's notation; a chance outcome may
+    be in brackets, as :func:`move_texts` writes it). Raises ValueError naming the bad move."""
+    if not isinstance(texts, list) or len(texts) > limit:
+        raise ValueError(f"moves must be a list of at most {limit} moves in the game's notation")
+    states = [game.initial()]
+    for i, raw in enumerate(texts):
+        s = states[-1]
+        text = str(raw).strip()
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]
+        if s.is_terminal():
+            raise ValueError(f"move {i + 1} ({text!r}): the game is already over")
+        legal = s.legal_actions()
+        action = next((a for a in legal if s.action_to_string(a).lower() == text.lower()), None)
+        if action is None:
+            try:
+                action = s.string_to_action(text)
+            except ValueError as exc:
+                raise ValueError(f"move {i + 1}: {exc}") from None
+        if action not in legal:
+            raise ValueError(f"move {i + 1} ({text!r}) is not legal there")
+        states.append(s.apply(action))
+    return states
+
+
+# --- the search report ---------------------------------------------------------------------------
+@dataclass
+class SearchReport:
+    """What one search found, in units a person reads. ``value`` is for the side that chose,
+    as the engine gives it; ``verdict`` and ``value_text`` say it in words; ``share`` (0..1)
+    is the bar: a win probability (MCTS), 1/0.5/0 for a proven win/draw/loss, or the
+    evaluation scaled by the game's win value. ``simulations`` are this search's own; visits
+    in ``rows`` may also count a reused tree or a stored opening cache (``notes`` says so)."""
+
+    kind: str  # "mcts", "solver", "search" (depth-limited), "book", "none"
+    seconds: float
+    simulations: int | None = None
+    nodes: int | None = None
+    depth: int | None = None
+    rate: float | None = None  # simulations (MCTS) or nodes per second
+    value: float | None = None
+    exact: bool = False
+    verdict: str = ""  # "win", "draw", "loss" (proven) or ""
+    value_text: str = ""
+    share: float | None = None
+    pv: list[str] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)  # action, text, value, value_text, visits
+    notes: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def count_text(n: float) -> str:
+    """58743276 -> '58.7 M', 4001 -> '4,001'."""
+    n = float(n)
+    for size, unit in ((1e9, "G"), (1e6, "M")):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:,.0f}"
+
+
+def number_text(v: float) -> str:
+    """A value with a sign and three decimals at most ('+0.000' for a value that rounds to zero)."""
+    if v == 0:
+        return "0"
+    if abs(v) < 0.0005:
+        return "+0.000" if v > 0 else "−0.000"
+    if abs(v) >= 100:
+        return f"{v:+,.0f}"
+    return f"{v:+.3f}".rstrip("0").rstrip(".").replace("-", "−")
+
+
+def _kind(info: dict) -> str:
+    if info.get("book"):
+        return "book"
+    if "simulations" in info or "visits" in info:
+        return "mcts"
+    if info.get("exact") and "depth" not in info:
+        return "solver"
+    if "depth" in info or "nodes" in info:
+        return "search"
+    return "none"
+
+
+def judge(value: float | None, kind: str, exact: bool, win_value: float) -> tuple[str, str, str, float | None]:
+    """(verdict, text, short text, bar share) of a value for the side that chose."""
+    if value is None or not math.isfinite(value):
+        return "", "", "", None
+    if exact:
+        verdict = "win" if value > 0 else "loss" if value < 0 else "draw"
+        score = f" (score {number_text(value)})" if abs(value) not in (0, 1, win_value) else ""
+        return verdict, f"proven {verdict}{score}", verdict + score, {"win": 1.0, "draw": 0.5, "loss": 0.0}[verdict]
+    if kind == "mcts":
+        p = min(1.0, max(0.0, (value + 1) / 2))
+        return "", f"{100 * p:.0f}% to win (mean reward {number_text(value)})", f"{100 * p:.0f}%", p
+    scaled = max(-1.0, min(1.0, value / max(win_value, 1e-9)))
+    if abs(scaled) >= 1:
+        verdict = "win" if scaled > 0 else "loss"
+        return verdict, f"{verdict} found by the search ({number_text(value)})", verdict, (scaled + 1) / 2
+    return "", f"evaluation {number_text(value)}", number_text(value), (scaled + 1) / 2
+
+
+def search_report(info: dict, state: State, seconds: float) -> SearchReport:
+    """The report of an agent's ``info()`` for its choice at ``state`` after ``seconds``."""
+    kind = _kind(info)
+    exact = bool(info.get("exact"))
+    value = info.get("value")
+    value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    win_value = float(getattr(state.game, "win_value", 1.0))
+    verdict, text, _short, share = judge(value, kind, exact, win_value)
+    rep = SearchReport(kind=kind, seconds=round(seconds, 4), value=value, exact=exact, verdict=verdict,
+                       value_text=text, share=share, reason=str(info.get("reason") or ""))
+    for k in ("simulations", "nodes", "depth"):
+        if isinstance(info.get(k), (int, float)) and not isinstance(info.get(k), bool):
+            setattr(rep, k, int(info[k]))
+    work = rep.simulations if kind == "mcts" else rep.nodes
+    if work and seconds > 0:
+        rep.rate = round(work / seconds, 1)
+    rep.rows = _rows(info, state, kind, exact, win_value)
+    rep.pv = _pv(info.get("pv"), state)
+    total = sum(r.get("visits", 0) for r in rep.rows)
+    if kind == "mcts" and rep.simulations is not None and total > rep.simulations + 1:
+        rep.notes.append(f"the visits count {count_text(total - rep.simulations)} more than this search's "
+                         f"{count_text(rep.simulations)} simulations: a tree kept from earlier moves"
+                         + (" and a stored opening cache" if info.get("cache_nodes") else ""))
+    if kind == "none" and not rep.rows:
+        rep.notes.append("this agent does not search: it reports no value")
+    return rep
+
+
+def _rows(info: dict, state: State, kind: str, exact: bool, win_value: float) -> list[dict]:
+    legal = set(state.legal_actions())
+    rows: dict[int, dict] = {}
+    for key, name in (("action_values", "value"), ("visits", "visits")):
+        table = info.get(key)
+        if not isinstance(table, dict):
+            continue
+        for a, v in table.items():
+            a = int(a)
+            if a in legal and isinstance(v, (int, float)):
+                row = rows.setdefault(a, {"action": a, "text": state.action_to_string(a)})
+                row[name] = int(v) if name == "visits" else float(v)
+    for row in rows.values():
+        if "value" in row:
+            row["verdict"], _text, row["value_text"], row["share"] = judge(row["value"], kind, exact, win_value)
+    key = (lambda r: -r.get("visits", 0)) if kind == "mcts" else (lambda r: -r.get("value", -math.inf))
+    return sorted(rows.values(), key=key)
+
+
+def _pv(pv: Any, state: State) -> list[str]:
+    texts: list[str] = []
+    if not isinstance(pv, (list, tuple)):
+        return texts
+    s = state
+    for a in pv:
+        if s.is_terminal() or int(a) not in s.legal_actions():
+            break
+        text = s.action_to_string(int(a))
+        texts.append(f"({text})" if s.is_chance_node() else text)
+        s = s.apply(int(a))
+    return texts
+
+
+def report_dict(agent: Any, state: State, seconds: float) -> dict:
+    """:func:`search_report` of ``agent``'s ``info()`` as JSON-ready data."""
+    fn = getattr(agent, "info", None)
+    info = dict(fn()) if callable(fn) else {}
+    return asdict(search_report(info, state, seconds))
