@@ -25,9 +25,8 @@ Where: ``CONNECTX_JIT_CACHE`` (a folder, or ``0`` for no cache), else ``$NUMBA_C
 else ``$XDG_CACHE_HOME/connectx-toolkit/numba`` (``~/.cache/...``). A module without a file of its
 own (a Kaggle submission serves them from embedded source) is never cached.
 
-Every dispatcher also gets the :func:`set_checkpoint` hook, called before and after each compile:
-a command that stops on signals raises there the interrupt that numba's compiler swallowed (a
-``KeyboardInterrupt`` raised inside one of llvmlite's callbacks is printed and dropped).
+Every dispatcher also calls :func:`util.jit.compile_checkpoint` before and after each compile: a
+command that stops on signals raises there the interrupt that numba's compiler swallowed.
 """
 from __future__ import annotations
 
@@ -37,30 +36,18 @@ import sys
 import threading
 import types
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from numba.core import caching
+
+from util.jit import compile_checkpoint
 
 ENV = "CONNECTX_JIT_CACHE"
 _KEY_MARK = "__connectx_cache_key__"  # on a compiled copy: (folder, source stamp, variant key)
 
-_checkpoint: Callable[[], None] | None = None
 _said = threading.Event()  # "compiling" said once per process
 _stamps: dict[Path, str] = {}  # package folder -> hash of its .py files
 _writable: dict[str, bool] = {}
-
-
-def set_checkpoint(fn: Callable[[], None] | None) -> None:
-    """``fn`` runs before and after every compile of a hot function (in the compiling thread);
-    an exception it raises ends the compile. None removes it."""
-    global _checkpoint
-    _checkpoint = fn
-
-
-def _run_checkpoint() -> None:
-    fn = _checkpoint
-    if fn is not None and threading.current_thread() is threading.main_thread():
-        fn()
 
 
 def cache_dir() -> Path | None:
@@ -219,7 +206,7 @@ class KernelCache(caching.Cache):
         self._cache_file = _Files(self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp())
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        _run_checkpoint()
+        compile_checkpoint()
         try:
             data = super().load_overload(sig, target_context)
         except Exception:  # a corrupt or unreadable entry: compile instead
@@ -235,18 +222,18 @@ class KernelCache(caching.Cache):
             super().save_overload(sig, data)
         except Exception:  # read-only or full: the next run compiles again
             pass
-        _run_checkpoint()
+        compile_checkpoint()
 
 
 class CheckpointOnly(caching.NullCache):
     """No cache (a module without a file, or caching off), only the signal checkpoint."""
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        _run_checkpoint()
+        compile_checkpoint()
         return None
 
     def save_overload(self, sig: Any, data: Any) -> None:
-        _run_checkpoint()
+        compile_checkpoint()
 
 
 def _say(line: str) -> None:
