@@ -168,14 +168,15 @@ def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, 
 
     name = module.__name__
     glob = dict(module.__dict__)
+    linked = dict(extra)  # compiled functions from elsewhere that the copies call
     # Hot functions imported from other modules: use their compiled copies.
     for k, value in list(glob.items()):
         if is_hot(value) and getattr(value, "__module__", name) != name:
-            glob[k] = getattr(compiled(value.__module__), value.__name__)
+            glob[k] = linked.setdefault(k, getattr(compiled(value.__module__), value.__name__))
     glob.update(extra)
     if COMPILED_FLAG in glob:
         glob[COMPILED_FLAG] = True
-    folder, stamp, base = _cache_keys(module, glob, extra)
+    folder, stamp, base = _cache_keys(module, glob, linked)
     for k, value in list(module.__dict__.items()):
         if is_hot(value) and getattr(value, "__module__", None) == name:
             copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)
@@ -197,17 +198,19 @@ def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, 
     ns.jit = True  # which path this namespace runs (core.game.bind's callers read it)
 
 
-def _cache_keys(module: types.ModuleType, glob: dict[str, Any], extra: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _cache_keys(module: types.ModuleType, glob: dict[str, Any], linked: dict[str, Any]) -> tuple[Any, Any, Any]:
     """(folder, source stamp, namespace key) of ``module``'s compiled copies for the on-disk
-    cache; a None where the namespace cannot be cached (no cache folder, a module without a file,
-    an override that is not a compiled copy made here)."""
+    cache: the key holds the keys of the ``linked`` compiled functions (overrides and hot
+    imports: their machine code is linked into the callers', constants included). A None where
+    the namespace cannot be cached (no cache folder, a module without a file, a linked function
+    that is not a cached compiled copy)."""
     from util import jitcache
 
     folder = jitcache.cache_dir()
     if folder is None:
         return None, None, None
     stamp = jitcache.source_stamp(module)
-    bound = sorted((k, _VARIANT.get(id(v))) for k, v in extra.items())
+    bound = sorted((k, _VARIANT.get(id(v))) for k, v in linked.items())
     if stamp is None or any(v is None for _, v in bound):
         return folder, None, None
     return folder, stamp, jitcache.digest(module.__name__, bound, jitcache.constants_key(glob))

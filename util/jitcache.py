@@ -237,8 +237,11 @@ class CheckpointOnly(caching.NullCache):
 
 
 def _say(line: str) -> None:
+    """``line`` on stderr when a person watches it (a terminal): not into a log, a test's
+    capture, a tournament worker's or a Kaggle agent's output."""
     try:
-        print(line, file=sys.stderr, flush=True)
+        if sys.stderr is not None and sys.stderr.isatty():
+            print(line, file=sys.stderr, flush=True)
     except Exception:  # a closed capture: the line is lost, not the compile
         pass
 
