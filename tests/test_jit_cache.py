@@ -119,6 +119,7 @@ def test_a_changed_callee_module_or_constant_recompiles(toy, tmp_path):
     assert edited["out"] == {"own": 1003, "other": 1200} and edited["misses"] >= 1
 
 
+@pytest.mark.slow
 def test_a_corrupt_or_unwritable_cache_only_costs_the_compile(toy, tmp_path):
     cache = tmp_path / "cache"
     probe(toy, cache)
@@ -134,6 +135,7 @@ def test_a_corrupt_or_unwritable_cache_only_costs_the_compile(toy, tmp_path):
     assert unwritable["out"] == RIGHT and unwritable["hits"] == 0
 
 
+@pytest.mark.slow
 def test_two_processes_compiling_at_once_leave_a_cache_both_can_read(toy, tmp_path):
     cache = tmp_path / "cache"
     procs = [probe(toy, cache, *(("reverse",) if i else ()), wait=False) for i in range(3)]
@@ -144,6 +146,7 @@ def test_two_processes_compiling_at_once_leave_a_cache_both_can_read(toy, tmp_pa
     assert not list(cache.glob("*.tmp.*"))  # every write renamed into place
 
 
+@pytest.mark.slow
 def test_caching_off_writes_nothing(toy, tmp_path):
     xdg = tmp_path / "xdg"
     off = probe(toy, "0", XDG_CACHE_HOME=str(xdg), NUMBA_CACHE_DIR="")
@@ -194,6 +197,7 @@ def test_many_threads_never_see_a_half_built_namespace():
         sys.setswitchinterval(old)
 
 
+@pytest.mark.slow
 def test_the_compiling_line_is_said_once_and_only_to_a_terminal(toy, tmp_path):
     import pty
 

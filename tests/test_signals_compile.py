@@ -69,7 +69,7 @@ def test_a_swallowed_interrupt_is_raised_again_by_the_next_compile():
 
 
 @needs_numba
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, marks=pytest.mark.slow), signal.SIGTERM])
 def test_tournament_stops_mid_compile(tmp_path, signum):
     db = tmp_path / "t.sqlite"
     run = stop_mid_compile(["-m", "util.arena.tournament", "--agents", "mcts,alphabeta", "--games", "2", "--workers", "1",

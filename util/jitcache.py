@@ -46,7 +46,8 @@ ENV = "CONNECTX_JIT_CACHE"
 _KEY_MARK = "__connectx_cache_key__"  # on a compiled copy: (folder, source stamp, variant key)
 
 _said = threading.Event()  # "compiling" said once per process
-_stamps: dict[Path, str] = {}  # package folder -> hash of its .py files
+_stamps: dict[Path, str] = {}  # package folder -> hash of its .py files (read once: what was imported)
+_sources: dict[tuple, str] = {}  # (root, imported top packages) -> source stamp
 _writable: dict[str, bool] = {}
 
 
@@ -75,7 +76,7 @@ def module_root(module: types.ModuleType) -> Path | None:
     file = getattr(module, "__file__", None)
     if not file:
         return None
-    path = Path(file).resolve()
+    path = Path(os.path.abspath(file))
     parts = module.__name__.split(".")
     is_pkg = path.name == "__init__.py"
     tail = parts + (["__init__.py"] if is_pkg else [])
@@ -105,13 +106,17 @@ def source_stamp(module: types.ModuleType) -> str | None:
     import numba
     import numpy
 
-    tops = sorted({name.split(".")[0] for name, m in list(sys.modules.items())
-                   if m is not None and "." not in name and (root / name / "__init__.py").is_file()})
-    try:
-        packages = [(top, _package_stamp(root / top)) for top in tops]
-    except OSError:
-        return None
-    return digest(packages, sys.version, numba.__version__, llvmlite.__version__, numpy.__version__)
+    tops = tuple(sorted(name for name, m in list(sys.modules.items())
+                        if "." not in name and getattr(m, "__file__", None) == os.path.join(root, name, "__init__.py")))
+    stamp = _sources.get((root, tops))
+    if stamp is None:
+        try:
+            packages = [(top, _package_stamp(root / top)) for top in tops]
+        except OSError:
+            return None
+        stamp = _sources[root, tops] = digest(packages, sys.version, numba.__version__, llvmlite.__version__,
+                                              numpy.__version__)
+    return stamp
 
 
 def _constant(value: Any) -> Any:
