@@ -262,4 +262,5 @@ def attach(dispatcher: Any, py_func: Any, folder: Path | None, stamp: str | None
             cache = KernelCache(py_func)
         except Exception:  # no folder we may write: compile every time, as without a cache
             cache = None
+    # What numba's own Dispatcher.enable_caching() does with its FunctionCache (cache=True).
     dispatcher._cache = cache if cache is not None else CheckpointOnly()
