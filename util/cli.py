@@ -67,8 +67,10 @@ def stop_on_signals() -> Iterator[None]:
     SIGINT gets a handler even when it was ignored at start-up (a job started with ``&`` by a
     non-interactive shell inherits SIGINT ignored, and Python then leaves it so): a person's or
     a test's Ctrl-C must stop the command. Compiled (numba) code runs no Python handler, so hot
-    work must return to Python every fraction of a second (see ``Solver.slice_seconds``). The
-    previous handlers come back on exit; outside the main thread this does nothing."""
+    work must return to Python every fraction of a second (see ``Solver.slice_seconds``); a
+    signal whose raise numba's compiler swallowed is raised again when that compile ends
+    (:func:`util.jit.set_compile_checkpoint`). The previous handlers come back on exit; outside
+    the main thread this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -78,11 +80,15 @@ def stop_on_signals() -> Iterator[None]:
         if not _AT_CHECKPOINTS:
             raise Interrupted(signum)
 
+    from util import jit
+
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     _RECEIVED.clear()
+    jit.set_compile_checkpoint(raise_if_signalled)  # numba's compiler may swallow the handler's raise
     try:
         yield
     finally:
+        jit.set_compile_checkpoint(None)
         for s, h in old.items():
             signal.signal(s, h)
         _RECEIVED.clear()

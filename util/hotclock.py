@@ -35,13 +35,24 @@ def _monotonic_clock():
         return None
 
 
+_SYMBOL = "connectx_clock_gettime"
+"""The name compiled code calls ``clock_gettime`` by: registered with LLVM in each process
+(``llvmlite.binding.add_symbol``), so that machine code kept in the on-disk cache
+(:mod:`util.jitcache`) holds a name, not this process's address of the function."""
+
+
 def _register_clock() -> None:
     try:
         import numpy as np
+        from llvmlite import binding
+        from numba import types
         from numba.extending import overload
     except Exception:
         return
     fn = _monotonic_clock()
+    if fn is not None:
+        binding.add_symbol(_SYMBOL, ctypes.cast(fn, ctypes.c_void_p).value)
+    gettime = types.ExternalFunction(_SYMBOL, types.int32(types.int32, types.int64))
 
     @overload(clock_ns)
     def _clock_ns_impl():
@@ -50,7 +61,7 @@ def _register_clock() -> None:
 
         def impl():
             buf = np.empty(2, np.int64)
-            fn(1, buf.ctypes.data)
+            gettime(1, buf.ctypes.data)
             return buf[0] * 1000000000 + buf[1]
 
         return impl

@@ -13,8 +13,11 @@ Rules for hot modules:
 - never rely on int overflow: compiled code uses int64, so a board must fit 63 bits
   (:func:`numba_enabled` says whether a shape may use the compiled path).
 
-Numba's on-disk cache is not used: it misses changes in called functions and needs a
-writable source folder, which a Kaggle submission does not have.
+Compiled kernels are kept between processes in a cache of the project's own keying (see
+:mod:`util.jitcache`): numba's ``cache=True`` keys a function by its file and name, while one hot
+function here has a compiled variant per set of overrides and flags, and numba would not see a
+change in a called function. A Kaggle submission (modules without a file of their own) compiles
+as before, with no cache.
 """
 from __future__ import annotations
 
@@ -94,9 +97,35 @@ def numba_enabled(bits: int) -> bool:
     return bits <= 63 and numba_available()
 
 
+_checkpoint: Callable[[], None] | None = None
+
+
+def set_compile_checkpoint(fn: Callable[[], None] | None) -> None:
+    """``fn`` runs in the main thread before and after every compile of a hot function (and
+    every load from the cache); an exception it raises ends the compile. For commands that stop
+    on signals (:func:`util.cli.stop_on_signals`): numba's compiler swallows a
+    ``KeyboardInterrupt`` raised inside one of llvmlite's callbacks and goes on compiling, and
+    the caller then plays on; the checkpoint raises it again. None removes it."""
+    global _checkpoint
+    _checkpoint = fn
+
+
+def compile_checkpoint() -> None:
+    """Run the checkpoint of :func:`set_compile_checkpoint`, if any (main thread only)."""
+    fn = _checkpoint
+    if fn is not None and threading.current_thread() is threading.main_thread():
+        fn()
+
+
 # Compiled namespaces, one per module (and set of overrides). Each is built once and never
-# changed afterwards, so sharing it between agents shares no mutable state.
+# changed afterwards, so sharing it between agents shares no mutable state. A namespace is
+# published in _COMPILED only once complete: other threads wait on _LOCK while it is built (the
+# build is cheap: numba compiles on first call, outside the lock), and the building thread finds
+# its unfinished namespaces in _BUILDING (registered first: mutually importing modules terminate).
 _COMPILED: dict[tuple, types.SimpleNamespace] = {}
+_BUILDING: dict[tuple, types.SimpleNamespace] = {}
+_LOCK = threading.RLock()
+_VARIANT: dict[int, str] = {}  # id(dispatcher) -> its cache key (dispatchers live as long as _COMPILED)
 
 
 def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = None) -> types.SimpleNamespace:
@@ -106,41 +135,85 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
     (name -> compiled function): a search compiled against a one-heuristic stand-in of a
     dispatcher compiles only that heuristic, since numba compiles everything a caller may
     reach. Compilation itself happens lazily, on each function's first call (numba's usual
-    behaviour). Raises ImportError without numba.
+    behaviour), and loads the machine code from the on-disk cache when an earlier process
+    compiled the same variant (:mod:`util.jitcache`). Safe from many threads. Raises
+    ImportError without numba.
     """
     if isinstance(module, str):
         module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
-    name = module.__name__
     extra = dict(overrides or {})
-    key = _override_key(name, extra)
-    if key in _COMPILED:
-        return _COMPILED[key]
+    key = _override_key(module.__name__, extra)
+    ns = _COMPILED.get(key)
+    if ns is not None:
+        return ns
+    import numba  # noqa: F401  (ImportError before anything is registered)
+
+    with _LOCK:
+        ns = _COMPILED.get(key) or _BUILDING.get(key)
+        if ns is not None:
+            return ns
+        ns = _BUILDING[key] = types.SimpleNamespace()
+        try:
+            _fill(ns, module, extra)
+        finally:
+            del _BUILDING[key]
+        _COMPILED[key] = ns
+    return ns
+
+
+def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, Any]) -> None:
     import numba
 
+    from util import jitcache
+
+    name = module.__name__
     glob = dict(module.__dict__)
-    ns = types.SimpleNamespace()
-    _COMPILED[key] = ns  # registered first: mutually importing modules terminate
+    linked = dict(extra)  # compiled functions from elsewhere that the copies call
     # Hot functions imported from other modules: use their compiled copies.
     for k, value in list(glob.items()):
         if is_hot(value) and getattr(value, "__module__", name) != name:
-            glob[k] = getattr(compiled(value.__module__), value.__name__)
+            glob[k] = linked.setdefault(k, getattr(compiled(value.__module__), value.__name__))
     glob.update(extra)
     if COMPILED_FLAG in glob:
         glob[COMPILED_FLAG] = True
+    folder, stamp, base = _cache_keys(module, glob, linked)
     for k, value in list(module.__dict__.items()):
         if is_hot(value) and getattr(value, "__module__", None) == name:
             copy = types.FunctionType(value.__code__, glob, value.__name__, value.__defaults__, value.__closure__)
             copy.__module__ = name
             copy.__qualname__ = value.__qualname__
             copy.__doc__ = value.__doc__
-            dispatcher = numba.njit(nogil=True, inline="always" if getattr(value, _INLINE_MARK, False) else "never",
-                                    _nrt=not glob.get(NO_NRT_FLAG, False) or getattr(value, _NRT_MARK, False))(copy)
+            inline = "always" if getattr(value, _INLINE_MARK, False) else "never"
+            nrt = not glob.get(NO_NRT_FLAG, False) or getattr(value, _NRT_MARK, False)
+            dispatcher = numba.njit(nogil=True, inline=inline, _nrt=nrt)(copy)
+            variant = None if base is None else jitcache.digest(base, value.__qualname__, inline, nrt)
+            jitcache.attach(dispatcher, copy, folder, stamp, variant)
+            if variant is not None:
+                _VARIANT[id(dispatcher)] = variant
             glob[k] = dispatcher
             setattr(ns, k, dispatcher)
     for k, value in glob.items():
         if not hasattr(ns, k):
             setattr(ns, k, value)
-    return ns
+    ns.jit = True  # which path this namespace runs (core.game.bind's callers read it)
+
+
+def _cache_keys(module: types.ModuleType, glob: dict[str, Any], linked: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(folder, source stamp, namespace key) of ``module``'s compiled copies for the on-disk
+    cache: the key holds the keys of the ``linked`` compiled functions (overrides and hot
+    imports: their machine code is linked into the callers', constants included). A None where
+    the namespace cannot be cached (no cache folder, a module without a file, a linked function
+    that is not a cached compiled copy)."""
+    from util import jitcache
+
+    folder = jitcache.cache_dir()
+    if folder is None:
+        return None, None, None
+    stamp = jitcache.source_stamp(module)
+    bound = sorted((k, _VARIANT.get(id(v))) for k, v in linked.items())
+    if stamp is None or any(v is None for _, v in bound):
+        return folder, None, None
+    return folder, stamp, jitcache.digest(module.__name__, bound, jitcache.constants_key(glob))
 
 
 _PLAIN: dict[tuple, types.SimpleNamespace] = {}
@@ -174,6 +247,7 @@ def plain(module: types.ModuleType | str, overrides: dict[str, Any] | None = Non
             glob[k] = copy
     for k, value in glob.items():
         setattr(ns, k, value)
+    ns.jit = False
     _PLAIN[key] = ns
     return ns
 

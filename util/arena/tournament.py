@@ -19,7 +19,7 @@ openings of ``--opening-plies`` plies. The store records each game's spec, and e
 groups games by it: two games, or two boards, are never rated together.
 
 Exit codes: 0 done, 1 some games failed inside their worker (not recorded: rerun to retry them),
-2 bad input or a store that cannot be written (one line on stderr), 130 interrupted (rerun to
+2 bad input or a store that cannot be written (one line on stderr), 130 interrupted (143 on SIGTERM; rerun to
 resume).
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ from core.games import add_game_arguments
 from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, openings, players, sprt
-from util.cli import OneLineParser
+from util.cli import OneLineParser, exit_code, raise_if_signalled, stop_on_signals
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
 
@@ -343,6 +343,7 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
         if state:
             bar.set_postfix_str(state.status())
         for job, result in backends.run(claimed(), match.run_job, args.workers, args.backend, args.address):
+            raise_if_signalled()  # a signal whose raise numba's compiler swallowed
             bar.update(1)
             store.renew(me, lease)
             if isinstance(result, BaseException):  # not the agents' fault: not recorded, retried next run
@@ -356,11 +357,11 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
                 bar.set_postfix_str(state.status())
                 if state.decision():
                     break  # leaving the loop stops the games in progress
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # util.cli.Interrupted: SIGINT or SIGTERM
         bar.close()
         _release(store, me)
         print(f"interrupted: {store.count()} games are saved in {store.path}; rerun the same command to resume", file=sys.stderr)
-        return 130, run, tag
+        return exit_code(exc), run, tag
     except BaseException:
         bar.close()
         _release(store, me)
@@ -476,7 +477,15 @@ def text_replay_html(game: Game, stored: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    backends.interrupt_on_sigterm()
+    with stop_on_signals():  # SIGINT exits 130, SIGTERM 143, also mid-compile
+        try:
+            return _main(args)
+        except KeyboardInterrupt as exc:  # before the games start (loading the agents): nothing to save
+            print("interrupted", file=sys.stderr)
+            return exit_code(exc)
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         game = parse_game_args(args.game, args.shape)
         if args.opening_plies is not None and (args.opening_plies < 0 or game.name == "connectx"):
@@ -499,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
                 report(args, store, specs, runs, note)
                 return 0
             code, run, tag = play(args, store, game)
-            if code == 130:
+            if code > 128:  # interrupted
                 return code
             report(args, store, [game.spec()], [run], f"run {tag}")
             return code

@@ -21,12 +21,13 @@ games other than ConnectX the agent and its opponents are engine agents
 --space exploration=float:0.5:2 --opponents random,alphabeta:max_depth=2``.
 
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
-``name=cat:A|B|C``. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted.
+``name=cat:A|B|C``. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted (143 on SIGTERM).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, players, sprt
 from util.atomic import write_text
-from util.cli import OneLineParser
+from util.cli import OneLineParser, exit_code, stop_on_signals
 from util.arena.tournament import UsageError, parse_game_args
 
 # The example in the help text (tests resolve it): keep it valid.
@@ -241,7 +242,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    backends.interrupt_on_sigterm()
+    with stop_on_signals():  # SIGINT exits 130, SIGTERM 143, also mid-compile
+        try:
+            return _main(args)
+        except KeyboardInterrupt as exc:  # before the study starts: nothing to save
+            print("interrupted", file=sys.stderr)
+            return exit_code(exc)
+
+
+class _NoInterruptTraceback(logging.Filter):
+    """Optuna logs a trial that an interrupt ended with the interrupt's traceback; the
+    command's one line says it instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt))
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         import optuna
     except ImportError:
@@ -283,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.storage.startswith("sqlite:///"):
             Path(args.storage[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
         optuna.logging.set_verbosity(optuna.logging.WARNING)
+        for handler in logging.getLogger("optuna").handlers:
+            handler.addFilter(_NoInterruptTraceback())
         try:
             study = optuna.create_study(storage=args.storage, study_name=study_name, direction="maximize", load_if_exists=True)
         except Exception as exc:  # bad URL, unreadable file: optuna raises many types
@@ -310,14 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if done < args.trials:
                 study.optimize(objective, n_trials=args.trials - done, catch=(RuntimeError,))
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             print("interrupted: finished trials are saved; rerun the same command to resume", file=sys.stderr)
-            return 130
+            return exit_code(exc)
         try:
             return _finish(args, study, out, fixed, baseline, opponents, shape, runner, test)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             print("interrupted during the confirmation: the study and the params file are saved", file=sys.stderr)
-            return 130
+            return exit_code(exc)
         except OSError as exc:
             print(f"error: cannot write {out}: {exc.strerror or exc}; the study is saved, rerun to write it", file=sys.stderr)
             return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from util.cli import OneLineParser
+from util.cli import OneLineParser, exit_code, raise_if_signalled, stop_on_signals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,15 +24,24 @@ def main(argv: list[str] | None = None) -> int:
 
     from util.arena.web.app import create_app
 
+    from util.arena.web.dashboard import stop_matches
+
     app = create_app(db=args.db)
     print(f"serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", file=sys.stderr)
-    try:
-        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="agents-web")
-    except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); choose another --port", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        pass
+    # SIGINT and SIGTERM stop the server, also when started in the background (`&` leaves
+    # SIGINT ignored); waitress ends its loop on the KeyboardInterrupt and returns.
+    with stop_on_signals():
+        try:
+            waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="agents-web")
+            raise_if_signalled()
+        except OSError as exc:
+            print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); choose another --port", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            print("stopped", file=sys.stderr)
+            return exit_code(exc)
+        finally:
+            stop_matches(app)
     return 0
 
 

@@ -85,10 +85,30 @@ def _run_arg(store: Any) -> list[int] | None:
         raise RequestError(f"run must be a run id or 'all', got {raw!r}") from None
 
 
+_MATCHES = "connectx_matches"  # app.extensions key: the matches this app started, and their lock
+STOP_WAIT = 30.0  # seconds a stopping server gives its matches to save and exit
+
+
+def stop_matches(app: Flask) -> None:
+    """SIGTERM to every match subprocess ``app`` started that still runs, then wait for them
+    (within :data:`STOP_WAIT`; killed after): a server that stops leaves no match behind."""
+    matches, lock = app.extensions.get(_MATCHES, ({}, threading.Lock()))
+    with lock:
+        procs = [m["proc"] for m in matches.values() if m["proc"].poll() is None]
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def register(app: Flask) -> None:
     # Matches started by this app: tag -> {"proc", "total", "db"} (per app, never shared).
     matches: dict[str, dict[str, Any]] = {}
     matches_lock = threading.Lock()
+    app.extensions[_MATCHES] = (matches, matches_lock)
 
     @app.get("/api/db/runs")
     def runs():
