@@ -43,26 +43,49 @@ class Oracle:
     (Kaggle's built-in bot's dicts, translated), ``wild`` (random sub-actions from the whole
     action space, accepted or not, with legal ones mixed in)."""
 
-    def __init__(self, map_name: str, seed: int, episode_steps: int, rng: random.Random, jit_ns=None) -> None:
-        self.cfg = types.SimpleNamespace(mapName=map_name, enabledUnits="W,M,C,A,K,R,S,B",
+    def __init__(self, engine, rows, episode_steps: int, rng: random.Random, step: int = 0, jit_ns=None) -> None:
+        self.cfg = types.SimpleNamespace(mapName="", enabledUnits="W,M,C,A,K,R,S,B",
                                          episodeSteps=episode_steps, startingGold=250)
-        self.engine = RT._init_game(self.cfg, seed)
-        rows = maps.board(map_name, seed)
+        self.engine = engine
         self.g = maps.constants(rows, episode_steps)
-        self.k = jit_ns or K  # kernels: plain module or compiled namespace
+        self.k = jit_ns or K  # kernels: the plain module or a compiled namespace
         self.gk = np.array(self.g, np.int64) if jit_ns is not None else self.g
-        self.s = maps.initial_state(rows, self.g, 250)
-        self.step = 0
+        self.step = step
+        self.s = KG.state_from_engine(self.g, engine, step)
         self.rng = rng
         self.draw = ForcedDraw()
         self.actions = 0
         self.chances = 0
         self.done = False
-        self.check_board(rows)
-
-    def check_board(self, rows) -> None:
-        eng = [[self.engine.grid.get_tile(x, y).type for x in range(20)] for y in range(20)]
+        eng = [[engine.grid.get_tile(x, y).type for x in range(20)] for y in range(20)]
         assert eng == [[c.split("_")[0] for c in r] for r in rows]
+
+    @classmethod
+    def kaggle(cls, map_name: str, seed: int, episode_steps: int, rng: random.Random, jit_ns=None) -> "Oracle":
+        """A game as the Kaggle environment sets it up for ``mapName`` and ``seed``."""
+        cfg = types.SimpleNamespace(mapName=map_name, enabledUnits="W,M,C,A,K,R,S,B",
+                                    episodeSteps=episode_steps, startingGold=250)
+        o = cls(RT._init_game(cfg, seed), maps.board(map_name, seed), episode_steps, rng, jit_ns=jit_ns)
+        assert np.array_equal(o.s, maps.initial_state(maps.board(map_name, seed), o.g, 250))
+        return o
+
+    @classmethod
+    def position(cls, rows, units=(), gold=(1000, 1000), player=0, turn=3, episode_steps=200, seed=0) -> "Oracle":
+        """A constructed position: ``rows`` (20 x 20 cell codes), ``units`` as
+        ``(player, type, x, y, {engine attribute: value})`` in recruitment order."""
+        import pandas as pd
+
+        engine = RT.GameState(pd.DataFrame(rows), num_players=2, max_turns=episode_steps,
+                              enabled_units=list("WMCAKRSB"), engine_overrides=RT.ENGINE_OVERRIDES)
+        for p, typ, x, y, attrs in units:
+            u = engine._spawn_unit(typ, x, y, p + 1)
+            u.can_move = u.can_attack = True
+            for k, v in attrs.items():
+                setattr(u, k, v)
+        engine.player_gold = {1: gold[0], 2: gold[1]}
+        engine.current_player = player + 1
+        engine.turn_number = turn
+        return cls(engine, rows, episode_steps, random.Random(seed), step=2 * turn + player)
 
     # --- comparisons -----------------------------------------------------------------------
     def compare(self) -> None:
@@ -224,3 +247,55 @@ class Oracle:
                 self.agent_turn(agents[int(self.s[H_PLAYER])])
             else:
                 self.random_turn(wild=mode == "wild")
+
+
+# --- the suites ------------------------------------------------------------------------------
+import pytest  # noqa: E402
+
+from core.reinforce_tactics.maps import map_names  # noqa: E402
+
+MODES = ("random", "wild", "aggressive")
+SMALL = ("beginner", "starter", "intermediate", "skirmish")
+
+
+def run_games(names, games_per_map: int, steps, seed0: int = 0, jit_ns=None) -> tuple[int, int, int]:
+    """Play games on both sides; returns (games, actions, chance nodes) for the record."""
+    bot = RT.agents["aggressive"]
+    total = [0, 0, 0]
+    for i, name in enumerate(names):
+        for j in range(games_per_map):
+            n = seed0 + 1000 * i + j
+            rng = random.Random(n)
+            o = Oracle.kaggle(name, n, rng.choice(steps), rng, jit_ns=jit_ns)
+            o.play_game(MODES[n % 3], [bot, bot])
+            total[0] += 1
+            total[1] += o.actions
+            total[2] += o.chances
+    return tuple(total)
+
+
+def test_short_games_on_every_map():
+    games, actions, _ = run_games(map_names(), 12, (4, 6, 8))
+    assert games == 228 and actions > 1000
+
+
+def test_longer_games_on_small_maps_reach_combat():
+    games, actions, chances = run_games(SMALL, 2, (50, 70), seed0=7)
+    assert games == 8 and chances > 0
+
+
+def test_compiled_kernels_agree_with_the_engine():
+    from util.jit import compiled, numba_available
+
+    if not numba_available():
+        pytest.skip("numba not available")
+    ns = compiled("core.reinforce_tactics.kernels")
+    games, actions, _ = run_games(SMALL[:2], 2, (60,), seed0=3, jit_ns=ns)
+    assert games == 4 and actions > 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", map_names())
+def test_many_games_per_map(name):
+    games, _, _ = run_games([name], 60, (10, 20, 40, 80), seed0=100000)
+    assert games == 60
