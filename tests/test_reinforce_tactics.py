@@ -332,18 +332,34 @@ def test_game_class_notation_and_params():
         ReinforceTactics(board="p" * 10)
 
 
-def test_replay_a_kaggle_episode_from_its_action_logs():
+def replay_kaggle_episode(map_name: str, seed: int, steps: int | None, agents: list[str]) -> np.ndarray:
+    """Run a real Kaggle episode (``env.run``) and replay it from its action logs, checking our
+    state against every observation; returns the final state."""
     from kaggle_environments import make
 
-    env = make("reinforce_tactics", configuration={"mapName": "beginner", "seed": 11, "episodeSteps": 60})
-    steps = env.run(["aggressive", "aggressive"])
-    game = ReinforceTactics(map="beginner", seed=11, episode_steps=60)
+    config = {"mapName": map_name, "seed": seed, **({"episodeSteps": steps} if steps else {})}
+    env = make("reinforce_tactics", configuration=config)
+    frames = env.run(agents)
+    game = ReinforceTactics(map=map_name, seed=seed, episode_steps=steps or 200)
     s = np.array(game.initial().words, np.int64)
-    for before, after in zip(steps, steps[1:]):
-        obs = before[0].observation
+    for before, after in zip(frames, frames[1:]):
         mover = 0 if before[0].status == "ACTIVE" else 1
-        seen = KG.state_from_observation(game.g, {**obs, "player": mover})
+        seen = KG.state_from_observation(game.g, {**before[0].observation, "player": mover})
         assert np.array_equal(seen, s)
         for a in KG.log_to_actions(game.g, s, after[0].observation.actionLog):
             s = K.play(game.g, s, a)
     assert s[H_OVER] == 1
+    rewards = [frames[-1][i].reward for i in range(2)]
+    assert rewards == ([0, 0] if s[H_WINNER] < 0 else [1, -1] if s[H_WINNER] == 0 else [-1, 1])
+    return s
+
+
+def test_replay_a_kaggle_episode_from_its_action_logs():
+    replay_kaggle_episode("beginner", 11, 60, ["aggressive", "aggressive"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("map_name,seed", [("beginner", 1), ("starter", 2), ("skirmish", 3), ("tower_rush", 4),
+                                           ("", 5), ("", 16)])
+def test_replay_full_kaggle_episodes(map_name, seed):
+    replay_kaggle_episode(map_name, seed, None, ["aggressive", "random"])

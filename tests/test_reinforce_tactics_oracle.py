@@ -311,5 +311,5 @@ def test_compiled_kernels_agree_with_the_engine():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", map_names())
 def test_many_games_per_map(name):
-    games, _, _ = run_games([name], 60, (10, 20, 40, 80), seed0=100000)
+    games, _, _ = run_games([name], 60, (8, 16, 32, 48), seed0=100000)
     assert games == 60
