@@ -1,6 +1,6 @@
 """Step-by-step oracle for Reinforce Tactics: kaggle-environments' own engine, driven as its
-interpreter drives it, beside our kernels, compared after every action (used by
-``tests/test_reinforce_tactics_oracle.py``).
+interpreter drives it, beside our kernels, compared after every action; random-game suites at
+the end (:class:`Oracle` also serves ``tests/test_reinforce_tactics.py``).
 
 Chance is forced equal on both sides: our side draws the Rogue's evasion, and the engine's
 ``random.random`` (its only draw, in ``mechanics.attack_unit``) is replaced for that call by a
@@ -12,15 +12,17 @@ import random
 import types
 
 import numpy as np
+import pytest
 
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
-from core.reinforce_tactics.layout import (A_END, A_UNIT, H_COUNT, H_OVER, H_PLAYER, H_STEP, K_HEAL, NUM_ACTIONS,
+from core.reinforce_tactics.layout import (A_END, A_UNIT, H_COUNT, H_OVER, H_PLAYER, K_HEAL, NUM_ACTIONS,
                                           OUT_EVADE, SUB_SEIZE, SUB_TARGET, UMAX, UNIT_STRIDE)
 
-from kaggle_environments.envs.reinforce_tactics import reinforce_tactics as RT
-from kaggle_environments.envs.reinforce_tactics.reinforce_tactics_engine.game import mechanics as MECH
+pytest.importorskip("pandas")  # the interpreter pads maps with it
+RT = pytest.importorskip("kaggle_environments.envs.reinforce_tactics.reinforce_tactics")
+MECH = pytest.importorskip("kaggle_environments.envs.reinforce_tactics.reinforce_tactics_engine.game.mechanics")
 
 ENGINE_LEGAL_KEYS = {"attack": ("attacker", "target"), "paralyze": ("paralyzer", "target"),
                      "heal": ("healer", "target"), "cure": ("curer", "target"), "haste": ("sorcerer", "target"),
@@ -264,9 +266,7 @@ class Oracle:
 
 
 # --- the suites ------------------------------------------------------------------------------
-import pytest  # noqa: E402
-
-from core.reinforce_tactics.maps import map_names  # noqa: E402
+map_names = maps.map_names
 
 MODES = ("random", "wild", "aggressive")
 SMALL = ("beginner", "starter", "intermediate", "skirmish")
