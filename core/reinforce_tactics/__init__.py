@@ -1,0 +1,129 @@
+"""Reinforce Tactics, Kaggle's ``reinforce_tactics``: rules in :mod:`core.reinforce_tactics.kernels`,
+state and action layout in :mod:`core.reinforce_tactics.layout`, boards in
+:mod:`core.reinforce_tactics.maps`, Kaggle's observations and action dicts in
+:mod:`core.reinforce_tactics.kaggle`; the rules in words: ``docs/reinforce-tactics.md``.
+
+Notation: actions read as Kaggle's action dicts do, with ``x,y`` cells (column, row):
+``create W 3,4``, ``move 3,4 5,5``, ``attack 5,5 6,5``, ``heal 1,1 2,2``, ``seize 5,5``,
+``end``; chance outcomes are ``counter`` and ``evade``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from core.game import CHANCE, Game, State
+from core.reinforce_tactics import kaggle as KG
+from core.reinforce_tactics import kernels as K
+from core.reinforce_tactics import maps
+from core.reinforce_tactics.layout import (
+    CELLS, G_TERRAIN, H, H_COUNT, H_GOLD, H_OVER, H_PLAYER, H_TURN, H_WINNER, NUM_ACTIONS, OUT_EVADE, STATE_LEN,
+    TILE_CODES, U_BASE, U_CELL, U_HP, U_TYPE, UF, UMAX, UNIT_CODES, W,
+)
+
+
+PICTURE = ".~^T=BH# "  # by terrain code (Kaggle's text renderer; ocean blank); units: letters
+
+
+class ReinforceTactics(Game):
+    """Reinforce Tactics on a built-in map (``map``; ``""`` lets ``seed`` pick one, as Kaggle does)
+    with Kaggle's seed-driven terrain flips (``seed``; -1: none, the map as written), or on any
+    20 x 20 ``board`` of 400 tile codes (e.g. an observation's; structures start neutral)."""
+
+    name = "reinforce_tactics"
+    words = STATE_LEN
+    num_actions = NUM_ACTIONS
+    kernels = "core.reinforce_tactics.kernels"
+    has_chance = True
+    PARAMS = {
+        "map": (str, "beginner", "built-in map name; empty: picked by seed"),
+        "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips"),
+        "episode_steps": (int, 200, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns"),
+        "starting_gold": (int, 250, "each player's gold at the start"),
+        "board": (str, "", "400 tile codes, row by row, instead of a built-in map"),
+    }
+
+    def validate(self) -> None:
+        p = self.params
+        if p["episode_steps"] < 2:
+            raise ValueError("episode_steps must be at least 2 (a game of at least one turn)")
+        if p["starting_gold"] < 0:
+            raise ValueError("starting_gold must not be negative")
+        if p["board"]:
+            bad = set(p["board"]) - set(TILE_CODES)
+            if len(p["board"]) != CELLS or bad:
+                raise ValueError(f"board must be {CELLS} tile codes from {TILE_CODES!r}")
+        else:
+            maps.pick(p["map"], p["seed"])  # raises for an unknown map without a seed
+
+    def rows(self) -> list[list[str]]:
+        """The board's cells (codes with owners), row by row."""
+        b = self.params["board"]
+        if b:
+            return [list(b[y * W:(y + 1) * W]) for y in range(H)]
+        return maps.board(self.params["map"], self.params["seed"])
+
+    def constants(self) -> list[int]:
+        return maps.constants(self.rows(), self.params["episode_steps"])
+
+    def initial_words(self):
+        return tuple(int(w) for w in maps.initial_state(self.rows(), self.g, self.params["starting_gold"]))
+
+    def from_observation(self, obs) -> State:
+        """The state an agent observes at the start of its turn."""
+        return self.new_state(KG.state_from_observation(self.g, obs))
+
+    def action_to_string(self, state: State, action: int) -> str:
+        if state.current_player() == CHANCE:
+            return "evade" if action == OUT_EVADE else "counter"
+        d = KG.action_to_dict(self.g, state.words, action)
+        kind = d["type"]
+        if kind == "end_turn":
+            return "end"
+        if kind == "create_unit":
+            return f"create {d['unit_type']} {d['x']},{d['y']}"
+        if kind == "seize":
+            return f"seize {d['x']},{d['y']}"
+        return f"{kind} {d['from_x']},{d['from_y']} {d['to_x']},{d['to_y']}"
+
+    def string_to_action(self, state: State, text: str) -> int:
+        t = " ".join(text.strip().lower().split())
+        legal = state.legal_actions()
+        for a in legal:
+            if self.action_to_string(state, a).lower() == t:
+                return a
+        examples = ", ".join(self.action_to_string(state, a) for a in legal[:3])
+        raise ValueError(f"{text!r} is not a legal action here; write one like {examples}")
+
+    def units(self, state: State) -> list[tuple[int, str, int, int, int]]:
+        """(player, type letter, x, y, hit points) of every unit."""
+        s = state.words
+        out = []
+        for p in range(2):
+            for k in range(s[H_COUNT + p]):
+                b = U_BASE + (p * UMAX + k) * UF
+                out.append((p, UNIT_CODES[s[b + U_TYPE] - 1], s[b + U_CELL] % W, s[b + U_CELL] // W, s[b + U_HP]))
+        return out
+
+    def grid(self, state: State) -> list[list[str]]:
+        cells = [["" for _ in range(W)] for _ in range(H)]
+        for p, letter, x, y, _hp in self.units(state):
+            cells[y][x] = f"{p}{letter}"
+        return cells
+
+    def render(self, state: State) -> str:
+        rows = [[PICTURE[self.g[G_TERRAIN + y * W + x]] for x in range(W)] for y in range(H)]
+        for p, letter, x, y, _hp in self.units(state):
+            rows[y][x] = letter.upper() if p == 0 else letter.lower()
+        s = state.words
+        head = f"turn {s[H_TURN]}, player {s[H_PLAYER]} to move, gold {s[H_GOLD]}/{s[H_GOLD + 1]}"
+        if s[H_OVER]:
+            head += f", over: {'draw' if s[H_WINNER] < 0 else f'player {s[H_WINNER]} wins'}"
+        return head + "\n" + "\n".join("".join(r) for r in rows) + "\n"
+
+
+def as_array(state: State) -> np.ndarray:
+    """A state's words as the int64 array the kernels use."""
+    return np.array(state.words, np.int64)
+
+
+__all__ = ["ReinforceTactics", "K", "as_array"]
