@@ -27,7 +27,7 @@ from core.connectx.threats import win_cells
 from util.budget import deadline_ns
 from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
-from util.watch import call_watched
+from util.watch import INLINE_SECONDS, call_watched
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
                       stop_on_signals)
 
@@ -35,13 +35,9 @@ DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
 
 UNLIMITED = (1 << 62)
-INLINE_SECONDS = 0.1
-"""With ``slice_seconds``: a call runs this long in the caller's thread before it starts again
-in a watched thread. Most positions take less and never pay for the thread (its start and the
-two wake-ups: 0.1 ms idle, tens of ms on a machine loaded 5x over); a longer one searches its
-first 0.1 s again, mostly from the table (+0.0-0.2% nodes on Pons' sets)."""
 INLINE_NODES = 1_000_000
-"""The same where compiled code cannot read the clock (about 0.1 s here)."""
+"""With ``slice_seconds``, where compiled code cannot read the clock: the nodes a call runs in
+the caller's thread before it starts again watched (about :data:`INLINE_SECONDS` here)."""
 
 
 class Solver:

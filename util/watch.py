@@ -16,6 +16,12 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Optional
 
+INLINE_SECONDS = 0.1
+"""How long a driver runs a call in its own thread before it starts it again watched: most
+calls take less and never pay for the thread (its start and the two wake-ups: 0.1 ms idle, tens
+of ms on a machine loaded 5x over); a longer one searches its first 0.1 s again, mostly from
+its table (``python -m bench.solver_command``: +0.0-0.6% nodes on Pons' sets)."""
+
 
 def call_watched(fn: Callable[[], Any], stop: Callable[[], None], every: float,
                  tick: Optional[Callable[[], None]] = None) -> Any:

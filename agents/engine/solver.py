@@ -212,4 +212,31 @@ class Solver:
         return action, top, values
 
 
-__all__ = ["Solver", "SolveError"]
+def can_compile(game: Any) -> bool:
+    """Whether the solver's kernel runs compiled for ``game`` here (numba, a state within int64)."""
+    from util.jit import numba_available
+
+    return numba_available() and game.fits_int64()
+
+
+def is_compiled(game: Any) -> bool:
+    """Whether the solver's kernel for ``game`` is compiled in this process (its one entry point:
+    every call of a solver takes the same argument types)."""
+    from agents.engine import exact
+    from core.game import bind
+
+    return can_compile(game) and len(bind(game, exact, None, True).run.signatures) > 0
+
+
+def warm_up(game: Any) -> float:
+    """Compile the solver's kernel for ``game`` now (nothing to do where it runs plain, or once
+    done); returns the seconds taken. For agents whose moves may solve: else their first solve
+    compiles (seconds) inside a move's time."""
+    t0 = time.perf_counter()
+    if can_compile(game) and not is_compiled(game):
+        state = game.initial()
+        Solver(game, tt_bits=4, jit=True).search.decided(tuple(int(w) for w in state.words))
+    return time.perf_counter() - t0
+
+
+__all__ = ["Solver", "SolveError", "can_compile", "is_compiled", "warm_up"]
