@@ -41,7 +41,7 @@ from typing import Any, Optional
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.connectx.position import Position
-from core.connectx.shape import Shape
+from core.connectx.shape import STANDARD, Shape
 from util.budget import Speed
 from util.jit import keep_streams, log_from_thread
 
@@ -181,9 +181,23 @@ class PerfectAgent:
                 # search pick a stubborn one (it sees quick losses) for an imperfect opponent.
         return self._fall_back(position, deadline, t0)
 
+    def warm_up(self, shape: Shape = STANDARD) -> float:
+        """Compile the solver's kernels and the fallback search's for ``shape`` now, in this
+        thread (or wait for a compile a move started); returns the seconds taken. The arena
+        calls it before a game: without it the throwaway moves of its warm-up only started the
+        compile in a thread, which the game's own agent then raced with its own (20 s moves at
+        ply 2 and 7 in a fresh process, and a half-built kernel namespace that cost it its
+        fallback search)."""
+        t0 = time.perf_counter()
+        self._prepare(shape, background=False)
+        self._solver_ready.wait()
+        self._search_ready.wait()
+        return time.perf_counter() - t0
+
     # --- internals ----------------------------------------------------------------------------
-    def _prepare(self, shape: Shape) -> None:
-        """Create the solver for ``shape`` and start compiling (once per shape)."""
+    def _prepare(self, shape: Shape, background: Optional[bool] = None) -> None:
+        """Create the solver for ``shape`` and start compiling (once per shape): in a thread
+        when ``background`` (default: the ``background_compile`` setting)."""
         if self._shape == shape:
             return
         self._shape = shape
@@ -191,7 +205,7 @@ class PerfectAgent:
         self._speed = Speed(_FIRST_RATE[self._solver.compiled], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
         self._solver_ready, self._search_ready = threading.Event(), threading.Event()
         self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
-        if self.background_compile:
+        if self.background_compile if background is None else background:
             keep_streams()  # numba's compile in a thread must not reassign sys.stdout/stderr (Kaggle's captures)
             thread = threading.Thread(target=self._warm_up, args=(shape,), name="perfect-compile", daemon=True)
             thread.start()

@@ -27,6 +27,7 @@ from core.connectx.threats import win_cells
 from util.budget import deadline_ns
 from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
+from util.watch import INLINE_SECONDS, call_watched
 from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
                       stop_on_signals)
 
@@ -34,8 +35,9 @@ DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
 
 UNLIMITED = (1 << 62)
-SLICE_NODES = 2_000_000
-"""Nodes a slice may take where compiled code cannot read the clock (about 0.3 s here)."""
+INLINE_NODES = 1_000_000
+"""With ``slice_seconds``, where compiled code cannot read the clock: the nodes a call runs in
+the caller's thread before it starts again watched (about :data:`INLINE_SECONDS` here)."""
 
 
 class Solver:
@@ -46,10 +48,10 @@ class Solver:
                  slice_seconds: Optional[float] = None, on_slice: Optional[Callable[[int], None]] = None) -> None:
         """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
         allows it and numba is installed; False forces the plain-Python kernels.
-        ``slice_seconds``: None runs each search in one kernel call (the agents' way: fastest);
-        a number makes every search return to Python after that many seconds and go on where
-        it was (see :meth:`_run`), so that Ctrl-C and SIGTERM are seen (compiled code runs no
-        signal handler) and ``on_slice(nodes so far)`` can show progress: for the CLIs."""
+        ``slice_seconds``: None runs each search in one kernel call in this thread (the agents'
+        way); a number runs a long one in a thread watched from this one, which wakes that often
+        (see :meth:`_run`), so that Ctrl-C and SIGTERM are seen (compiled code runs no signal
+        handler) and ``on_slice(nodes so far)`` can show progress: for the CLIs."""
         self.shape = shape
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
@@ -83,27 +85,39 @@ class Solver:
         ``deadline``; afterwards the search's stats hold the nodes of the whole call and
         whether it aborted.
 
-        With ``slice_seconds`` set, the kernel runs in slices: each stops at the slice's end
-        (or after ``SLICE_NODES`` where compiled code cannot read the clock) and is called
-        again. The search goes on where it was for the price of one path: every finished
-        subtree left its bound in the table, and in a null window a stored bound always cuts
-        (bench: ``python -m agents.solver --timing`` with and without slices)."""
+        With ``slice_seconds`` set, a call that outlasts :data:`INLINE_SECONDS` runs again, to
+        its end, in a thread (:func:`util.watch.call_watched`) while this one wakes every
+        ``slice_seconds`` to run the signal handlers and ``on_slice``; an exception there
+        stops the kernel at its next node (its node limit set to 0) and is re-raised. The search
+        is the one ``slice_seconds=None`` does, bar one restart whose first try's proofs are
+        still in the table (bench: ``python -m bench.solver_command``). Before, the kernel
+        returned every slice and started again from the table, losing its stack: in a long
+        proof the table had overwritten the early subtrees, which were searched again and again
+        (167257: minutes instead of 27 s). Quick calls never pay for the thread."""
         if self.slice_seconds is None:
             self._start(node_limit, deadline)
             return kernel(*head)
         limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
-        node_slice = SLICE_NODES if self.compiled and not COMPILED_CLOCK else UNLIMITED
-        total = 0
-        while True:
-            end = time.perf_counter() + self.slice_seconds
-            self._start(min(limit - total, node_slice), end if deadline is None else min(end, deadline))
-            result = kernel(*head)
-            total += self.search.nodes
-            if not self.search.aborted or total >= limit or (deadline is not None and time.perf_counter() >= deadline):
-                break
+        inline_end = time.perf_counter() + INLINE_SECONDS
+        inline_nodes = INLINE_NODES if self.compiled and not COMPILED_CLOCK else UNLIMITED
+        self._start(min(limit, inline_nodes), inline_end if deadline is None else min(inline_end, deadline))
+        result = kernel(*head)
+        done = self.search.nodes
+        if (not self.search.aborted or done >= limit
+                or (deadline is not None and time.perf_counter() >= deadline)):
+            return result
+        self._start(limit - done, deadline)
+        search = self.search
+
+        def progress() -> None:
             if self.on_slice is not None:
-                self.on_slice(total)
-        self.search.nodes = total
+                self.on_slice(done + search.nodes)
+
+        def stop() -> None:
+            search.mem[ek.LIMIT] = 0  # the kernel reads it at every node
+
+        result = call_watched(lambda: kernel(*head), stop, self.slice_seconds, progress)
+        search.nodes = done + search.nodes
         return result
 
     def _check(self, position: Position) -> None:
@@ -117,34 +131,10 @@ class Solver:
         """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out
         or the ``deadline`` (a ``time.perf_counter()`` time) passed."""
         self._check(position)
-        if self.slice_seconds is not None:
-            return self._solve_in_slices(position, weak, node_limit, deadline)
         s = self._run(self.search.solve, ((position.current, position.mask), *self._range(position, weak)),
                       node_limit, deadline)
         self.nodes = self.search.nodes
         return None if self.search.aborted else int(s)
-
-    def _solve_in_slices(self, position: Position, weak: bool, node_limit: Optional[int],
-                         deadline: Optional[float]) -> Optional[int]:
-        """The kernel's narrowing by null windows (:func:`agents.engine.exact.narrow`), each
-        window searched in slices, so that a slice resumes the window it stopped in: restarting
-        the kernel's loop would search the earlier windows again, whose proofs later windows
-        overwrote in the table (+50% nodes measured on a 12 s position). Same probes, same
-        order, same result."""
-        self.nodes = 0
-        words = (position.current, position.mask)
-        lo, hi = self._range(position, weak)
-        v = self.search.decided(words)
-        if v is not None:
-            return min(max(v, lo), hi)
-        limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
-
-        def window(med: int) -> Optional[int]:
-            r = self._run(self.search.probe, (words, med, med + 1), limit - self.nodes, deadline)
-            self.nodes += self.search.nodes
-            return None if self.search.aborted or self.nodes > limit else r
-
-        return ek.narrow(lo, hi, window)
 
     def child_scores(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[list]:
         """Score of each column for the side to move (None for a full column), or None on abort."""
@@ -278,7 +268,7 @@ def late_position(shape: Shape) -> Position:
 
 # --- CLI ------------------------------------------------------------------------------------
 SLICE_SECONDS = 0.2
-"""The CLI's solves return to Python this often: Ctrl-C stops within that, progress moves."""
+"""The CLI's solves wake Python this often: Ctrl-C stops within that, progress moves."""
 
 
 def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_moves: bool, tt_size: int, timing: bool,

@@ -205,6 +205,27 @@ def test_solver_gives_up_cleanly_at_the_deadline():
     assert time.perf_counter() - t0 < 1.0
 
 
+def test_a_watched_solve_does_the_search_of_one_call():
+    """``slice_seconds`` (the ``solve`` command's way): a solve that outlasts many 5 ms wake-ups
+    in a table far too small to keep its early proofs does the search of one call (it starts
+    again once, after 0.1 s), where slices that restarted from the table never finished."""
+    from core.connectx.pons import PonsConnectX
+    from util.pons import pons_lines
+
+    game = PonsConnectX()
+    moves, score = pons_lines("L2_R2")[5]
+    state = game.initial()
+    for ch in moves:
+        state = state.apply(int(ch) - 1)
+    calls: list[int] = []
+    plain = Solver(game, tt_bits=10, jit=False, max_plies=64)
+    watched = Solver(game, tt_bits=10, jit=False, max_plies=64, slice_seconds=0.005, on_slice=calls.append)
+    assert plain.value(state) == score
+    assert watched.value(state, node_limit=2 * plain.nodes) == score
+    assert abs(watched.nodes - plain.nodes) <= 0.01 * plain.nodes, (watched.nodes, plain.nodes)
+    assert len(calls) > 10
+
+
 # --- agents ---------------------------------------------------------------------------------------
 AGENTS = ["alphabeta", "alphabeta:pvs=false,all_values=true", "minimax:max_depth=3", "solver", "perfect"]
 

@@ -22,6 +22,8 @@ from agents import book, mcts_cache
 from agents.solver import Solver
 from core.connectx import Position, Shape
 from util.cli import Interrupted, exit_code
+from util.pons import pons_lines
+from util.watch import call_watched
 from util.jit import numba_available
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +87,7 @@ def last_lines(err: bytes) -> list[str]:
 # --- in-process: slices change nothing but when Python runs -----------------------------------
 def test_sliced_solves_give_the_same_answers_and_call_back():
     """Slices of 5 ms on the plain path (several a solve): scores, moves and node counts
-    (within 5%: a slice searches one path again) agree with one uninterrupted call."""
+    (within 5%: a call longer than a few ms starts again once) agree with one uninterrupted call."""
     lines = [ln.split() for ln in (ROOT / "data" / "pons" / "Test_L2_R2").read_text().splitlines() if ln.strip()]
     calls: list[int] = []
     plain = Solver(tt_size=1 << 20, use_numba=False)
@@ -97,6 +99,41 @@ def test_sliced_solves_give_the_same_answers_and_call_back():
         assert abs(sliced.nodes - plain.nodes) <= 0.05 * plain.nodes, (sliced.nodes, plain.nodes)
         assert sliced.best_move(pos) == plain.best_move(pos)
     assert len(calls) > 3 and all(n > 0 for n in calls)
+
+
+def test_sliced_solve_does_the_search_of_one_call_even_when_the_table_forgets():
+    """A solve that outlasts many slices (about 80 of 5 ms) in a table far too small to keep
+    the proofs of its early subtrees: the watched call does the same search as one
+    uninterrupted call (it starts again once, after its first milliseconds). Slices that
+    restarted the window from the table (before) lost the stack of every slice and never
+    finished here: the node limit of twice the plain count makes that a failure, not a hang."""
+    moves, score = pons_lines("L2_R2")[5]
+    pos = Position.from_moves(moves)
+    calls: list[int] = []
+    plain = Solver(tt_size=1 << 10, use_numba=False)
+    sliced = Solver(tt_size=1 << 10, use_numba=False, slice_seconds=0.005, on_slice=calls.append)
+    assert plain.solve(pos) == score
+    assert sliced.solve(pos, node_limit=2 * plain.nodes) == score
+    assert abs(sliced.nodes - plain.nodes) <= 0.01 * plain.nodes, (sliced.nodes, plain.nodes)
+    assert len(calls) > 10 and calls == sorted(calls)
+
+
+def test_watched_call_returns_raises_and_stops_on_the_watchers_exception():
+    assert call_watched(lambda: 7, lambda: None, 0.01) == 7
+    with pytest.raises(ZeroDivisionError):
+        call_watched(lambda: 1 // 0, lambda: None, 0.01)
+    flag = threading.Event()
+    ticks: list[float] = []
+
+    def tick() -> None:
+        ticks.append(time.perf_counter())
+        if len(ticks) == 3:
+            raise Interrupted(signal.SIGINT)
+
+    with pytest.raises(Interrupted):
+        call_watched(lambda: flag.wait(60), flag.set, 0.01, tick)
+    assert len(ticks) == 3 and flag.is_set()
+    assert not [t for t in threading.enumerate() if t.name == "watched-call"]  # joined, not left running
 
 
 def test_sliced_solve_keeps_node_limit_and_deadline():

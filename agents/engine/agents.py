@@ -91,24 +91,28 @@ class DepthFirstAgent:
         return self._searches[jit]
 
     def warm_up(self) -> float:
-        """Compile the kernel for this game now (no-op without numba); returns seconds taken."""
+        """Compile every kernel this agent's moves call, for this game, now (no-op without
+        numba); returns seconds taken. Compiled moves are allowed once it has returned."""
         t0 = time.perf_counter()
         if numba_available() and self.game.fits_int64():
-            state = self.game.initial()
-            if not state.is_terminal() and not state.is_chance_node():
-                Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
-                if self.heuristic != "none" and isinstance(self, SolverAgent):
-                    Search(self.game, None, tt_bits=4, jit=True, ply_cap=2).run(state, 1)  # the solver's binding
+            self._compile()
         self._gate.ready = True
         return time.perf_counter() - t0
+
+    def _compile(self) -> None:
+        state = self.game.initial()
+        if not state.is_terminal() and not state.is_chance_node():
+            Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
+
+    def _compiled(self) -> bool:
+        """Whether every kernel this agent's moves call is compiled in this process."""
+        return is_compiled(self.game, self.heuristic, sys.modules[self.KERNEL_MODULE])
 
     def _use_jit(self, deadline: float) -> bool:
         """Whether this move may run the compiled kernel (see the module docstring)."""
         if not (numba_available() and self.game.fits_int64()):
             return False
-        kernel = sys.modules[self.KERNEL_MODULE]
-        return self._gate.admit(deadline, self.warm_up, lambda: is_compiled(self.game, self.heuristic, kernel),
-                                self.background_compile, self.compile_share)
+        return self._gate.admit(deadline, self.warm_up, self._compiled, self.background_compile, self.compile_share)
 
     def choose(self, state: State, deadline: float) -> int:
         if state.is_chance_node():
@@ -194,6 +198,20 @@ class SolverAgent(DepthFirstAgent):
         super().__post_init__()
         if not 0.0 < self.solve_share <= 1.0:
             raise ValueError("solve_share must be in (0, 1]")
+
+    def _compile(self) -> None:
+        """Alpha-beta's kernel and the exact solver's: compiled in a move, the solver's would
+        take seconds of it (Quantik's ``perfect`` lost won games on time at its first move out
+        of its book)."""
+        from agents.engine import solver
+
+        super()._compile()
+        solver.warm_up(self.game)
+
+    def _compiled(self) -> bool:
+        from agents.engine import solver
+
+        return super()._compiled() and solver.is_compiled(self.game)
 
     def choose(self, state: State, deadline: float) -> int:
         from agents.engine.solver import Solver, SolveError

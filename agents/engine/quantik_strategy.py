@@ -48,6 +48,13 @@ class QuantikStrategyAgent:
     def reset(self) -> None:
         self._info = {}
 
+    def warm_up(self) -> float:
+        """Compile the exact solver's kernel now, where its proofs run compiled (else the first
+        proof compiles inside a move: seconds); returns the seconds taken."""
+        from agents.engine import solver
+
+        return solver.warm_up(self.game) if self.proof and self.compiled else 0.0
+
     def _solver_(self) -> Any:
         if self._solver is None:
             from agents.engine.solver import Solver

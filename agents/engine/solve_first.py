@@ -20,7 +20,7 @@ from typing import Any
 
 from agents.engine.mcts import MCTSAgent
 from core.game import State
-from util.jit import CompileGate, numba_available
+from util.jit import CompileGate
 
 
 @dataclass
@@ -45,21 +45,30 @@ class SolveFirstAgent(MCTSAgent):
     def reset(self) -> None:
         super().reset()  # the solver's table stays: its entries are exact whatever the game
 
+    def warm_up(self) -> float:
+        """Compile MCTS's kernels and the solver's (every kernel a move calls); returns the
+        seconds taken."""
+        t0 = time.perf_counter()
+        super().warm_up()
+        if self._compiled_possible():
+            self._solver_warm_up()
+        return time.perf_counter() - t0
+
     def _solver_warm_up(self) -> float:
-        """Compile the solver's kernel for this game (a one-node search compiles it)."""
-        from agents.engine.solver import Solver
+        """Compile the solver's kernel for this game."""
+        from agents.engine import solver
 
         t0 = time.perf_counter()
-        Solver(self.game, tt_bits=4, jit=True).value(self.game.initial(), node_limit=1)
+        solver.warm_up(self.game)
         self._solver_gate.ready = True
         return time.perf_counter() - t0
 
     def _solver_jit(self, deadline: float) -> bool:
-        if not (self.jit and numba_available() and self.game.fits_int64()):
+        if not self._compiled_possible():
             return False
-        from agents.engine.negamax import is_compiled
+        from agents.engine import solver
 
-        return self._solver_gate.admit(deadline, self._solver_warm_up, lambda: is_compiled(self.game),
+        return self._solver_gate.admit(deadline, self._solver_warm_up, lambda: solver.is_compiled(self.game),
                                        self.background_compile, self.compile_share)
 
     def choose(self, state: State, deadline: float) -> int:

@@ -2,7 +2,7 @@
 :mod:`agents.engine.exact` (negamax with alpha-beta on the outcome, the game's ``expand``,
 ``bounds`` and ``key`` hooks, a table of bounds; canonical keys when the game gives them), and
 null windows of width 1 that narrow ``[lo, hi]`` on the value (Pons' solver and MTD(f), written
-anew), in slices when asked so that Ctrl-C is seen and progress shown.
+anew), watched from Python when asked so that Ctrl-C is seen and progress shown.
 
 Values are for the side to move, in the game's own units: ``outcome`` seen from the mover,
 e.g. tic-tac-toe's 1 / 0 / -1, count-the-fours' score difference, or Pons' score for
@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from agents.engine.exact import ExactSearch, narrow
+from agents.engine.exact import LIMIT, ExactSearch, narrow
 from util.budget import deadline_ns
+from util.watch import INLINE_SECONDS, call_watched
 
 
 class SolveError(ValueError):
@@ -30,8 +31,9 @@ class Solver:
     """Solves positions of one game; keeps its table between calls (entries are exact bounds).
 
     ``tt_bits``: about 2**tt_bits table entries. ``max_plies``: deepest line searched (the move
-    buffer); a line reaching it is an error, never a guess. ``slice_seconds``: return to Python
-    that often (Ctrl-C is seen, ``on_slice(nodes)`` shows progress), resuming from the table."""
+    buffer); a line reaching it is an error, never a guess. ``slice_seconds``: a long search
+    runs in a thread watched that often from this one (Ctrl-C is seen, ``on_slice(nodes)`` shows
+    progress; see :meth:`_probe`)."""
 
     def __init__(self, game: Any, tt_bits: int = 20, jit: bool | None = None, max_plies: int = 256,
                  slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None) -> None:
@@ -48,33 +50,51 @@ class Solver:
         return self.search.jit
 
     def _probe(self, state: Any, alpha: int, beta: int, deadline: float | None, limit: int | None) -> int | None:
-        """One window search to the end, in slices when asked; None when out of time or nodes."""
+        """One window search to the end; None when out of time or nodes. With
+        ``slice_seconds``, a search that outlasts :data:`util.watch.INLINE_SECONDS` runs again,
+        to its end, in a thread watched from this one (signals seen, ``on_slice`` called every
+        ``slice_seconds``): the same search as one call, bar that restart, whose proofs are
+        still in the table. (Returning every slice and starting again from the table lost the
+        kernel's stack: a long proof whose early subtrees the table had overwritten searched
+        them again and again.)"""
         words = tuple(int(w) for w in state.words)
-        while True:
-            end = deadline
-            if self.slice_seconds is not None:
-                end = time.perf_counter() + self.slice_seconds if deadline is None else \
-                    min(deadline, time.perf_counter() + self.slice_seconds)
-            left = None if limit is None else limit - self.nodes
-            if left is not None and left <= 0:
-                return None
-            self.search.start(left, deadline_ns(end))
-            r = self.search.probe(words, alpha, beta)
-            self.nodes += self.search.nodes
-            if self.search.chance:
-                raise SolveError(f"{self.game.name} has chance nodes below this position: the exact solver "
-                                 "handles games without chance (use expectimax)")
-            if self.search.cut:
-                raise SolveError(f"a line longer than max_plies={self.max_plies} was reached: the game may "
-                                 "not end within it; raise max_plies (--max-plies)")
-            if not self.search.aborted:
-                return r
-            if deadline is not None and time.perf_counter() >= deadline:
-                return None
-            if self.slice_seconds is None:
-                return None
+        left = None if limit is None else limit - self.nodes
+        if left is not None and left <= 0:
+            return None
+        end = deadline
+        if self.slice_seconds is not None:
+            end = time.perf_counter() + INLINE_SECONDS if deadline is None else min(deadline, time.perf_counter() + INLINE_SECONDS)
+        self.search.start(left, deadline_ns(end))
+        r = self.search.probe(words, alpha, beta)
+        self.nodes += self.search.nodes
+        self._raise_if_unsolvable()
+        if not self.search.aborted:
+            return r
+        if (self.slice_seconds is None or (deadline is not None and time.perf_counter() >= deadline)
+                or (left is not None and self.search.nodes >= left)):
+            return None
+        search, done = self.search, self.nodes
+        search.start(None if limit is None else limit - done, deadline_ns(deadline))
+
+        def progress() -> None:
             if self.on_slice is not None:
-                self.on_slice(self.nodes)
+                self.on_slice(done + search.nodes)
+
+        def stop() -> None:
+            search.mem[LIMIT] = 0  # the kernel reads it at every node
+
+        r = call_watched(lambda: search.probe(words, alpha, beta), stop, self.slice_seconds, progress)
+        self.nodes = done + search.nodes
+        self._raise_if_unsolvable()
+        return None if search.aborted else r
+
+    def _raise_if_unsolvable(self) -> None:
+        if self.search.chance:
+            raise SolveError(f"{self.game.name} has chance nodes below this position: the exact solver "
+                             "handles games without chance (use expectimax)")
+        if self.search.cut:
+            raise SolveError(f"a line longer than max_plies={self.max_plies} was reached: the game may "
+                             "not end within it; raise max_plies (--max-plies)")
 
     @staticmethod
     def _return_for(state: Any, player: int) -> float:
@@ -212,4 +232,31 @@ class Solver:
         return action, top, values
 
 
-__all__ = ["Solver", "SolveError"]
+def can_compile(game: Any) -> bool:
+    """Whether the solver's kernel runs compiled for ``game`` here (numba, a state within int64)."""
+    from util.jit import numba_available
+
+    return numba_available() and game.fits_int64()
+
+
+def is_compiled(game: Any) -> bool:
+    """Whether the solver's kernel for ``game`` is compiled in this process (its one entry point:
+    every call of a solver takes the same argument types)."""
+    from agents.engine import exact
+    from core.game import bind
+
+    return can_compile(game) and len(bind(game, exact, None, True).run.signatures) > 0
+
+
+def warm_up(game: Any) -> float:
+    """Compile the solver's kernel for ``game`` now (nothing to do where it runs plain, or once
+    done); returns the seconds taken. For agents whose moves may solve: else their first solve
+    compiles (seconds) inside a move's time."""
+    t0 = time.perf_counter()
+    if can_compile(game) and not is_compiled(game):
+        state = game.initial()
+        Solver(game, tt_bits=4, jit=True).search.decided(tuple(int(w) for w in state.words))
+    return time.perf_counter() - t0
+
+
+__all__ = ["Solver", "SolveError", "can_compile", "is_compiled", "warm_up"]
