@@ -215,19 +215,21 @@ def test_3x3_initial_position_needs_7_plies_left_to_win():
     assert values == [0] * 6 + [1] * 3
 
 
+@lru_cache(maxsize=None)
 def uncapped_graph_values(n: int) -> dict[tuple[int, int, int], int]:
     """Every position reachable on the uncapped n×n board with its value (positions that never
     end under best play are draws): backward induction over the explicit graph."""
-    game = make_game("quixo", size=n, max_plies=0)
-    start = (0, 0, 0)
+    from core.quixo import kernels as K
+
+    game = uncapped(n)
+    g, out = game.g, [0] * 64
     succ: dict[tuple, list] = {}
-    todo = [start]
+    todo = [(0, 0, 0)]
     while todo:
         w = todo.pop()
         if w in succ:
             continue
-        s = game.new_state(w)
-        kids = [] if s.is_terminal() else [s.apply(a).words for a in s.legal_actions()]
+        kids = [K.play(g, w, a) for a in out[:K.legal(g, w, out, 0)]]
         succ[w] = [(x, o, m & 1) for x, o, m in kids]
         todo.extend(k for k in succ[w] if k not in succ)
     preds: dict[tuple, list] = {w: [] for w in succ}
