@@ -34,8 +34,17 @@ write into, so that no kernel allocates):
                                                non-negative ints of one fixed length (any, e.g.
                                                ConnectX's one word), equal for two states only
                                                when they are the same or (a game with
-                                               symmetries) symmetric images; default: ``s``
+                                               symmetries) symmetric images, up to what cannot
+                                               change their future (see below); default: ``s``
 =============================================  ==================================================
+
+The key rule: search tables store a value under the key and hand it to every state with that
+key, whatever its path. So a key may drop only what changes neither the state's future moves
+nor its outcomes: a game whose value depends on the ply count (a ply cap: a win in reach only
+while enough plies are left) keeps the ply in its key, as Quixo's does under a cap. Positions
+that repeat need nothing more (the rules hold no repetition rule here: the exact solver never
+stores a value found by cutting a cycle, it stops). :func:`key_mismatch` checks the rule on
+sample states (tests run it on every registered game).
 
 Values for searches: a negamax search scores a terminal state as ``outcome`` seen from the side
 to move, scaled by :attr:`Game.win_value` (a search adds its own preference for quicker wins);
@@ -257,7 +266,9 @@ class State:
         return (r, -r if r else 0.0)
 
     def key(self) -> Words:
-        return tuple(int(w) for w in self.game.kernel_module.key(self.game.g, self.words))
+        """The table key (the ``key`` hook's, else the state itself: the contract's default)."""
+        key_fn = getattr(self.game.kernel_module, "key", None)
+        return tuple(int(w) for w in (key_fn(self.game.g, self.words) if key_fn else self.words))
 
     def action_to_string(self, action: int) -> str:
         return self.game.action_to_string(self, action)
@@ -318,6 +329,41 @@ def parse_line(game: Game, text: str) -> State:
     for tok in text.replace(",", " ").split():
         state = state.apply(state.string_to_action(tok))
     return state
+
+
+def key_mismatch(game: Game, states: Iterable[State], depth: int = 2) -> tuple[State, State] | None:
+    """The key rule (module docstring) checked on ``states``: two of them with equal keys must
+    agree, ``depth`` plies down, on their children's keys, on which player moves (the same or
+    the other), on which children end the game and on the outcome there for the side to move
+    (and at chance nodes on each outcome's probability). Returns the first two that disagree,
+    or None: a check for tests, as strong as the states and the depth given."""
+    def outline(state: State, d: int) -> tuple:
+        mover = state.current_player()
+        if state.is_terminal():
+            r0 = state.returns()[0]
+            return ("end", r0 if mover == 0 else -r0)
+        if d == 0:
+            return ("open",)
+        kids = []
+        for a, p in (state.chance_outcomes() or [(a, 1.0) for a in state.legal_actions()]):
+            c = state.apply(a)
+            kids.append((c.key(), p, c.current_player() == mover, outline(c, d - 1)))
+        return ("open", tuple(sorted(kids)))
+
+    first: dict[Words, State] = {}
+    outlines: dict[Words, tuple] = {}  # of the first state of a key met again
+    checked: set[Words] = set()
+    for s in states:
+        k = s.key()
+        f = first.setdefault(k, s)
+        if f.words == s.words or s.words in checked:
+            continue
+        checked.add(s.words)
+        if k not in outlines:
+            outlines[k] = outline(f, depth)
+        if outline(s, depth) != outlines[k]:
+            return f, s
+    return None
 
 
 def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None) -> Any:

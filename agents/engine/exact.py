@@ -8,7 +8,12 @@ knowing no game: every trick is a hook of the game's kernels.
   threat cells live there.
 - ``bounds`` gives proven bounds for the mover of a node ``expand`` left undecided (ConnectX:
   Pons' score can no longer reach beyond them); the default says nothing.
-- ``key`` is the table's key (the state itself by default).
+- ``key`` is the table's key (the state itself by default). An entry serves every node with
+  its key, whatever the path and the plies played, so a key may drop only what cannot change
+  the value: a game with a ply cap keeps the ply (the key rule of :mod:`core.game`, checked on
+  every game by :func:`core.game.key_mismatch` in the tests). A line that reaches
+  ``max_plies`` (a game that can cycle with no cap) stops the search (``CUT``): nothing it
+  found is stored, the solver never guesses.
 
 Values are the mover's outcome (``outcome`` seen from the side to move), so they must be
 integers within ``+-MAX_VALUE``; the distance to the end counts only where the game's outcome

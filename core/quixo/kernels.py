@@ -221,9 +221,10 @@ def exact_key(g, s):
 @hot
 def key(g, s):
     """Canonical image under the 8 board symmetries and the symbol swap: the swap makes the
-    side to move player 0, so the key is the least image of (mover's plane, opponent's plane)
-    with ``0`` as third word. Values for the side to move are the same across the class.
-    The ply count is dropped (under a cap, a stored value may ignore how close the cap is)."""
+    side to move player 0, so the key is the least image of (mover's plane, opponent's plane).
+    Values for the side to move are the same across the class. The third word is the ply
+    count under a cap (the plies left decide whether a win is in reach before the draw: the
+    key contract in :mod:`core.game`), else 0 (the value does not depend on it)."""
     t = s[2] & 1
     m, o = s[t], s[1 - t]
     bm, bo = m, o
@@ -234,7 +235,7 @@ def key(g, s):
         po = permute(g, o, k)
         if pm < bm or po < bo:
             bm, bo = pm, po
-    return (bm, bo, 0)
+    return (bm, bo, (s[2] >> 1) if g[G_MAXPLY] > 0 else 0)
 
 
 
