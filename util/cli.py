@@ -66,8 +66,9 @@ def stop_on_signals() -> Iterator[None]:
 
     SIGINT gets a handler even when it was ignored at start-up (a job started with ``&`` by a
     non-interactive shell inherits SIGINT ignored, and Python then leaves it so): a person's or
-    a test's Ctrl-C must stop the command. Compiled (numba) code runs no Python handler, so hot
-    work must return to Python every fraction of a second (see ``Solver.slice_seconds``); a
+    a test's Ctrl-C must stop the command. Compiled (numba) code runs no Python handler, so a
+    long kernel call runs in a watched thread while the main thread wakes to take signals and
+    stops the kernel through its node limit (:mod:`util.watch`); a
     signal whose raise numba's compiler swallowed is raised again when that compile ends
     (:func:`util.jit.set_compile_checkpoint`). The previous handlers come back on exit; outside
     the main thread this does nothing."""
@@ -102,7 +103,7 @@ many) is printed and dropped; :func:`raise_if_signalled` at the next checkpoint 
 
 def raise_if_signalled() -> None:
     """Raise :class:`Interrupted` if a signal came inside :func:`stop_on_signals`: a checkpoint
-    for long loops (each solver slice, each batch of simulations)."""
+    for long loops (each watch of a solver call, each batch of simulations)."""
     if _RECEIVED:
         raise Interrupted(_RECEIVED[0])
 
