@@ -114,7 +114,7 @@ def parse_moves(text: str, shape: Shape) -> "Position":
         raise ValueError(f"move strings need at most 9 columns (one digit each); this board has {shape.columns}")
     pos = Position.empty(shape)
     for i, ch in enumerate(text, 1):
-        if not ch.isdigit() or not 1 <= int(ch) <= top:
+        if ch not in "123456789"[:top]:
             raise ValueError(f"move {i} ({ch!r}) is not a column: digits 1-{top}")
         col = int(ch) - 1
         if pos.is_terminal():
