@@ -124,20 +124,24 @@ def table_bytes(agent: Any) -> int:
 
 
 def check_server_params(label: str, params: dict[str, Any]) -> None:
-    """SpecError when a parameter names a file (:data:`FILE_FIELDS`): a server's request may not."""
+    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) or sizes a table beyond
+    :data:`SERVER_BOUNDS`: a server's request may do neither."""
     for key, value in params.items():
         if key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]:
             allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
             raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+        if key in SERVER_BOUNDS:
+            try:
+                as_int(value, f"parameter {key} of agent {label!r}", *SERVER_BOUNDS[key])
+            except ValueError as exc:
+                raise SpecError(f"{exc} on this server") from None
 
 
-def field_bounds(f: dataclasses.Field, server: bool = False) -> tuple | None:
-    if server and f.name in SERVER_BOUNDS:
-        return SERVER_BOUNDS[f.name]
+def field_bounds(f: dataclasses.Field) -> tuple | None:
     return f.metadata.get("bounds", FIELD_BOUNDS.get(f.name))
 
 
-def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any, server: bool = False) -> Any:
+def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
     """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
     key, default = f.name, _default(f)
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -159,10 +163,10 @@ def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any, serve
                 return False
             raise ValueError(f"{label} must be true or false, got {shown(value)}")
         if target is int:
-            lo, hi = field_bounds(f, server) or INT64
+            lo, hi = field_bounds(f) or INT64
             return as_int(value, label, lo, hi)
         if target is float:
-            lo, hi = field_bounds(f, server) or (None, None)
+            lo, hi = field_bounds(f) or (None, None)
             return as_float(value, label, lo, hi)
     except ValueError as exc:
         raise SpecError(str(exc)) from None
@@ -186,7 +190,7 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
             raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
         if server:
             check_server_params(label, {key: value})
-        kwargs[key] = _convert(label, fields[key], value, hints.get(key), server)
+        kwargs[key] = _convert(label, fields[key], value, hints.get(key))
     return kwargs
 
 

@@ -11,8 +11,10 @@ thinking time at most :data:`util.arena.web.sessions.MAX_TIME` a request.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
 MAX_BODY = 64 * 1024  # bytes a request's body may have
 MAX_DEPTH = 16  # nesting a request's JSON may have (the API's deepest is 2)
+MAX_THINKING = 4  # agents' searches (moves, analyses) running at once: the server's other threads stay free
 
 
 def json_depth(text: str) -> int:
@@ -64,6 +67,18 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.sort_keys = False  # keep the order of grids and tables
     store = SessionStore(capacity)
+    thinking = threading.BoundedSemaphore(MAX_THINKING)
+
+    @contextlib.contextmanager
+    def search_slot():
+        """One of :data:`MAX_THINKING` places for a search, or a 429 at once: slow searches
+        never take every thread, so other requests are served."""
+        if not thinking.acquire(blocking=False):
+            raise RequestError(f"{MAX_THINKING} searches are running: try again in a few seconds", 429)
+        try:
+            yield
+        finally:
+            thinking.release()
 
     @app.errorhandler(RequestError)
     def _request_error(exc: RequestError):
@@ -140,7 +155,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     @app.post("/api/sessions/<sid>/agent")
     def agent_move(sid: str):
         session = store.get(sid)
-        with session.lock:
+        with search_slot(), session.lock:
             session.agent_move()
             return jsonify(view(session))
 
@@ -165,11 +180,12 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         if state.is_chance_node():
             raise RequestError("a chance event comes next: nothing to choose", 409)
         agent = make_agent(spec, session.game)
-        start = time.perf_counter()
-        try:
-            action = agent.choose(state, start + t)
-        except Exception as exc:
-            raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
+        with search_slot():
+            start = time.perf_counter()
+            try:
+                action = agent.choose(state, start + t)
+            except Exception as exc:
+                raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
         info = analysis_of(agent, state, time.perf_counter() - start)
         info["agent"] = spec
         info["action"] = int(action)
