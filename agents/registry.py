@@ -11,7 +11,7 @@ import importlib
 import typing
 from typing import Any
 
-from util.bounds import MEMORY_BUDGET, SECONDS_MAX, as_float, as_int, shown
+from util.bounds import MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, shown
 
 # Strongest first: the first importable name is build_submission.py's default.
 AGENT_CLASSES: dict[str, str] = {
@@ -75,7 +75,7 @@ SHARE = (0.0, 1.0)
 SECONDS = (0.0, SECONDS_MAX)
 FIELD_BOUNDS: dict[str, tuple] = {
     # tables sized by a person stay within MEMORY_BUDGET (2 GiB)
-    "tt_size": (1024, MEMORY_BUDGET // 8),  # the exact solver's slots, 8 bytes each (a prime search follows)
+    "tt_size": TT_SLOTS,  # the exact solver's slots, 8 bytes each (a prime search follows)
     "tt_bits": (4, 26),  # the depth-first searches' table: 2**26 entries of about 24 bytes = 1.5 GiB
     "solver_tt_bits": (4, 26),
     "capacity": (1, MEMORY_BUDGET // 140),  # MCTS tree nodes of about 140 bytes (edges included)

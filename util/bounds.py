@@ -28,6 +28,7 @@ _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE
 SECONDS_MAX = 86400.0  # a time a person gives: more than 0, at most a day
 GIB = 1 << 30
 MEMORY_BUDGET = 2 * GIB  # bytes one table a person sizes may take
+TT_SLOTS = (1024, MEMORY_BUDGET // 8)  # the exact solver's table (8-byte slots; a prime search follows)
 
 
 def shown(value: Any) -> str:
@@ -108,4 +109,4 @@ def check(value: Any, name: str, bounds: Any) -> Any:
     return as_int(value, name, lo, hi)
 
 
-__all__ = ["as_int", "as_float", "as_seconds", "check", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB"]
+__all__ = ["as_int", "as_float", "as_seconds", "check", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB", "TT_SLOTS"]
