@@ -90,6 +90,11 @@ def _book(argv):
     return book.main(argv)
 
 
+def _cache(argv):
+    from agents import mcts_cache
+    return mcts_cache._main(argv)
+
+
 def _build(argv):
     import build_submission
     return build_submission.main([*argv, "--no-validate"])
@@ -122,6 +127,8 @@ CASES = [
     (_play, ["--agent", "random", "--time", "nan"], "--time: value must be a number"),
     (_play, ["--agent", "random", "--tree-depth", "100"], "--tree-depth: value must be an integer from 1 to 12"),
     (_play, ["--agent", "random", "--seed", "-1"], "--seed: value must be an integer from 0"),
+    (_cache, ["grow", "--seconds", "nan"], "--seconds: value must be a number from 0 to 86400"),
+    (_cache, ["grow", "--seconds", "inf"], "--seconds: value must be a number"),
     (_build, ["--clock", "margin=1e308"], "--clock margin must be a number from 0 to 86400"),
     (_build, ["--games", "99999999999999999999"], "--games must be at least 1 and at most"),
 ]
@@ -146,6 +153,8 @@ def test_output_paths_are_checked_before_any_work(capsys, tmp_path) -> None:
     assert "--out" in line and "is a file, not a folder" in line, line
     line = one_line(capsys, _book, ["build", "--max-ply", "2", "--store", str(afile / "book.store")])
     assert "--store" in line and "cannot be written" in line, line
+    line = one_line(capsys, _cache, ["grow", "--seconds", "600", "--out", str(afile / "cache.npz")])
+    assert "--out" in line and "cannot be written" in line, line
 
 
 def test_tune_checks_its_space_time_and_storage(capsys, tmp_path) -> None:
