@@ -308,7 +308,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.command == "build" and (args.max_ply < 0 or args.workers < 1 or args.tt_size < 1024 or args.time_limit < 0):
         parser.error("--max-ply and --time-limit must be >= 0, --workers >= 1, --tt-size >= 1024")
     if args.command == "build" and unwritable(args.store):
-        parser.error(f"--store: {unwritable(args.store)}")
+        parser.error(f"--store {unwritable(args.store)}")
     if args.command == "build" and args.backend == "ray":
         try:
             import ray  # noqa: F401

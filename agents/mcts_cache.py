@@ -317,7 +317,7 @@ def _grow(args: argparse.Namespace) -> int:
     out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
     why = unwritable(Path(out))
     if why:  # before minutes of growing
-        raise ValueError(f"--out: {why}; give a writable file")
+        raise ValueError(f"--out {why}; give a writable file")
     disable = {"auto": None, "on": False, "off": True}[args.progress]
     t_compile = time.perf_counter()
     if not disable:

@@ -249,9 +249,14 @@ class State:
     def apply(self, action: int) -> "State":
         """The state after ``action``; raises ValueError for an action that is not legal."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
-            raise ValueError(f"{action!r} is not a legal action here; legal: {self.legal_actions()}")
+            raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")
         words = self.game.kernel_module.play(self.game.g, self.words, action)
         return State(self.game, tuple(int(w) for w in words), self.history + (action,))
+
+    def legal_text(self) -> str:
+        """The legal actions in the game's notation with their numbers: ``"4 (3), 5 (4)"``, for
+        messages (a person reads the notation; the number is what an API takes)."""
+        return ", ".join(f"{self.action_to_string(a)} ({a})" for a in self.legal_actions()) or "none"
 
     def returns(self) -> tuple[float, float]:
         """Each player's return: (r, -r) at a terminal state, (0, 0) before."""

@@ -180,3 +180,11 @@ def test_a_bug_is_a_json_500_with_no_traceback(client, monkeypatch) -> None:
 
 def test_body_limit_is_the_flask_setting() -> None:
     assert create_app().config["MAX_CONTENT_LENGTH"] == MAX_BODY
+
+
+def test_an_illegal_move_is_named_in_the_games_notation(client) -> None:
+    sid = session(client, human=0)["id"]
+    r = client.post(f"/api/sessions/{sid}/move", json={"action": 99})
+    assert r.status_code == 422 and "legal: a3 (0), b3 (1)" in r.json["error"], r.json
+    r = client.post(f"/api/sessions/{sid}/move", json={"action": 10 ** 30})
+    assert r.status_code == 422 and "a1 (6)" in r.json["error"], r.json

@@ -96,7 +96,7 @@ def unwritable(path: "Path", folder: bool = False) -> str | None:
         with tempfile.NamedTemporaryFile(dir=where, prefix=".probe-"):
             pass
     except OSError as exc:
-        return f"{where} cannot be written ({exc.strerror or exc})"
+        return f"{path} cannot be written ({exc.strerror or exc})"
     if not folder and path.exists() and not os.access(path, os.W_OK):
         return f"{path} cannot be written (permission denied)"
     return None

@@ -509,7 +509,7 @@ def check_folder(path: Path, flag: str) -> None:
     a plot after an hour of games must not fail on the folder."""
     why = unwritable(path, folder=True)
     if why:
-        raise UsageError(f"{flag}: {why}; give a writable folder")
+        raise UsageError(f"{flag} {why}; give a writable folder")
 
 
 if __name__ == "__main__":

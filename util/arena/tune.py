@@ -138,7 +138,7 @@ def check_out(path: Path) -> None:
     """Fail now, not after the whole study, if the params file cannot be written there."""
     why = unwritable(path)
     if why:
-        raise UsageError(f"--out: {why}; give a writable file such as results/tune/best.json")
+        raise UsageError(f"--out {why}; give a writable file such as results/tune/best.json")
 
 
 def check_storage(url: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from agents import registry as agent_registry
 from agents.engine import registry
 from core.game import Game, State
-from util.bounds import as_float
+from util.bounds import as_float, shown
 
 
 class RequestError(ValueError):
@@ -94,7 +94,7 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise RequestError(f"action must be an integer or the game's text for one, got {action!r}")
         if action not in s.legal_actions():
-            raise RequestError(f"action {action} is not legal here; legal: {s.legal_actions()}", 422)
+            raise RequestError(f"action {shown(action)} is not legal here; legal: {s.legal_text()}", 422)
         self.states.append(s.apply(action))
         self.infos.append({})
         self.roll()
