@@ -150,7 +150,7 @@ def test_output_paths_are_checked_before_any_work(capsys, tmp_path) -> None:
     assert "--plot" in line and "cannot be written" in line, line
     assert not (tmp_path / "t.sqlite").exists()  # no game was played
     line = one_line(capsys, _tournament, ["--replay", "1", "--out", str(afile), "--db", db])
-    assert "--out" in line and "is a file, not a folder" in line, line
+    assert "--out" in line and "is a file, not a directory" in line, line
     line = one_line(capsys, _book, ["build", "--max-ply", "2", "--store", str(afile / "book.store")])
     assert "--store" in line and "cannot be written" in line, line
     line = one_line(capsys, _cache, ["grow", "--seconds", "600", "--out", str(afile / "cache.npz")])

@@ -88,9 +88,9 @@ def unwritable(path: "Path", folder: bool = False) -> str | None:
     path = Path(path)
     where = path if folder else path.parent
     if folder and path.exists() and not path.is_dir():
-        return f"{path} is a file, not a folder"
+        return f"{path} is a file, not a directory"
     if not folder and path.is_dir():
-        return f"{path} is a folder, not a file"
+        return f"{path} is a directory, not a file"
     try:
         where.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=where, prefix=".probe-"):
