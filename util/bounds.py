@@ -40,7 +40,7 @@ def shown(value: Any) -> str:
 def int_range(lo: Optional[int], hi: Optional[int]) -> str:
     """``"an integer from 1 to 20"``, ``"an integer of at least 0"``, or ``"an integer"``."""
     if lo is not None and hi is not None:
-        return f"an integer from {lo} to {hi}"
+        return f"{lo} or {hi}" if hi - lo == 1 else f"an integer from {lo} to {hi}"
     if lo is not None:
         return f"an integer of at least {lo}"
     if hi is not None:
