@@ -188,3 +188,17 @@ def test_an_illegal_move_is_named_in_the_games_notation(client) -> None:
     assert r.status_code == 422 and "legal: a3 (0), b3 (1)" in r.json["error"], r.json
     r = client.post(f"/api/sessions/{sid}/move", json={"action": 10 ** 30})
     assert r.status_code == 422 and "a1 (6)" in r.json["error"], r.json
+
+
+def test_a_stored_game_beyond_todays_bounds_is_a_422(client, tmp_path) -> None:
+    """A store written before the bounds may hold a 40x40 board: shown as a 4xx, never a 500."""
+    from util.arena.store import Store
+
+    db = tmp_path / "t.sqlite"
+    with Store(db) as store:
+        a, b = store.player_id("random", "1", {}), store.player_id("random:seed=1", "1", {})
+        gid = store.add_game("k", a, b, "40x40x4", {"moves": [], "winner": 0, "termination": "draw", "errors": {},
+                                                                "move_times": [], "opening": []},
+                             time_per_move=0.1, engine="direct", seed=0, source="test", game="connectx:rows=40,columns=40,inarow=4")
+    r = client.get(f"/api/db/games/{gid}")
+    assert r.status_code == 422 and "rows must be an integer from 1 to 32" in r.json["error"], r.json

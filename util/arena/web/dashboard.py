@@ -70,6 +70,17 @@ def _shape(text: str | None):
         raise RequestError(f"bad shape {text!r}: {exc}") from None
 
 
+def _stored_game(spec: str):
+    """The game of a stored game's spec; a 422 when this version refuses it (a board beyond
+    today's bounds, a game no longer known)."""
+    from core.games import parse_game
+
+    try:
+        return parse_game(spec)
+    except ValueError as exc:
+        raise RequestError(f"the stored game {spec[:80]!r} cannot be shown: {exc}", 422) from None
+
+
 def _which(store: Any, runs: list[int] | None):
     """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
     run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
@@ -79,9 +90,7 @@ def _which(store: Any, runs: list[int] | None):
     for g in store.games(runs=runs):
         latest = g
     if latest is not None and latest.game:
-        from core.games import parse_game
-
-        return parse_game(latest.game)
+        return _stored_game(latest.game)
     return _shape(None)
 
 
@@ -153,7 +162,6 @@ def register(app: Flask) -> None:
 
     @app.get("/api/db/games/<game_id>")
     def game(game_id: str):
-        from core.games import parse_game
         from util.arena import tournament
 
         game_id = _id(game_id, "game id")
@@ -162,7 +170,7 @@ def register(app: Flask) -> None:
             if g is None:
                 raise RequestError(f"no game {game_id} in the store", 404)
             names = tournament.labels(store, [g.first, g.second])
-        cx = parse_game(g.game)  # any game: its spec is stored with it
+        cx = _stored_game(g.game)  # any game: its spec is stored with it
         state = cx.initial()
         frames = [{"grid": cx.grid(state), "text": str(state), "move": None}]
         for i, col in enumerate(g.moves):
