@@ -68,14 +68,11 @@ SEED = int_in(0, MAX_ID)  # argparse type of a --seed
 
 
 def positive_int(text: str) -> int:
-    """argparse type for an integer of at least 1."""
+    """argparse type for an integer of at least 1 (ASCII digits: :func:`util.bounds.as_int`)."""
     try:
-        value = int(text)
+        return as_int(text, "value", 1, None)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
-    return value
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} must be a positive integer") from None
 
 
 def unwritable(path: "Path", folder: bool = False) -> str | None:
