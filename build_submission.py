@@ -45,6 +45,8 @@ from agents import registry  # noqa: E402
 from util import codec  # noqa: E402
 from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import render  # noqa: E402
+from util.bounds import SECONDS_MAX, as_float  # noqa: E402
+from util.cli import SEED, int_in  # noqa: E402
 from util.clock import ClockPolicy  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "submissions" / "submission.py"
@@ -143,9 +145,9 @@ def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
         if key not in valid:
             raise UsageError(f"unknown --clock setting {key!r}; valid settings: {', '.join(valid)}")
         try:
-            out[key] = float(value)
-        except ValueError:
-            raise UsageError(f"--clock {key}={value!r} must be a number of seconds") from None
+            out[key] = as_float(value, f"--clock {key}", 0.0, SECONDS_MAX)
+        except ValueError as exc:
+            raise UsageError(f"{exc} (seconds)") from None
     try:
         ClockPolicy(**out)
     except ValueError as exc:
@@ -454,6 +456,10 @@ def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
     return parse
 
 
+MAX_GAMES = 100_000  # validation games against each opponent
+MAX_WORKERS = 256
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -468,9 +474,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS",
                    help="clock policy (util.clock.ClockPolicy): margin, overage_per_move, reserve, min_budget")
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"where to write the file (default {DEFAULT_OUTPUT.relative_to(ROOT)})")
-    p.add_argument("--games", type=int, default=20, help="validation games against each opponent (default 20)")
-    p.add_argument("--workers", type=int, default=1, help="validation processes (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the opponents' randomness during validation")
+    p.add_argument("--games", type=int_in(None, None), default=20, help="validation games against each opponent (default 20)")
+    p.add_argument("--workers", type=int_in(None, None), default=1, help="validation processes (default 1)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed for the opponents' randomness during validation")
     p.add_argument("--timeout", type=seconds(0.0, None), default=1800, help="seconds before validation gives up (default 1800)")
     p.add_argument("--max-bank", type=seconds(0.0, 60.0, zero_ok=True), default=45.0, metavar="SECONDS",
                    help="fail when one validation game uses more of the 60 s overage bank (default 45)")
@@ -485,8 +491,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.game.partition(":")[0].strip() != "connectx":
         raise UsageError(f"Kaggle submissions exist only for ConnectX, not {args.game!r}: build_submission.py builds "
                          "connectx agents (other games: python -m util.arena.tournament/util.arena.play --game NAME)")
-    if args.games < 1 or args.workers < 1:
-        raise UsageError("--games and --workers must be at least 1")
+    if not 1 <= args.games <= MAX_GAMES or not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--games must be at least 1 and at most {MAX_GAMES:,}, --workers at least 1 and at most {MAX_WORKERS}")
     return args
 
 
@@ -562,6 +568,9 @@ def main(argv: list[str] | None = None) -> int:
     except BuildFailed as exc:
         print(f"build_submission.py: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a full disk, a folder gone while building
+        print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("build_submission.py: interrupted", file=sys.stderr)
         return 130

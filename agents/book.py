@@ -41,9 +41,11 @@ from typing import Iterator, Optional
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.connectx.position import Position
-from core.connectx.shape import STANDARD, Shape
+from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
+from util.bounds import SECONDS_MAX, TT_SLOTS
 from util.jit import keep_streams
-from util.cli import OneLineParser, exit_code, raise_if_signalled, shape_type, signal_name, stop_on_signals
+from util.cli import (OneLineParser, exit_code, float_in, int_in, raise_if_signalled, shape_type, signal_name, stop_on_signals,
+                      unwritable)
 
 MODES = ("weak", "strong", "given")
 SLICE_SECONDS = 0.2  # an in-process solve returns to Python this often, to see Ctrl-C and SIGTERM
@@ -358,16 +360,16 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="a solve with at least this many nodes is slow: kept in the book and expanded (default 3M, about 1 s)")
     b = sub.add_parser("build", parents=[common], help="solve positions breadth first and append them to the store")
     b.add_argument("--side", choices=("first", "second"), default="first", help="whose positions (default first)")
-    b.add_argument("--max-ply", type=int, required=True, help="solve positions up to this ply")
+    b.add_argument("--max-ply", type=int_in(0, MAX_ROWS * MAX_COLUMNS), required=True, help="solve positions up to this ply")
     b.add_argument("--expand-all-to", type=int, default=0,
                    help="expand every position below this ply, slow or not (the agent stays in the book while numba compiles)")
     b.add_argument("--weak", action="store_true", help="weak solves (win/draw/loss): faster, the move still keeps the value")
     b.add_argument("--given-root", action="store_true", help="6x7x4 first side: record the published root move (centre) instead of solving it")
-    b.add_argument("--workers", type=int, default=1, help="local processes, or CPUs for a local Ray (default 1: this process)")
+    b.add_argument("--workers", type=int_in(1, 1024), default=1, help="local processes, or CPUs for a local Ray (default 1: this process)")
     b.add_argument("--backend", choices=("process", "ray"), default="process", help="process pool (default) or Ray")
     b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
-    b.add_argument("--time-limit", type=float, default=0.0, help="start no new job after this many seconds (0: none)")
-    b.add_argument("--tt-size", type=int, default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
+    b.add_argument("--time-limit", type=float_in(0.0, SECONDS_MAX * 365), default=0.0, help="start no new job after this many seconds (0: none)")
+    b.add_argument("--tt-size", type=int_in(*TT_SLOTS), default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
     b.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (default auto: when stderr is a terminal)")
     p = sub.add_parser("pack", parents=[common], help="write the agent's book from the store")
@@ -380,6 +382,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error("--slow-nodes must be at least 0")
     if args.command == "build" and (args.max_ply < 0 or args.workers < 1 or args.tt_size < 1024 or args.time_limit < 0):
         parser.error("--max-ply and --time-limit must be >= 0, --workers >= 1, --tt-size >= 1024")
+    if args.command == "build" and unwritable(args.store):
+        parser.error(f"--store {unwritable(args.store)}")
     if args.command == "build" and args.backend == "ray":
         try:
             import ray  # noqa: F401

@@ -41,9 +41,11 @@ from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import bind, search_constants
-from util.atomic import check_writable, write_bytes
+from util.atomic import write_bytes
 from util.jit import numba_available
-from util.cli import OneLineParser, exit_code, shape_type, signal_name, signalled, signals_at_checkpoints, stop_on_signals
+from util.bounds import SECONDS_MAX
+from util.cli import (OneLineParser, exit_code, float_in, int_in, shape_type, signal_name, signalled, signals_at_checkpoints,
+                      stop_on_signals, unwritable)
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
@@ -307,14 +309,14 @@ def _main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     g = sub.add_parser("grow", help="grow, prune and save a cache")
-    g.add_argument("--seconds", type=float, default=0.0,
+    g.add_argument("--seconds", type=float_in(0.0, SECONDS_MAX), default=0.0,
                    help="time to grow (seconds), held within 0.1 s; numba's compile (5-15 s, once) comes before it and is reported apart")
-    g.add_argument("--sims", type=int, default=0, help="simulations to run (instead of, or with, --seconds)")
-    g.add_argument("--min-visits", type=float, default=50.0, help="keep nodes with at least this many visits")
+    g.add_argument("--sims", type=int_in(0, 10 ** 12), default=0, help="simulations to run (instead of, or with, --seconds)")
+    g.add_argument("--min-visits", type=float_in(1.0, 1e12), default=50.0, help="keep nodes with at least this many visits")
     g.add_argument("--agent", default="mcts", help="agent spec whose search grows the tree, e.g. mcts:leaf=rollout,c=1")
     g.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     g.add_argument("--out", default="", help="output file (default: the agent's cache path, data/mcts_cache_<leaf>_<shape>.npz)")
-    g.add_argument("--save-every", type=float, default=SAVE_EVERY,
+    g.add_argument("--save-every", type=float_in(0.0, SECONDS_MAX), default=SAVE_EVERY,
                    help=f"save what was grown so far every this many seconds of growth (default {SAVE_EVERY:g}; 0: only at the end)")
     g.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (default auto: when stderr is a terminal)")
@@ -342,8 +344,6 @@ def _grow(args: argparse.Namespace) -> int:
         raise ValueError("give --seconds or --sims (a positive amount of growing)")
     if args.min_visits < 1:
         raise ValueError(f"--min-visits must be at least 1, got {args.min_visits}")
-    if args.save_every < 0:
-        raise ValueError(f"--save-every must be at least 0, got {args.save_every}")
     shape = args.shape
     if not shape.fits_int64:
         raise ValueError(f"a {shape} board takes {shape.bits} bits: caches need 63 bits at most")
@@ -353,7 +353,9 @@ def _grow(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     out = args.out or str(default_path(agent.leaf, agent.heuristic, shape))
-    check_writable(out)  # before minutes of growth, not after
+    why = unwritable(Path(out))
+    if why:  # before minutes of growing
+        raise ValueError(f"--out {why}; give a writable file")
     disable = {"auto": None, "on": False, "off": True}[args.progress]
     t_compile = time.perf_counter()
     if not disable:

@@ -11,6 +11,8 @@ import importlib
 import typing
 from typing import Any
 
+from util.bounds import MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, shown
+
 # Strongest first: the first importable name is build_submission.py's default.
 AGENT_CLASSES: dict[str, str] = {
     "perfect": "agents.perfect:PerfectAgent",
@@ -67,37 +69,118 @@ def _default(f: dataclasses.Field) -> Any:
     return None
 
 
-def _convert(name: str, key: str, value: Any, annotation: Any, default: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
+# --- bounds: every number a spec gives is checked before the agent is built --------------------
+INT64 = (-(1 << 63), (1 << 63) - 1)
+SHARE = (0.0, 1.0)
+SECONDS = (0.0, SECONDS_MAX)
+FIELD_BOUNDS: dict[str, tuple] = {
+    # tables sized by a person stay within MEMORY_BUDGET (2 GiB)
+    "tt_size": TT_SLOTS,  # the exact solver's slots, 8 bytes each (a prime search follows)
+    "tt_bits": (4, 26),  # the depth-first searches' table: 2**26 entries of about 24 bytes = 1.5 GiB
+    "solver_tt_bits": (4, 26),
+    "capacity": (1, MEMORY_BUDGET // 140),  # MCTS tree nodes of about 140 bytes (edges included)
+    # depths, counts and plies
+    "max_depth": (0, 1000), "depth": (0, 64), "order_depth": (0, 1000), "tt_depth": (1, 1000),
+    "max_plies": (1, 100_000), "max_rollout": (1, 1_000_000), "max_sims": (0, 10 ** 12), "min_count": (1, 10 ** 9),
+    "seed": (0, INT64[1]),
+    # fractions and times
+    "book_wait_share": SHARE, "compile_share": SHARE, "proof_share": SHARE, "solve_share": SHARE, "solver_share": SHARE,
+    "time_safety": SHARE, "mix": SHARE, "evaporation": SHARE, "gamma": SHARE,
+    "margin": SECONDS, "compile_wait": SECONDS,
+}
+"""Bounds of agents' numeric fields by name (one name means one thing in every agent); a
+field's ``metadata={"bounds": (lo, hi)}`` overrides. Other ints are int64, other floats finite."""
+
+SERVER_BOUNDS: dict[str, tuple] = {
+    "tt_size": (1024, 1 << 25),  # 256 MiB
+    "tt_bits": (4, 22),  # about 100 MiB
+    "solver_tt_bits": (4, 22),
+    "capacity": (1, 2_000_000),  # about 280 MiB when full
+}
+"""Tighter bounds for a server's request (``server=True``): many sessions share one process."""
+
+FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",)}
+"""Fields that may name a file, with the values that do not (shipped data or none): a server
+refuses the others (``server=True``), so a client cannot probe the server's files."""
+
+TABLE_BYTES: dict[str, Any] = {
+    "tt_size": lambda v: 8 * v, "tt_bits": lambda v: 24 << v, "solver_tt_bits": lambda v: 24 << v,
+    "capacity": lambda v: 140 * v,
+}
+"""Bytes the table a field sizes may take when full (the figures of :data:`FIELD_BOUNDS`)."""
+
+
+def table_bytes(agent: Any) -> int:
+    """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
+    those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
+    total = 0
+    for obj in (agent, getattr(agent, "inner", None)):
+        if dataclasses.is_dataclass(obj):
+            for name, size in TABLE_BYTES.items():
+                v = getattr(obj, name, None)
+                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                    total += size(min(v, 1 << 40))
+    return total
+
+
+def check_server_params(label: str, params: dict[str, Any]) -> None:
+    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) or sizes a table beyond
+    :data:`SERVER_BOUNDS`: a server's request may do neither."""
+    for key, value in params.items():
+        if key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]:
+            allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
+            raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+        if key in SERVER_BOUNDS:
+            try:
+                as_int(value, f"parameter {key} of agent {label!r}", *SERVER_BOUNDS[key])
+            except ValueError as exc:
+                raise SpecError(f"{exc} on this server") from None
+
+
+def field_bounds(f: dataclasses.Field) -> tuple | None:
+    return f.metadata.get("bounds", FIELD_BOUNDS.get(f.name))
+
+
+def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
+    """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
+    key, default = f.name, _default(f)
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if len(args) == 1 and len(typing.get_args(annotation)) == 2:  # Optional[X], e.g. ``int | None``
-        if text.lower() == "none":
+    optional = len(args) == 1 and len(typing.get_args(annotation)) == 2  # Optional[X], e.g. ``int | None``
+    if optional:
+        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
             return None
         annotation = args[0]
     target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
+    label = f"parameter {key} of agent {name!r}"
     try:
         if target is bool:
-            if text.lower() in ("1", "true", "yes", "on"):
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
                 return True
-            if text.lower() in ("0", "false", "no", "off"):
+            if text in ("0", "false", "no", "off"):
                 return False
-            raise ValueError
+            raise ValueError(f"{label} must be true or false, got {shown(value)}")
         if target is int:
-            return int(text)
+            lo, hi = field_bounds(f) or INT64
+            return as_int(value, label, lo, hi)
         if target is float:
-            return float(text)
-        if text.lower() == "none" and default is None:
-            return None
-        return text
-    except ValueError:
-        raise SpecError(f"parameter {key}={value!r} of agent {name!r} must be a {target.__name__}") from None
+            lo, hi = field_bounds(f) or (None, None)
+            return as_float(value, label, lo, hi)
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    return None if text.lower() == "none" and default is None else text
 
 
-def convert_params(cls: type, label: str, params: dict[str, Any]) -> dict[str, Any]:
+def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False) -> dict[str, Any]:
     """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
-    field's type. ``label`` names the agent in error messages."""
+    field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
+    names the agent in error messages. ``server=True`` (a server's request): no parameter may
+    name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
     hints = typing.get_type_hints(cls)
     kwargs = {}
@@ -105,14 +188,17 @@ def convert_params(cls: type, label: str, params: dict[str, Any]) -> dict[str, A
         if key not in fields:
             valid = ", ".join(sorted(fields)) or "(none)"
             raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
-        kwargs[key] = _convert(label, key, value, hints.get(key), _default(fields[key]))
+        if server:
+            check_server_params(label, {key: value})
+        kwargs[key] = _convert(label, fields[key], value, hints.get(key))
     return kwargs
 
 
-def make(name: str, **params: Any) -> Any:
-    """Build agent ``name`` with ``params`` (strings are converted to the field's type)."""
+def make(name: str, server: bool = False, **params: Any) -> Any:
+    """Build agent ``name`` with ``params`` (strings are converted to the field's type;
+    ``server=True``: a server's request, see :func:`convert_params`)."""
     cls = agent_class(name)
-    kwargs = convert_params(cls, name, params)
+    kwargs = convert_params(cls, name, params, server)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:

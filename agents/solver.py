@@ -27,8 +27,9 @@ from core.connectx.threats import win_cells
 from util.budget import deadline_ns
 from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
+from util.bounds import TT_SLOTS
 from util.watch import INLINE_SECONDS, call_watched
-from util.cli import (OneLineParser, exit_code, parse_moves, raise_if_signalled, shape_type, signal_name,
+from util.cli import (OneLineParser, exit_code, int_in, parse_moves, raise_if_signalled, shape_type, signal_name,
                       stop_on_signals)
 
 DEFAULT_TT_SIZE = 1 << 23
@@ -360,13 +361,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--weak", action="store_true", help="print only the sign: 1 win, 0 draw, -1 loss")
     parser.add_argument("--all-moves", action="store_true", help="print the score of each column, 1 to 7 ('-' for a full one)")
     parser.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
-    parser.add_argument("--tt-size", type=int, default=DEFAULT_TT_SIZE, help="transposition table slots (default 2^23)")
+    parser.add_argument("--tt-size", type=int_in(1, TT_SLOTS[1]), default=DEFAULT_TT_SIZE,
+                        help=f"transposition table slots (default 2^23, at most {TT_SLOTS[1]:,}: 2 GiB)")
     parser.add_argument("--timing", action="store_true", help="append the nodes searched and the seconds taken")
     parser.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                         help="progress line on stderr (default auto: when stderr is a terminal)")
     args = parser.parse_args(argv)
-    if args.tt_size < 1:
-        parser.exit(2, "error: --tt-size must be at least 1\n")
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     with stop_on_signals():
         try:

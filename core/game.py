@@ -66,8 +66,31 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from util import bounds as bounds_mod
+
 CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
 Words = tuple  # a state: a tuple of ints
+
+
+def param_bounds(spec: tuple) -> tuple | None:
+    """The ``(lo, hi)`` of a ``PARAMS`` entry, or None."""
+    return spec[3] if len(spec) > 3 else None
+
+
+def parse_param(value: Any, name: str, typ: type, bounds: tuple | None, game: str) -> Any:
+    """A game parameter's value of type ``typ`` within ``bounds``: ValueError of one line
+    (``game 'connectx': rows must be an integer from 1 to 20, got 100000``) otherwise."""
+    try:
+        if typ is int:
+            lo, hi = bounds or (None, None)
+            return bounds_mod.as_int(value, name, lo, hi)
+        if typ is float:
+            lo, hi = bounds or (None, None)
+            return bounds_mod.as_float(value, name, lo, hi)
+        return typ(value)
+    except (TypeError, ValueError) as exc:
+        message = str(exc) if typ in (int, float) else f"{name}={bounds_mod.shown(value)} must be a {typ.__name__}"
+        raise ValueError(f"game {game!r}: {message}") from None
 
 
 @dataclass(frozen=True)
@@ -85,7 +108,10 @@ class Game:
     Subclasses set ``name``, ``words``, ``num_actions``, ``kernels`` (the module path of the
     kernel contract), and implement :meth:`initial_words`, :meth:`action_to_string`,
     :meth:`string_to_action`. Parameters are dataclass-like attributes described by
-    :attr:`PARAMS` (name -> (type, default, help)), so tools can list and parse them.
+    :attr:`PARAMS` (name -> ``(type, default, help)`` or ``(type, default, help, (lo, hi))``),
+    so tools can list and parse them; the bounds (:func:`util.bounds.check`, either end None
+    for none) are checked before anything is built. Text is parsed strictly: ``"1.5"`` is not
+    an int, nor are Unicode digits.
     """
 
     name: str = ""
@@ -96,20 +122,16 @@ class Game:
     win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
     has_chance: bool = False
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
-    PARAMS: dict[str, tuple[type, Any, str]] = {}
+    PARAMS: dict[str, tuple] = {}
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.PARAMS)
         if unknown:
             raise ValueError(f"game {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
                              f"valid: {', '.join(self.PARAMS) or '(none)'}")
-        self.params = {k: params.get(k, d) for k, (_t, d, _h) in self.PARAMS.items()}
-        for k, (typ, _d, _h) in self.PARAMS.items():
-            try:
-                self.params[k] = typ(self.params[k])
-            except (TypeError, ValueError):
-                kind = {int: "an integer", float: "a number"}.get(typ, typ.__name__)
-                raise ValueError(f"game {self.name!r}: parameter {k}={params[k]!r} must be {kind}") from None
+        self.params = {k: params.get(k, spec[1]) for k, spec in self.PARAMS.items()}
+        for k, spec in self.PARAMS.items():
+            self.params[k] = parse_param(self.params[k], k, spec[0], param_bounds(spec), self.name)
         self.validate()
         self._k = self.import_module(self.kernels)
         self._g = self.constants()
@@ -254,9 +276,14 @@ class State:
     def apply(self, action: int) -> "State":
         """The state after ``action``; raises ValueError for an action that is not legal."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
-            raise ValueError(f"{action!r} is not a legal action here; legal: {self.legal_actions()}")
+            raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")
         words = self.game.kernel_module.play(self.game.g, self.words, action)
         return State(self.game, tuple(int(w) for w in words), self.history + (action,))
+
+    def legal_text(self) -> str:
+        """The legal actions in the game's notation with their numbers: ``"4 (3), 5 (4)"``, for
+        messages (a person reads the notation; the number is what an API takes)."""
+        return ", ".join(f"{self.action_to_string(a)} ({a})" for a in self.legal_actions()) or "none"
 
     def returns(self) -> tuple[float, float]:
         """Each player's return: (r, -r) at a terminal state, (0, 0) before."""

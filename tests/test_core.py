@@ -168,7 +168,8 @@ def test_pons_positions_parse_and_replay(name):
         (lambda: Position.empty().play(-1), "out of range"),
         (lambda: Position.empty().play(2.0), "must be an int"),
         (lambda: Shape(6, 7, 8), "inarow=8 is larger than the board"),
-        (lambda: Shape(0, 7, 4), "rows must be at least 1"),
+        (lambda: Shape(0, 7, 4), "rows must be an integer from 1 to 32, got 0"),
+        (lambda: Shape(6, 100000, 4), "columns must be an integer from 1 to 32"),
         (lambda: Shape(6, "7", 4), "columns must be an int"),
     ],
 )

@@ -128,12 +128,14 @@ def test_command_help_and_bad_input(capsys, tmp_path):
     assert mcts_cache._main(["show", str(tmp_path / "missing.npz")]) == 2
     capsys.readouterr()
     (tmp_path / "file").write_text("")
-    for out, why in ((tmp_path, "is a directory"), (tmp_path / "file" / "c.npz", "is not a directory")):
+    for out, why in ((tmp_path, "is a directory"), (tmp_path / "file" / "c.npz", "cannot be written")):
         assert mcts_cache._main(["grow", "--sims", "100", "--agent", "mcts:leaf=rollout", "--out", str(out)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and why in err[0], err
-    assert mcts_cache._main(["grow", "--sims", "100", "--save-every", "-1"]) == 2
-    assert "--save-every" in capsys.readouterr().err
+    for bad in ("-1", "nan", "inf"):
+        with pytest.raises(SystemExit) as exc:
+            mcts_cache._main(["grow", "--sims", "100", "--save-every", bad])
+        assert exc.value.code == 2 and "--save-every" in capsys.readouterr().err
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
         mcts_cache._main(["grow", "--sims", "many"])

@@ -107,7 +107,7 @@ def test_resolve_canonical_text_and_kinds(tmp_path: Path) -> None:
 @pytest.mark.parametrize("spec, words", [
     ("nosuch", "unknown agent 'nosuch'"),
     ("random:colour=red", "no parameter 'colour'"),
-    ("random:seed=abc", "seed='abc'"),
+    ("random:seed=abc", "seed of agent 'random' must be an integer from 0 to 9223372036854775807, got 'abc'"),
     ("random:seed", "write key=value"),
     ("kaggle:minimax", "unknown kaggle built-in"),
     ("/no/such/agent.py", "does not exist"),
@@ -125,7 +125,7 @@ def test_cli_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
     cases = [
         (["--agents", "nosuch,random", "--db", db], "unknown agent"),
-        (["--agents", "random:seed=x,rules", "--db", db], "must be a int"),
+        (["--agents", "random:seed=x,rules", "--db", db], "seed of agent 'random' must be an integer"),
         (["--agents", f"{broken},random", "--db", db], "failed to load"),
         (["--agents", "random,rules", "--db", str(junk)], "cannot use database"),
         (["--agents", "random,rules", "--db", db, "--shape", "6x7"], "bad --shape"),

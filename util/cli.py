@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
-from typing import Iterator, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 from core.connectx.shape import Shape
+from util.bounds import SECONDS_MAX, as_float, as_int
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,15 +29,74 @@ def shape_type(text: str) -> Shape:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def int_in(lo: int | None, hi: int | None) -> Callable[[str], int]:
+    """argparse type for an integer from ``lo`` to ``hi`` (:func:`util.bounds.as_int`: ASCII
+    digits only); argparse's one line then names the flag: ``argument --games: ...``."""
+    def parse(text: str) -> int:
+        try:
+            return as_int(text, "value", lo, hi)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds_in(hi: float = SECONDS_MAX, lo: float = 0.0) -> Callable[[str], float]:
+    """argparse type for a time in seconds: finite, more than ``lo``, at most ``hi`` (a day)."""
+    def parse(text: str) -> float:
+        try:
+            return as_float(text, "value", lo, hi, open_lo=True)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{exc} (seconds)") from None
+    parse.__name__ = "seconds"
+    return parse
+
+
+def float_in(lo: float | None, hi: float | None) -> Callable[[str], float]:
+    """argparse type for a finite number from ``lo`` to ``hi``."""
+    def parse(text: str) -> float:
+        try:
+            return as_float(text, "value", lo, hi)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = "number"
+    return parse
+
+
+MAX_ID = (1 << 63) - 1  # SQLite's largest integer: stores' ids are from 1 to this
+SEED = int_in(0, MAX_ID)  # argparse type of a --seed
+
+
 def positive_int(text: str) -> int:
-    """argparse type for an integer of at least 1."""
+    """argparse type for an integer of at least 1 (ASCII digits: :func:`util.bounds.as_int`)."""
     try:
-        value = int(text)
+        return as_int(text, "value", 1, None)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
-    return value
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} must be a positive integer") from None
+
+
+def unwritable(path: "Path", folder: bool = False) -> str | None:
+    """Why nothing can be written at ``path`` (a file to write; with ``folder``, a folder to
+    write files into), or None when it can: checked before long work, so that its output does
+    not fail at the end. Missing folders are made (a probe file is made and removed)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(path)
+    where = path if folder else path.parent
+    if folder and path.exists() and not path.is_dir():
+        return f"{path} is a file, not a directory"
+    if not folder and path.is_dir():
+        return f"{path} is a directory, not a file"
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        return f"{path} cannot be written ({exc.strerror or exc})"
+    if not folder and path.exists() and not os.access(path, os.W_OK):
+        return f"{path} cannot be written (permission denied)"
+    return None
 
 
 # --- stopping long work on a signal ---------------------------------------------------------
@@ -144,7 +205,7 @@ def parse_moves(text: str, shape: Shape) -> "Position":
         raise ValueError(f"move strings need at most 9 columns (one digit each); this board has {shape.columns}")
     pos = Position.empty(shape)
     for i, ch in enumerate(text, 1):
-        if not ch.isdigit() or not 1 <= int(ch) <= top:
+        if ch not in "123456789"[:top]:
             raise ValueError(f"move {i} ({ch!r}) is not a column: digits 1-{top}")
         col = int(ch) - 1
         if pos.is_terminal():

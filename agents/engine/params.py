@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from util.bounds import as_float, shown
+
 
 def parse_params(text: str) -> list[float] | None:
     """The numbers of ``text`` (``"1.5/2"`` -> ``[1.5, 2.0]``); None when it holds none (the
     heuristic's defaults apply). ValueError whose one line shows the form on anything else."""
     parts = [p.strip() for p in str(text or "").replace(";", "/").replace(",", "/").split("/")]
     try:
-        numbers = [float(p) for p in parts if p]
+        numbers = [as_float(p, "params") for p in parts if p]
     except ValueError:
-        raise ValueError(f"params {text!r}: write the heuristic's numbers separated by '/', e.g. 1.5/2") from None
+        raise ValueError(f"params {shown(text)}: write the heuristic's finite numbers separated by '/', e.g. 1.5/2") from None
     return numbers or None
 
 

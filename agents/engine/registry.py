@@ -57,19 +57,20 @@ def names(game_name: str | None = None) -> list[str]:
     return out
 
 
-def make(spec: str, game: Any) -> Any:
+def make(spec: str, game: Any, server: bool = False) -> Any:
     """The agent of ``spec`` for ``game`` (a :class:`core.game.Game`); a clear error names the
-    games the agent supports when ``game`` is not one of them."""
+    games the agent supports when ``game`` is not one of them. ``server=True``: a server's
+    request (no file names, smaller tables: :func:`agents.registry.convert_params`)."""
     name, params = parse_spec(spec)
     if game.name == "connectx" and name in connectx_registry.AGENT_CLASSES:
         # ConnectX's own agents (book, Pons-style solver, threat pruning) outrank the generic ones.
         from agents.engine.connectx_bridge import ConnectXAgent
 
-        return ConnectXAgent(game, connectx_registry.make(name, **params), spec)
+        return ConnectXAgent(game, connectx_registry.make(name, server, **params), spec)
     cls = agent_class(name)
     if not supports(cls, game.name):
         raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}")
-    kwargs = convert_params(cls, name, params)
+    kwargs = convert_params(cls, name, params, server)
     try:
         return cls(game=game, **kwargs)
     except (TypeError, ValueError) as exc:

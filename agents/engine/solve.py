@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Optional, TextIO
 
-from util.cli import Interrupted, OneLineParser, exit_code, positive_int, stop_on_signals
+from util.cli import Interrupted, OneLineParser, exit_code, stop_on_signals
 
 
 def _fmt(v: float) -> str:
@@ -98,26 +98,27 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    from agents.registry import FIELD_BOUNDS
     from core.games import add_game_arguments, game_from_args
+    from util.cli import int_in
 
     parser = OneLineParser(prog="python -m agents.engine.solve",
                            description="Exact values for the side to move of positions read from stdin, one move "
                            "list a line in the game's notation (empty line: the initial position).")
     add_game_arguments(parser, default=None)
     parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
-    parser.add_argument("--tt-bits", type=positive_int, default=22, help="table of about 2**N entries (default 22)")
-    parser.add_argument("--max-plies", type=positive_int, default=256, help="longest line followed (default 256)")
+    parser.add_argument("--tt-bits", type=int_in(*FIELD_BOUNDS["tt_bits"]), default=22,
+                        help="table of about 2**N entries (default 22; at most 26: 1.5 GiB)")
+    parser.add_argument("--max-plies", type=int_in(*FIELD_BOUNDS["max_plies"]), default=256, help="longest line followed (default 256)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
     parser.add_argument("--tree", metavar="FILE", help="write the explored tree (.json, .svg with Graphviz, else DOT)")
-    parser.add_argument("--tree-depth", type=int, default=3, help="depth of the tree export (default 3)")
+    parser.add_argument("--tree-depth", type=int_in(0, 12), default=3, help="depth of the tree export (default 3)")
     parser.add_argument("--tree-method", choices=("alphabeta", "minimax"), default="alphabeta", help="tree search")
-    parser.add_argument("--tree-cap", type=positive_int, default=2000, help="most nodes in the tree (default 2000)")
+    parser.add_argument("--tree-cap", type=int_in(1, 1_000_000), default=2000, help="most nodes in the tree (default 2000)")
     parser.add_argument("--timing", action="store_true", help="append nodes and seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     game = game_from_args(parser, args)
-    if args.tree_depth < 0:
-        parser.error("--tree-depth must be >= 0")
     if args.tree and args.tree.endswith(".svg"):
         from agents.engine.tree import dot_available
 
@@ -131,6 +132,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (KeyboardInterrupt, Interrupted) as exc:
         print("interrupted", file=sys.stderr)
         return exit_code(exc)
+    except ValueError as exc:  # a game the exact solver cannot hold (its outcomes' range)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

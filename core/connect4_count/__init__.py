@@ -7,6 +7,7 @@ stones counts a point (rules and state in :mod:`core.connect4_count.kernels`). A
 from __future__ import annotations
 
 from core.connectx import bitboard as bb
+from core.connectx.shape import MAX_COLUMNS, MAX_ROWS
 from core.connect4_count import kernels as K
 from core.game import Game, State, Symmetry
 
@@ -47,9 +48,9 @@ class Connect4Count(Game):
     kernels = "core.connect4_count.kernels"
     heuristics = "heuristics.connect4_count"
     PARAMS = {
-        "rows": (int, 6, "board rows (>= 1)"),
-        "columns": (int, 7, "board columns (>= 1)"),
-        "inarow": (int, 4, "cells in a line that scores (2 .. max(rows, columns))"),
+        "rows": (int, 6, "board rows", (1, MAX_ROWS)),
+        "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
+        "inarow": (int, 4, "cells in a line that scores (2 .. max(rows, columns))", (2, max(MAX_ROWS, MAX_COLUMNS))),
     }
 
     def __init__(self, **params) -> None:
@@ -82,7 +83,7 @@ class Connect4Count(Game):
 
     def string_to_action(self, state: State, text: str) -> int:
         t = str(text).strip()
-        if not t.isdigit() or not 1 <= int(t) <= self.columns:
+        if not (t.isascii() and t.isdigit() and len(t) <= 3) or not 1 <= int(t) <= self.columns:
             raise ValueError(f"{text!r} is not a column: write a number from 1 to {self.columns}")
         col = int(t) - 1
         if state is not None and not bb.can_play(state.words[1], self.rows, col):

@@ -10,7 +10,7 @@ from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
 from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 from core.connectx.position import Position
-from core.connectx.shape import Shape
+from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, Shape
 
 
 def gravity_grid(words: tuple, rows: int, columns: int) -> list[list[str]]:
@@ -53,9 +53,9 @@ class ConnectX(Game):
     heuristics = "heuristics.connectx.engine"
     click_whole_column = True
     PARAMS = {
-        "rows": (int, 6, "board rows"),
-        "columns": (int, 7, "board columns"),
-        "inarow": (int, 4, "stones in a line to win"),
+        "rows": (int, 6, "board rows", (1, MAX_ROWS)),
+        "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
+        "inarow": (int, 4, "stones in a line to win (at most max(rows, columns))", (1, max(MAX_ROWS, MAX_COLUMNS))),
     }
 
     def validate(self) -> None:
@@ -77,7 +77,7 @@ class ConnectX(Game):
 
     def string_to_action(self, state: State, text: str) -> int:
         t = text.strip()
-        if not t.isdigit() or not 1 <= int(t) <= self.shape.columns:
+        if not (t.isascii() and t.isdigit() and len(t) <= 3) or not 1 <= int(t) <= self.shape.columns:
             raise ValueError(f"{text!r} is not a column: write a number from 1 to {self.shape.columns}")
         return int(t) - 1
 

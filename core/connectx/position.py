@@ -40,7 +40,7 @@ class Position:
         """
         if isinstance(moves, str):
             text = moves.strip()
-            if not text.isdigit() and text != "":
+            if not (text.isascii() and text.isdigit()) and text != "":
                 raise ValueError(f"move string {moves!r} must hold only column digits 1-{min(shape.columns, 9)}")
             if shape.columns > 9:
                 raise ValueError("Pons' digit notation needs at most 9 columns; pass a list of ints instead")

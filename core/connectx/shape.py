@@ -5,6 +5,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.connectx import bitboard
+from util.bounds import as_int
+
+MAX_ROWS = 32
+MAX_COLUMNS = 32
+"""The largest board (1,056 bits with the sentinels): past 63 bits only the plain path runs,
+every operation on Python ints of that size; 100,000 columns would take hours a move."""
 
 
 @dataclass(frozen=True)
@@ -20,8 +26,7 @@ class Shape:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be an int, got {value!r}")
-            if value < 1:
-                raise ValueError(f"{name} must be at least 1, got {value}")
+            as_int(value, name, 1, {"rows": MAX_ROWS, "columns": MAX_COLUMNS}.get(name))
         if self.inarow > max(self.rows, self.columns):
             raise ValueError(
                 f"inarow={self.inarow} is larger than the board ({self.rows} rows x {self.columns} columns):"
@@ -64,10 +69,9 @@ class Shape:
     def parse(cls, text: str) -> "Shape":
         """``"6x7x4"`` -> ``Shape(6, 7, 4)``; ValueError saying what is wrong otherwise."""
         parts = str(text).strip().lower().split("x")
-        try:
-            rows, columns, inarow = (int(p) for p in parts)
-        except ValueError:
-            raise ValueError(f"shape {text!r} must be ROWSxCOLUMNSxINAROW such as 6x7x4") from None
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts):
+            raise ValueError(f"shape {text!r} must be ROWSxCOLUMNSxINAROW such as 6x7x4")
+        rows, columns, inarow = (int(p) for p in parts)
         return cls(rows, columns, inarow)
 
     def __str__(self) -> str:

@@ -79,7 +79,7 @@ class Einstein(Game):
         for a in legal:
             if self.action_to_string(state, a).lower() == t.lower():
                 return a
-        if t.isdigit() and int(t) in legal:
+        if t.isascii() and t.isdigit() and len(t) <= 4 and int(t) in legal:
             return int(t)
         examples = ", ".join(self.action_to_string(state, a) for a in legal[:3])
         raise ValueError(f"{text!r} is not a legal action here; write one like {examples}")

@@ -112,8 +112,8 @@ class Quantik(Game):
     num_actions = 64
     kernels = "core.quantik.kernels"
     PARAMS = {
-        "first": (int, 0, "the player who moves first (0 or 1)"),
-        "canonical": (int, 1, "1: transposition keys are canonical under the 6,144 symmetries; 0: exact states"),
+        "first": (int, 0, "the player who moves first (0 or 1)", (0, 1)),
+        "canonical": (int, 1, "1: transposition keys are canonical under the 6,144 symmetries; 0: exact states", (0, 1)),
     }
 
     def validate(self) -> None:

@@ -27,8 +27,9 @@ class Quixo(Game):
     kernels = "core.quixo.kernels"
     heuristics = "heuristics.quixo"
     PARAMS = {
-        "size": (int, 5, "board side n (3, 4 or 5); a line is n long"),
-        "max_plies": (int, 200, "ply cap: the game is a draw after this many plies (0: no cap; play can cycle)"),
+        "size": (int, 5, "board side n (3, 4 or 5); a line is n long", (3, 5)),
+        "max_plies": (int, 200, "ply cap: the game is a draw after this many plies (0: no cap; play can cycle)",
+                      (0, 1_000_000)),
     }
 
     def validate(self) -> None:

@@ -11,10 +11,12 @@ from typing import Any
 from agents.registry import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import Shape
+from util.bounds import as_float, as_int
 
 # MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, simulations until the
 # move's deadline (MCTSBot's own ``max_wall_clock_time``), for strength at equal time.
 PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True, "timed": False}
+BOUNDS = {"sims": (1, 10_000_000), "uct_c": (0.0, 1e6), "rollouts": (1, 10_000)}  # a move's work stays finite
 
 
 def resolve_params(params: dict[str, str]) -> tuple:
@@ -27,11 +29,16 @@ def resolve_params(params: dict[str, str]) -> tuple:
     for key, text in params.items():
         if key not in PARAMS:
             raise SpecError(f"openspiel_mcts has no parameter {key!r}; valid parameters: {', '.join(PARAMS)}")
-        kind = type(PARAMS[key])
+        kind, label = type(PARAMS[key]), f"parameter {key} of openspiel_mcts"
         try:
-            values[key] = (text.lower() in ("1", "true", "yes")) if kind is bool else kind(text)
-        except ValueError:
-            raise SpecError(f"parameter {key}={text!r} of openspiel_mcts must be a {kind.__name__}") from None
+            if kind is bool:
+                values[key] = text.lower() in ("1", "true", "yes")
+            elif kind is int:
+                values[key] = as_int(text, label, *BOUNDS[key])
+            else:
+                values[key] = as_float(text, label, *BOUNDS[key])
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
     text = "openspiel_mcts" + (":" + ",".join(f"{k}={values[k]}" for k in sorted(values)) if values else "")
     version = f"open_spiel=={getattr(pyspiel, '__version__', 'unknown')}"
     return text, "openspiel", "openspiel_mcts", tuple(sorted(values.items())), version

@@ -24,8 +24,10 @@ from core.games import add_game_arguments
 from util.arena import openings, players
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
+from util.cli import SEED, OneLineParser, int_in, seconds_in
 
 HUMAN = "human"
+MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)
 
 
 def describe(info: dict[str, Any], state: State | None = None) -> str:
@@ -187,7 +189,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m util.arena.play", description=__doc__.split("\n\n")[0],
+    p = OneLineParser(prog="python -m util.arena.play", description=__doc__.split("\n\n")[0],
                                 epilog="Commands at the prompt: an action (ConnectX: a column number), u (undo), q (quit). "
                                        "Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows "
                                        "the games and their parameters; other games play the engine agents, e.g. "
@@ -195,23 +197,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
     add_game_arguments(p, default="connectx")
     p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
-    p.add_argument("--time", type=float, default=1.0, help="seconds per agent move (default 1.0)")
+    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per agent move (default 1.0)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
-    p.add_argument("--seed", type=int, default=0, help="seed for the agent's randomness and the dice (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed for the agent's randomness and the dice (default 0)")
     p.add_argument("--tree", metavar="FILE", default=None,
                    help="before each agent move, write the tree a depth-limited alpha-beta explores from that position "
                         "(.json, .svg with Graphviz, else Graphviz DOT; FILE-2, FILE-3... for later moves)")
-    p.add_argument("--tree-depth", type=int, default=2, help="depth of --tree (default 2; the tree is capped in size)")
+    p.add_argument("--tree-depth", type=int_in(1, MAX_TREE_DEPTH), default=2, help="depth of --tree (default 2; the tree is capped in size)")
     return p
 
 
 def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.time <= 0:
-            raise UsageError("--time must be positive (seconds per move)")
-        if args.tree_depth < 1:
-            raise UsageError("--tree-depth must be at least 1")
         if args.tree:
             folder = os.path.dirname(os.path.abspath(args.tree))
             if not os.path.isdir(folder) or not os.access(folder, os.W_OK):

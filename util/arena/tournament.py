@@ -42,7 +42,7 @@ from core.games import add_game_arguments
 from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, openings, players, sprt
-from util.cli import OneLineParser, exit_code, raise_if_signalled, stop_on_signals
+from util.cli import MAX_ID, SEED, OneLineParser, exit_code, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
 
@@ -173,6 +173,11 @@ def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | 
     return "\n".join(lines)
 
 
+MAX_GAMES = 1_000_000  # games per pairing
+MAX_WORKERS = 256
+MAX_OPENING_PLIES = 40  # random opening plies (a longer random start is not an opening)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.tournament", description=__doc__.split("\n\n")[0],
                       epilog="Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows the games and "
@@ -183,12 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "(stops when the test decides; --games is the most it plays). Other games: engine agents "
                              "(agents.engine.registry), e.g. --game tictactoe --agents random,alphabeta:max_depth=4.")
     p.add_argument("--agents", help="comma-separated agent specs (see below)")
-    p.add_argument("--games", type=int, default=10, help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
+    p.add_argument("--games", type=int_in(1, MAX_GAMES), default=10, help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
-    p.add_argument("--time", type=float, default=1.0, help="seconds per move (default 1.0; Kaggle gives 2)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (default: CPU count; 1 = in this process)")
+    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per move (default 1.0; Kaggle gives 2)")
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(MAX_WORKERS, os.cpu_count() or 1), help="parallel games (default: CPU count; 1 = in this process)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB}); several runners may share one")
-    p.add_argument("--seed", type=int, default=0, help="seeds every game's randomness (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="seeds every game's randomness (default 0)")
     p.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
                    help="two agents only: play game pairs until the sequential probability ratio test accepts H0 "
                         "(the first agent is not elo1 stronger) or H1 (it is), or --games run out; add model=normalized for normalized Elo")
@@ -198,11 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray; default: a fresh local instance)")
     p.add_argument("--engine", choices=match.ENGINES, default="direct", help="direct loop (fast, default) or kaggle-environments (full fidelity)")
     add_game_arguments(p, default="connectx", note="with --report: only this game")
-    p.add_argument("--opening-plies", type=int, default=None, metavar="N",
+    p.add_argument("--opening-plies", type=int_in(0, MAX_OPENING_PLIES), default=None, metavar="N",
                    help="games other than ConnectX: random opening plies, each opening played twice with seats swapped "
                         f"(default {openings.DEFAULT_PLIES}, 0 for games with chance); ConnectX plays its opening suite")
     p.add_argument("--plot", metavar="DIR", help="write ratings.png and crosstable.png into DIR")
-    p.add_argument("--replay", metavar="GAME_ID", type=int, nargs="+", help="write an HTML replay of these stored games (with --out) and exit")
+    p.add_argument("--replay", metavar="GAME_ID", type=int_in(1, MAX_ID), nargs="+", help="write an HTML replay of these stored games (with --out) and exit")
     p.add_argument("--out", default="results/replays", help="folder for --replay files (default results/replays)")
     p.add_argument("--report", action="store_true", help="print the ratings of the latest run in the store (or --tag's) and exit")
     p.add_argument("--all", action="store_true", help="with --report: pool every game in the store, all runs together")
@@ -498,6 +503,10 @@ def _main(args: argparse.Namespace) -> int:
             raise UsageError("--time must be positive (seconds per move)")
         if args.all and not args.report:
             raise UsageError("--all goes with --report")
+        if args.replay:
+            check_folder(Path(args.out), "--out")
+        if args.plot:
+            check_folder(Path(args.plot), "--plot")
         reading = bool(args.report or args.replay)
         with Store(args.db, create=not reading) as store:
             if args.replay:
@@ -515,6 +524,17 @@ def _main(args: argparse.Namespace) -> int:
     except (UsageError, SpecError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a plot or a replay that cannot be written after all (a full disk)
+        print(f"error: cannot write {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def check_folder(path: Path, flag: str) -> None:
+    """Make sure files can be written into folder ``path`` (made if missing) before any work:
+    a plot after an hour of games must not fail on the folder."""
+    why = unwritable(path, folder=True)
+    if why:
+        raise UsageError(f"{flag} {why}; give a writable folder")
 
 
 if __name__ == "__main__":

@@ -43,11 +43,15 @@ from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, players, sprt
 from util.atomic import write_text
-from util.cli import OneLineParser, exit_code, stop_on_signals
-from util.arena.tournament import UsageError, parse_game_args
+from util.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, stop_on_signals, unwritable
+from util.arena.tournament import MAX_GAMES, MAX_WORKERS, UsageError, parse_game_args
+from util.bounds import as_float, as_int
 
 # The example in the help text (tests resolve it): keep it valid.
 EXAMPLE = {"agent": "alphabeta", "fixed": "max_depth=4", "space": "power=float:1:3", "opponents": "rules,kaggle:negamax"}
+
+
+MAX_TRIALS = 100_000
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,11 @@ def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
     """``power=float:1:3,depth=int:2:8,heuristic=cat:a|b`` -> dims; checks names against the
     agent (of ``game``, default ConnectX)."""
     valid = agent_parameters(agent, game)
-    dims = []
+    dims: list[Dim] = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         name, eq, rest = item.partition("=")
+        if any(d.name == name for d in dims):
+            raise UsageError(f"--space names {name!r} twice; give each parameter one range")
         kind, _, bounds = rest.partition(":")
         if not eq or kind not in ("float", "int", "cat"):
             raise UsageError(f"bad --space entry {item!r}: write name=float:LOW:HIGH[:log], name=int:LOW:HIGH or name=cat:A|B")
@@ -101,12 +107,15 @@ def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
             continue
         parts = bounds.split(":")
         try:
-            low, high = float(parts[0]), float(parts[1])
+            number = as_int if kind == "int" else as_float  # int:1.5:3 is no integer range
+            low, high = float(number(parts[0], "LOW")), float(number(parts[1], "HIGH"))
             log = parts[2:] == ["log"]
             if len(parts) > 3 or (len(parts) == 3 and not log) or low >= high or (log and low <= 0):
                 raise ValueError
         except (ValueError, IndexError):
-            raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH with LOW < HIGH, then optionally :log (LOW > 0)") from None
+            what = "integers" if kind == "int" else "finite numbers"
+            raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH ({what}) with LOW < HIGH, then optionally "
+                             ":log (LOW > 0)") from None
         dims.append(Dim(name, kind, low, high, log))
     if not dims:
         raise UsageError("--space is empty: give at least one name=kind:... entry")
@@ -128,15 +137,9 @@ def check_space(agent: str, fixed: dict[str, Any], dims: list[Dim], game: Game |
 
 def check_out(path: Path) -> None:
     """Fail now, not after the whole study, if the params file cannot be written there."""
-    import tempfile
-    if path.is_dir():
-        raise UsageError(f"--out {path} is a directory; give a file name such as {path / 'best.json'}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
-    except OSError as exc:
-        raise UsageError(f"--out {path} cannot be written ({exc.strerror or exc}); give a writable path") from None
+    why = unwritable(path)
+    if why:
+        raise UsageError(f"--out {why}; give a writable file such as results/tune/best.json")
 
 
 def check_storage(url: str) -> None:
@@ -223,18 +226,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
     p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.arena.tournament")
-    p.add_argument("--trials", type=int, default=20, help="total completed trials the study should reach (default 20)")
-    p.add_argument("--games", type=int, default=20, help="games per opponent and trial (default 20)")
-    p.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
-    p.add_argument("--workers", type=int, default=1, help="parallel games within a trial (default 1)")
+    p.add_argument("--trials", type=int_in(1, MAX_TRIALS), default=20, help="total completed trials the study should reach (default 20)")
+    p.add_argument("--games", type=int_in(1, MAX_GAMES), default=20, help="games per opponent and trial (default 20)")
+    p.add_argument("--time", type=seconds_in(), default=0.5, help="seconds per move (default 0.5)")
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=1, help="parallel games within a trial (default 1)")
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="process pool (default) or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument("--storage", default="sqlite:///results/tune.sqlite", help="Optuna storage URL (default sqlite:///results/tune.sqlite)")
     p.add_argument("--study", default=None, help="study name (default: built from agent, space, fixed, opponents, games, time)")
     add_game_arguments(p, default="connectx")
-    p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the games (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="seeds the sampler and the games (default 0)")
     p.add_argument("--out", default=None, help="best parameters JSON (default results/tune/<study>.json)")
-    p.add_argument("--confirm", type=int, default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
+    p.add_argument("--confirm", type=int_in(0, MAX_GAMES), default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
     p.add_argument("--confirm-sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05", default=None,
                    help="make the confirmation a game-pair SPRT that stops when it decides (--confirm GAMES at most)")
     return p
@@ -298,7 +301,10 @@ def _main(args: argparse.Namespace) -> int:
         check_out(out)
         check_storage(args.storage)
         if args.storage.startswith("sqlite:///"):
-            Path(args.storage[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(args.storage[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(f"--storage {args.storage}: cannot make its folder ({exc.strerror or exc})") from None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         for handler in logging.getLogger("optuna").handlers:
             handler.addFilter(_NoInterruptTraceback())

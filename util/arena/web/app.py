@@ -1,31 +1,84 @@
 """The Flask application: JSON API under ``/api`` and the static pages (no build step).
 
 Errors: a request the API or the rules do not allow gets a 4xx and ``{"error": message}``;
-an agent that fails gets a 502 with the reason. Nothing a client sends can make a 500.
+an agent that fails gets a 502 with the reason. Nothing a client sends can make a 500 (a bug
+that does is logged with its traceback and answered with a JSON 500 without it).
+
+Limits (checked before any work): a body of at most :data:`MAX_BODY` bytes nested at most
+:data:`MAX_DEPTH` deep; games' parameters within their declared bounds; agents' parameters
+within the server's bounds and naming no file (:func:`util.arena.web.sessions.make_agent`);
+thinking time at most :data:`util.arena.web.sessions.MAX_TIME` a request.
 """
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
+import threading
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
 
 from agents.engine import registry
 from core import games as game_registry
-from core.game import Game
+from core.game import Game, param_bounds
 from util.arena.web.render import frame, move_texts, play_texts
 from util.arena.web.sessions import RequestError, Session, SessionStore, _time
+from util.bounds import as_int
+
+LOG = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
+MAX_BODY = 64 * 1024  # bytes a request's body may have
+MAX_DEPTH = 16  # nesting a request's JSON may have (the API's deepest is 2)
+MAX_THINKING = 4  # agents' searches (moves, analyses) running at once: the server's other threads stay free
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest (brackets in strings not counted),
+    found without parsing: a parser recurses once a level."""
+    depth = top = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif ch in "]}":
+            depth -= 1
+    return top
 
 
 def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     """The app; ``db`` is the tournament store the dashboard reads (None: the default path)."""
     app = Flask(__name__, static_folder=None)
     app.config["DB"] = db
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.sort_keys = False  # keep the order of grids and tables
     store = SessionStore(capacity)
+    thinking = threading.BoundedSemaphore(MAX_THINKING)
+
+    @contextlib.contextmanager
+    def search_slot():
+        """One of :data:`MAX_THINKING` places for a search, or a 429 at once: slow searches
+        never take every thread, so other requests are served."""
+        if not thinking.acquire(blocking=False):
+            raise RequestError(f"{MAX_THINKING} searches are running: try again in a few seconds", 429)
+        try:
+            yield
+        finally:
+            thinking.release()
 
     @app.errorhandler(RequestError)
     def _request_error(exc: RequestError):
@@ -39,15 +92,19 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     def _bad_method(exc: Any):
         return jsonify(error=f"{request.method} is not allowed on {request.path}"), 405
 
-    def body() -> dict:
-        data = request.get_json(silent=True)
-        if data is None:
-            if request.data:
-                raise RequestError("the request body is not valid JSON")
-            return {}
-        if not isinstance(data, dict):
-            raise RequestError("the request body must be a JSON object")
-        return data
+    @app.errorhandler(413)
+    def _too_large(exc: Any):
+        return jsonify(error=f"the request body is larger than {MAX_BODY // 1024} KiB"), 413
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        return jsonify(error=exc.description or exc.name), exc.code or 500
+
+    @app.errorhandler(Exception)
+    def _bug(exc: Exception):
+        LOG.exception("request %s %s failed", request.method, request.path)
+        return jsonify(error=f"internal error ({type(exc).__name__}); the server's log has the details"), 500
+
 
     @app.get("/")
     def index():
@@ -69,7 +126,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             out.append({
                 "name": name,
                 "doc": (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else "",
-                "params": [{"name": k, "type": t.__name__, "default": d, "help": h} for k, (t, d, h) in cls.PARAMS.items()],
+                "params": [_param(k, spec) for k, spec in cls.PARAMS.items()],
                 "agents": registry.names(name),
             })
         return jsonify(games=out)
@@ -108,7 +165,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     @app.post("/api/sessions/<sid>/agent")
     def agent_move(sid: str):
         session = store.get(sid)
-        with session.lock:
+        with search_slot(), session.lock:
             session.agent_move()
             return jsonify(view(session))
 
@@ -132,7 +189,9 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
             raise RequestError("the game is over: nothing to analyse", 409)
         if state.is_chance_node():
             raise RequestError("a chance event comes next: nothing to choose", 409)
-        info, action = session.analyse(spec, state, t)
+        with search_slot():
+            info, action = session.analyse(spec, state, t)
+        store.trim()  # the session may keep this analyst: its tables count
         info["agent"] = spec
         info["action"] = int(action)
         info["action_text"] = state.action_to_string(int(action))
@@ -166,6 +225,26 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     return app
 
 
+def body() -> dict:
+    """The request's JSON object ({} when there is no body); a 400 saying what is wrong else."""
+    raw = request.get_data(cache=True)
+    if not raw:
+        return {}
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestError("the request body is not UTF-8 text") from None
+    if json_depth(text) > MAX_DEPTH:
+        raise RequestError(f"the request body nests deeper than {MAX_DEPTH} levels")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise RequestError("the request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise RequestError("the request body must be a JSON object")
+    return data
+
+
 def default_heuristic(game: Game) -> str | None:
     """The first heuristic the game's heuristics module lists, or None (no heuristic)."""
     if not game.heuristics:
@@ -177,14 +256,16 @@ def default_heuristic(game: Game) -> str | None:
 
 
 def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
-    raw = request.args.get(name, str(default))
     try:
-        v = int(raw)
-    except ValueError:
-        raise RequestError(f"{name} must be an integer from {lo} to {hi}, got {raw!r}") from None
-    if not lo <= v <= hi:
-        raise RequestError(f"{name} must be from {lo} to {hi}, got {v}")
-    return v
+        return as_int(request.args.get(name, str(default)), name, lo, hi)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
+
+
+def _param(name: str, spec: tuple) -> dict:
+    """A game parameter as the page lists it: name, type, default, help, and its bounds."""
+    lo, hi = param_bounds(spec) or (None, None)
+    return {"name": name, "type": spec[0].__name__, "default": spec[1], "help": spec[2], "min": lo, "max": hi}
 
 
 def make_game(name: Any, params: Any) -> Game:

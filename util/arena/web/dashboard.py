@@ -19,9 +19,20 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 
 from util.arena.web.sessions import RequestError
+from util.bounds import as_float, as_int
 
 ROOT = Path(__file__).resolve().parents[3]
 MAX_MATCH_GAMES = 40  # games a match started from the page may have
+MAX_RUNNING_MATCHES = 2  # matches started from the page that may run at once (each is a process)
+MAX_ID = (1 << 63) - 1  # SQLite's largest integer: a store's ids are from 1 to this
+
+
+def _id(raw: Any, what: str) -> int:
+    """A store id from a request: an integer from 1 to :data:`MAX_ID`, else a 400."""
+    try:
+        return as_int(raw, what, 1, MAX_ID)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
 
 
 def _db_path() -> Path:
@@ -59,6 +70,17 @@ def _shape(text: str | None):
         raise RequestError(f"bad shape {text!r}: {exc}") from None
 
 
+def _stored_game(spec: str):
+    """The game of a stored game's spec; a 422 when this version refuses it (a board beyond
+    today's bounds, a game no longer known)."""
+    from core.games import parse_game
+
+    try:
+        return parse_game(spec)
+    except ValueError as exc:
+        raise RequestError(f"the stored game {spec[:80]!r} cannot be shown: {exc}", 422) from None
+
+
 def _which(store: Any, runs: list[int] | None):
     """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
     run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
@@ -68,9 +90,7 @@ def _which(store: Any, runs: list[int] | None):
     for g in store.games(runs=runs):
         latest = g
     if latest is not None and latest.game:
-        from core.games import parse_game
-
-        return parse_game(latest.game)
+        return _stored_game(latest.game)
     return _shape(None)
 
 
@@ -80,9 +100,9 @@ def _run_arg(store: Any) -> list[int] | None:
         runs = store.runs()
         return [runs[0][0]] if runs and raw != "all" else None
     try:
-        return [int(raw)]
+        return [as_int(raw, "run", 1, MAX_ID)]
     except ValueError:
-        raise RequestError(f"run must be a run id or 'all', got {raw!r}") from None
+        raise RequestError(f"run must be a run id (1 to {MAX_ID}) or 'all', got {raw[:40]!r}") from None
 
 
 _MATCHES = "connectx_matches"  # app.extensions key: the matches this app started, and their lock
@@ -160,17 +180,17 @@ def register(app: Flask) -> None:
                                "plies": len(g.moves), "winner": g.winner, "termination": g.termination}
                               for g in rows[-500:]])
 
-    @app.get("/api/db/games/<int:game_id>")
-    def game(game_id: int):
-        from core.games import parse_game
+    @app.get("/api/db/games/<game_id>")
+    def game(game_id: str):
         from util.arena import tournament
 
+        game_id = _id(game_id, "game id")
         with _open() as store:
             g = store.game(game_id)
             if g is None:
                 raise RequestError(f"no game {game_id} in the store", 404)
             names = tournament.labels(store, [g.first, g.second])
-        cx = parse_game(g.game)  # any game: its spec is stored with it
+        cx = _stored_game(g.game)  # any game: its spec is stored with it
         from util.arena.web.render import frame
 
         states = [cx.initial()]
@@ -188,11 +208,12 @@ def register(app: Flask) -> None:
 
     @app.post("/api/db/matches")
     def start_match():
-        from agents.registry import SpecError
+        from agents.registry import SpecError, check_server_params, parse_spec
         from util.arena import players
+        from util.arena.web.app import body
 
-        data = request.get_json(silent=True)
-        if not isinstance(data, dict):
+        data = body()
+        if not data:
             raise RequestError('send a JSON object: {"agents": ["a", "b"], "games": 10, "time": 0.1}')
         agents = data.get("agents")
         if not isinstance(agents, list) or len(agents) != 2 or not all(isinstance(a, str) and a for a in agents):
@@ -201,20 +222,25 @@ def register(app: Flask) -> None:
             if spec.endswith(".py") or "/" in spec:
                 raise RequestError("agent files cannot be started from the page: use the command line")
             try:
+                name, params = parse_spec(spec)
+                check_server_params(name, params)
                 players.resolve(spec)
             except SpecError as exc:
                 raise RequestError(str(exc)) from None
-        games = data.get("games", 10)
-        t = data.get("time", 0.1)
-        if not isinstance(games, int) or isinstance(games, bool) or not 2 <= games <= MAX_MATCH_GAMES:
-            raise RequestError(f"games must be an integer from 2 to {MAX_MATCH_GAMES}")
-        if not isinstance(t, (int, float)) or isinstance(t, bool) or not 0.01 <= t <= 2:
-            raise RequestError("time must be from 0.01 to 2 seconds a move")
+        try:
+            games = as_int(data.get("games", 10), "games", 2, MAX_MATCH_GAMES)
+            t = as_float(data.get("time", 0.1), "time (seconds a move)", 0.01, 2.0)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
         tag = "web-" + secrets.token_hex(6)
         cmd = [sys.executable, "-m", "util.arena.tournament", "--agents", ",".join(agents), "--games", str(games),
                "--time", str(t), "--workers", "1", "--db", str(_db_path()), "--tag", tag, "--quiet"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        with matches_lock:
+        with matches_lock:  # counted and started under one lock: two requests cannot both pass the cap
+            running = sum(1 for m in matches.values() if m["proc"].poll() is None)
+            if running >= MAX_RUNNING_MATCHES:
+                raise RequestError(f"{running} matches are running (at most {MAX_RUNNING_MATCHES} at once): "
+                                   "wait for one to finish", 429)
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             matches[tag] = {"proc": proc, "total": games, "db": str(_db_path())}
         return jsonify(id=tag, total=games), 202
 

@@ -15,8 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents import registry as agent_registry
 from agents.engine import registry
 from core.game import Game, State
+from util.bounds import as_float, shown
 
 
 class RequestError(ValueError):
@@ -29,16 +31,23 @@ class RequestError(ValueError):
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
 MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
+MEMORY = 3 << 30  # bytes the sessions' agents' tables may hold together (registry.table_bytes); the oldest go beyond
 
 
 def _time(value: Any, name: str = "time") -> float:
     try:
-        t = float(value)
-    except (TypeError, ValueError):
-        raise RequestError(f"{name} must be a number of seconds, got {value!r}") from None
-    if not 0.01 <= t <= MAX_TIME:
-        raise RequestError(f"{name} must be between 0.01 and {MAX_TIME:g} seconds, got {t:g}")
-    return t
+        return as_float(value, f"{name} (seconds)", 0.01, MAX_TIME)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
+
+
+def make_agent(spec: str, game: Game) -> Any:
+    """The agent of ``spec`` for ``game`` as a request may have it: no parameter naming a file,
+    tables within the server's bounds (:func:`agents.registry.convert_params`); else a 400."""
+    try:
+        return registry.make(spec, game, server=True)
+    except ValueError as exc:  # SpecError is a ValueError
+        raise RequestError(str(exc)) from None
 
 
 @dataclass
@@ -88,7 +97,7 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise RequestError(f"action must be an integer or the game's text for one, got {action!r}")
         if action not in s.legal_actions():
-            raise RequestError(f"action {action} is not legal here; legal: {s.legal_actions()}", 422)
+            raise RequestError(f"action {shown(action)} is not legal here; legal: {s.legal_text()}", 422)
         self.states.append(s.apply(action))
         self.infos.append({})
         self.roll()
@@ -120,10 +129,7 @@ class Session:
         with self.analysis_lock:
             agent = self.analysts.pop(spec, None)
             if agent is None:
-                try:
-                    agent = registry.make(spec, self.game)
-                except ValueError as exc:
-                    raise RequestError(str(exc)) from None
+                agent = make_agent(spec, self.game)
             self.analysts[spec] = agent
             while len(self.analysts) > MAX_ANALYSTS:
                 self.analysts.popitem(last=False)
@@ -158,19 +164,21 @@ def analysis_of(agent: Any, state: State, seconds: float) -> dict:
 
 
 class SessionStore:
-    def __init__(self, capacity: int = 200) -> None:
+    """At most ``capacity`` sessions whose agents' tables take at most ``memory`` bytes
+    together (an upper estimate, :func:`agents.registry.table_bytes`): the least recently used
+    go first, so a big table does not stay for ever after its request."""
+
+    def __init__(self, capacity: int = 200, memory: int = MEMORY) -> None:
         self.capacity = capacity
+        self.memory = memory
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
     def create(self, game: Game, agent_spec: str, time_per_move: Any, human: Any) -> Session:
         t = _time(time_per_move)
-        if human not in (0, 1, "0", "1"):
+        if isinstance(human, bool) or human not in (0, 1, "0", "1"):
             raise RequestError(f"human must be 0 (you move first) or 1 (the agent moves first), got {human!r}")
-        try:
-            agent = registry.make(agent_spec, game)
-        except ValueError as exc:  # SpecError is a ValueError
-            raise RequestError(str(exc)) from None
+        agent = make_agent(agent_spec, game)
         session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, 0, [game.initial()], [{}])
         session.roll()
         # ``human`` is a seat: 0 moves first, 1 second; which player moves first is the game's
@@ -179,9 +187,22 @@ class SessionStore:
         session.human = first if int(human) == 0 else 1 - first
         with self._lock:
             self._sessions[session.id] = session
-            while len(self._sessions) > self.capacity:
-                self._sessions.popitem(last=False)
+        self.trim()
         return session
+
+    def trim(self) -> None:
+        """Drop the least recently used sessions while there are too many or their tables (the
+        agent's and the analysts') take more than ``memory``: after a session is made and after
+        an analysis adds an analyst."""
+        with self._lock:
+            while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and self.table_bytes() > self.memory):
+                self._sessions.popitem(last=False)
+
+    def table_bytes(self) -> int:
+        return sum(agent_registry.table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))
+
+    def __len__(self) -> int:
+        return len(self._sessions)
 
     def get(self, sid: str) -> Session:
         with self._lock:
