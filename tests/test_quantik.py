@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agents.engine import perft
 from core.game import parse_line, play_line
 from core.games import make_game
-from core.quantik import BOARD_MAPS, SHAPE_PERMS, image
+from core.quantik import BOARD_MAPS, SHAPE_PERMS, image, map_plane, symmetry_tables
 from core.quantik import kernels as K
 from agents.engine.quantik_strategy import PAIR
 from tests.reference_quantik import RefQuantik, lines
@@ -178,6 +178,31 @@ def test_symmetries_form_the_group_and_map_actions_consistently(game):
             a = rng.choice(s.legal_actions())
             assert game.new_state(sym.state(s.apply(a).words)).words == img.apply(sym.action(a)).words
             assert img.is_terminal() == s.is_terminal()
+
+
+def test_symmetry_tables_equal_a_construction_from_the_board_maps(game):
+    """The vectorised tables of ``g`` against the definition: each board map moves the cells
+    one by one (no nibbles, no byte halves, no bit packing), over all 65,536 planes."""
+    tables = symmetry_tables()
+    assert list(game.g[K.TABLES:]) == list(tables) and all(type(x) is int for x in tables)  # plain path: ints
+    nib = [map_plane(v << (4 * row), m) for m in BOARD_MAPS for row in range(4) for v in range(16)]
+    assert list(tables[:K.TIES - K.TABLES]) == nib
+    planes = np.arange(1 << 16, dtype=np.int64)
+    images = np.zeros((K.NUM_BOARD_SYMS, 1 << 16), dtype=np.int64)
+    for b, m in enumerate(BOARD_MAPS):
+        for cell in range(16):
+            images[b] |= ((planes >> cell) & 1) << m[cell]
+    least = images == images.min(axis=0)
+    ties = np.array(tables[K.TIES - K.TABLES:], dtype=np.int64).reshape(1 << 16, 3)
+    for b in range(K.NUM_BOARD_SYMS):
+        j, bit = divmod(b, K.TIE_BITS)
+        assert np.array_equal((ties[:, j] >> bit) & 1 == 1, least[b]), b
+    assert not (ties[:, :2] >> K.TIE_BITS).any() and not (ties[:, 2] >> (128 - 2 * K.TIE_BITS)).any()
+    assert least[:, 0].all() and least.sum(axis=0).min() >= 1  # the empty plane: every map is least
+    for o in random.Random(8).sample(range(1 << 16), 200) + [1, 0x8000, 0xFFFF]:  # plain Python, no numpy
+        img = [map_plane(o, m) for m in BOARD_MAPS]
+        want = sum(1 << b for b in range(K.NUM_BOARD_SYMS) if img[b] == min(img))
+        assert sum(int(ties[o, j]) << (K.TIE_BITS * j) for j in range(3)) == want, o
 
 
 def test_canonical_key_is_equal_on_every_image_and_is_an_image(game, ck, garr):
