@@ -102,7 +102,7 @@ def test_each_variant_loads_its_own_machine_code_in_a_later_process(toy, tmp_pat
     cache = tmp_path / "cache"
     first = probe(toy, cache)
     assert first["out"] == RIGHT and first["misses"] == 2 and first["hits"] == 0
-    assert any(cache.glob("toypkg.search.run-*.nbc"))
+    assert any(cache.glob("*/toypkg.search.run-*.nbc"))
     # The other order: a cache keyed by file and name alone would hand `own` the first one saved.
     again = probe(toy, cache, "reverse")
     assert again["out"] == RIGHT and again["hits"] == 2 and again["misses"] == 0
@@ -117,13 +117,16 @@ def test_a_changed_callee_module_or_constant_recompiles(toy, tmp_path):
     leaves.write_text(leaves.read_text().replace("return x * 10", "return x * 100"))  # not the caller's file
     edited = probe(toy, cache)
     assert edited["out"] == {"own": 1003, "other": 1200} and edited["misses"] >= 1
+    leaves.write_text(leaves.read_text().replace("return x * 100", "return x * 10"))  # back: a second checkout's source
+    back = probe(toy, cache)  # its kernels are still there: two sources share a folder without recompiling
+    assert back["out"] == RIGHT and back["misses"] == 0 and back["hits"] == 2
 
 
 @pytest.mark.slow
 def test_a_corrupt_or_unwritable_cache_only_costs_the_compile(toy, tmp_path):
     cache = tmp_path / "cache"
     probe(toy, cache)
-    files = [p for p in cache.iterdir() if p.suffix in (".nbi", ".nbc")]
+    files = [p for p in cache.glob("*/*") if p.suffix in (".nbi", ".nbc")]
     assert files
     for i, path in enumerate(files):  # torn files, and pickles of the wrong thing
         path.write_bytes(b"\x80\x04garbage" if i % 2 else b"")
@@ -143,7 +146,7 @@ def test_two_processes_compiling_at_once_leave_a_cache_both_can_read(toy, tmp_pa
         assert finish(proc)["out"] == RIGHT
     later = probe(toy, cache)
     assert later["out"] == RIGHT and later["hits"] == 2 and later["misses"] == 0
-    assert not list(cache.glob("*.tmp.*"))  # every write renamed into place
+    assert not list(cache.glob("**/*.tmp.*"))  # every write renamed into place
 
 
 @pytest.mark.slow
@@ -152,7 +155,7 @@ def test_caching_off_writes_nothing(toy, tmp_path):
     off = probe(toy, "0", XDG_CACHE_HOME=str(xdg), NUMBA_CACHE_DIR="")
     assert off["out"] == RIGHT and off["hits"] == 0 and not xdg.exists()
     on = probe(toy, "", XDG_CACHE_HOME=str(xdg), NUMBA_CACHE_DIR="")  # the default folder
-    assert on["out"] == RIGHT and any((xdg / "connectx-toolkit" / "numba").glob("toypkg.*.nbc"))
+    assert on["out"] == RIGHT and any((xdg / "connectx-toolkit" / "numba").glob("*/toypkg.*.nbc"))
 
 
 def test_a_module_without_its_own_file_is_never_cached(tmp_path):

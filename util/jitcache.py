@@ -137,7 +137,9 @@ def constants_key(glob: dict[str, Any]) -> str:
 
 
 class _Locator(caching._CacheLocator):
-    """Our folder; our stamp; the variant key as the disambiguator in the file name."""
+    """Our folder, a subfolder per source stamp (two checkouts of different sources, or two
+    commits timed side by side, keep their kernels apart instead of overwriting each other's
+    index); the variant key as the disambiguator in the file name."""
 
     def __init__(self, folder: str, stamp: str, variant: str, py_file: str) -> None:
         self._folder, self._stamp, self._variant, self._py_file = folder, stamp, variant, py_file
@@ -155,7 +157,7 @@ class _Locator(caching._CacheLocator):
             raise OSError(f"cache folder {self._folder} is not writable")
 
     def get_cache_path(self) -> str:
-        return self._folder
+        return os.path.join(self._folder, self._stamp[:16])
 
     def get_source_stamp(self) -> str:
         return self._stamp
