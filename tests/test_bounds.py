@@ -95,6 +95,11 @@ def _cache(argv):
     return mcts_cache._main(argv)
 
 
+def _web(argv):
+    from util.arena.web import __main__ as web
+    return web.main(argv)
+
+
 def _build(argv):
     import build_submission
     return build_submission.main([*argv, "--no-validate"])
@@ -131,6 +136,10 @@ CASES = [
     (_cache, ["grow", "--seconds", "inf"], "--seconds: value must be a number"),
     (_build, ["--clock", "margin=1e308"], "--clock margin must be a number from 0 to 86400"),
     (_build, ["--games", "99999999999999999999"], "--games must be at least 1 and at most"),
+    # the web server's own arguments (nothing is served)
+    (_web, ["--host", "999.999.1.1"], "--host '999.999.1.1' is no address of this machine"),
+    (_web, ["--port", "0"], "--port: value must be an integer from 1 to 65535"),
+    (_web, ["--threads", "100000"], "--threads: value must be an integer from 1 to 64"),
 ]
 
 

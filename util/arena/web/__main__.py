@@ -2,9 +2,10 @@
 server (waitress), on localhost by default."""
 from __future__ import annotations
 
+import socket
 import sys
 
-from util.cli import OneLineParser, exit_code, raise_if_signalled, stop_on_signals
+from util.cli import OneLineParser, exit_code, int_in, raise_if_signalled, stop_on_signals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -12,14 +13,15 @@ def main(argv: list[str] | None = None) -> int:
                            description="Play every game against every agent in the browser, see the agent's analysis "
                                        "and search tree, and browse tournaments.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=int_in(1, 65535), default=8000, help="port, 1 to 65535 (default 8000)")
     parser.add_argument("--db", default=None, help="tournament store the dashboard reads (default results/tournament.sqlite)")
-    parser.add_argument("--threads", type=int, default=8, help="requests served at once (default 8)")
+    parser.add_argument("--threads", type=int_in(1, 64), default=8, help="requests served at once, 1 to 64 (default 8)")
     args = parser.parse_args(argv)
-    if not 0 < args.port < 65536:
-        parser.error(f"--port must be from 1 to 65535, got {args.port}")
-    if args.threads < 1:
-        parser.error("--threads must be at least 1")
+    try:  # before anything is built: waitress would raise a bare ValueError after the banner
+        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        parser.error(f"--host {args.host!r} is no address of this machine ({getattr(exc, 'strerror', None) or exc}); "
+                     "give an IP address or a name such as 127.0.0.1")
     import waitress
 
     from util.arena.web.app import create_app
@@ -34,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="agents-web")
             raise_if_signalled()
-        except OSError as exc:
-            print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); choose another --port", file=sys.stderr)
+        except (OSError, ValueError) as exc:  # ValueError: waitress's 'Invalid host/port'
+            print(f"error: cannot listen on {args.host}:{args.port} ({getattr(exc, 'strerror', None) or exc}); choose another --port", file=sys.stderr)
             return 2
         except KeyboardInterrupt as exc:
             print("stopped", file=sys.stderr)
