@@ -174,7 +174,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         try:
             state = state.apply(a)
         except ValueError:
-            raise ValueError(f"opening move {i + 1} ({a}) is illegal; legal: {state.legal_actions()}") from None
+            raise ValueError(f"opening move {i + 1} ({a}) is illegal; legal: {state.legal_text()}") from None
         moves.append(a)
     rng = random.Random(chance_seed)
     times: list[float] = []
@@ -220,7 +220,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
                 why = "full" if 0 <= action < game.num_actions else f"out of range 0..{game.num_actions - 1}"
                 message = f"column {action} is {why}"
             else:
-                message = f"action {action} is not legal here; legal: {state.legal_actions()}"
+                message = f"action {action} is not legal here; legal: {state.legal_text()}"
             return result(3 - mark, "illegal", {mark: message})
         moves.append(action)
 
