@@ -139,3 +139,31 @@ def test_sessions_open_a_position_and_refuse_a_wrong_move_list():
     assert client.get(f"/api/sessions/{sid}/frame?ply=9").status_code == 400
     bad = client.post("/api/sessions", json={"game": "tictactoe", "moves": ["b2", "b2"]})
     assert bad.status_code == 400 and "move 2" in bad.json["error"]
+
+
+def test_a_new_analyst_is_warmed_up_before_its_timed_search_and_kept(monkeypatch):
+    """Compiles and opening data are loaded outside the search's time (ConnectX MCTS's first
+    search spent its whole 0.5 s loading its cache: 0 simulations), once per analyst."""
+    from util.arena.web import sessions
+
+    calls: list[str] = []
+
+    class Agent:
+        def warm_up(self) -> float:
+            calls.append("warm")
+            return 0.0
+
+        def choose(self, state, deadline):
+            calls.append("choose")
+            return state.legal_actions()[0]
+
+        def info(self) -> dict:
+            return {}
+
+    monkeypatch.setattr(sessions, "make_agent", lambda spec, game: Agent())
+    store = sessions.SessionStore()
+    session = store.create(games.parse_game("tictactoe"), "random", 0.1, 0)
+    for _ in range(2):
+        report, action = session.analyse("anything", session.state, 0.1)
+        assert action in session.state.legal_actions()
+    assert calls == ["warm", "choose", "choose"]

@@ -47,6 +47,19 @@ class ConnectXAgent:
             return None
         return {c: float(v) for c, v in enumerate(scores) if v is not None}
 
+    def warm_up(self) -> float:
+        """The inner agent's warm-up on this game's board (numba's compile, its tables and opening
+        data), outside any move's clock; the seconds it took (0 for an agent without one)."""
+        import inspect
+        import time
+
+        fn = getattr(self.inner, "warm_up", None)
+        if not callable(fn):
+            return 0.0
+        t = time.perf_counter()
+        fn(self.game.shape) if inspect.signature(fn).parameters else fn()
+        return time.perf_counter() - t
+
     def reset(self) -> None:
         fn = getattr(self.inner, "reset", None)
         if callable(fn):
