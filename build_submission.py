@@ -43,9 +43,9 @@ if str(ROOT) not in sys.path:
 
 from agents import registry  # noqa: E402
 from util import codec  # noqa: E402
+from util.bounds import SECONDS_MAX, as_float  # noqa: E402
 from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import render  # noqa: E402
-from util.bounds import SECONDS_MAX, as_float  # noqa: E402
 from util.cli import SEED, int_in  # noqa: E402
 from util.clock import ClockPolicy  # noqa: E402
 
@@ -468,7 +468,8 @@ class _Parser(argparse.ArgumentParser):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = _Parser(prog="build_submission.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
-    p.add_argument("--agent", help="registry name (see --list), a spec such as alphabeta:max_depth=6, or package.module:Class; default: the strongest available")
+    p.add_argument("--agent", help="registry name (see --list), a spec such as alphabeta:max_depth=6, or package.module:Class; "
+                                   "default: the strongest available")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
     p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
     p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS",

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
+import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
 from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
 from heuristics.connectx.params import HEURISTIC_IDS, PARAM_NAMES, params_array
 from util.jit import CompileGate, numba_enabled
 
@@ -54,7 +54,9 @@ class DepthFirstAgent:
     order_depth: int = 2  # sort moves by threats created at nodes with at least this depth left
     tt_depth: int = 3  # use the transposition table at nodes with at least this depth left
     background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays (unless the move has a minute)
-    compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it (the compile holds the GIL, so a plain search beside it would halve both)
+    # While that thread compiles: fraction of a move's time spent waiting for it (the compile
+    # holds the GIL, so a plain search beside it would halve both).
+    compile_share: float = 0.7
     time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
     # Heuristic parameters; None keeps the heuristic's published default (heuristics.connectx.params.DEFAULTS).
     power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
@@ -142,7 +144,7 @@ class DepthFirstAgent:
         return engine
 
 
-def pons_score(value: float, shape: Shape = Shape(), ply: int = 0) -> int:
+def pons_score(value: float, shape: Shape = Shape(), ply: int = 0) -> int:  # noqa: B008 (an immutable value)
     """Pons' score of a proven search value at a position of ``ply`` stones (0 for a draw or a
     heuristic value): a win ``WIN_SCALE - p`` is won by stone ``ply + p``."""
     if abs(value) < DECISIVE:

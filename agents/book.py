@@ -34,18 +34,17 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
 
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
 from util.bounds import SECONDS_MAX, TT_SLOTS
+from util.cli import OneLineParser, exit_code, float_in, int_in, raise_if_signalled, shape_type, signal_name, stop_on_signals, unwritable
 from util.jit import keep_streams
-from util.cli import (OneLineParser, exit_code, float_in, int_in, raise_if_signalled, shape_type, signal_name, stop_on_signals,
-                      unwritable)
 
 MODES = ("weak", "strong", "given")
 SLICE_SECONDS = 0.2  # an in-process solve returns to Python this often, to see Ctrl-C and SIGTERM
@@ -69,7 +68,7 @@ class Record:
         return f"{self.moves or '-'} {self.column} {self.score} {self.nodes} {self.seconds:.3f} {self.mode}\n"
 
 
-def parse_line(text: str) -> Optional[Record]:
+def parse_line(text: str) -> Record | None:
     """A store line, or None for a malformed one (a line cut short by an interrupt)."""
     parts = text.split()
     if len(parts) != 6 or parts[5] not in MODES:
@@ -131,7 +130,7 @@ class Store:
         except ValueError:
             self.bad_lines += 1
 
-    def get(self, position: Position) -> Optional[Record]:
+    def get(self, position: Position) -> Record | None:
         return self.records.get(position.symmetric_key())
 
     def add(self, position: Position, rec: Record) -> None:
@@ -286,7 +285,7 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
     return solved
 
 
-def _jobs(todo: list[str], shape: Shape, args: argparse.Namespace, stop_at: Optional[float]) -> Iterator[tuple]:
+def _jobs(todo: list[str], shape: Shape, args: argparse.Namespace, stop_at: float | None) -> Iterator[tuple]:
     """Jobs, lazily: the process backend asks for one more as one finishes, so the time limit
     stops new jobs (Ray submits all at once: use --time-limit with the process backend)."""
     dims = (shape.rows, shape.columns, shape.inarow)
@@ -348,7 +347,7 @@ def info(store: Store, book_path: Path, out=sys.stdout) -> None:
 
 
 # --- CLI --------------------------------------------------------------------------------------
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
 
     parser = OneLineParser(prog="python -m agents.book", description="Build, pack and inspect the perfect agent's opening book.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)

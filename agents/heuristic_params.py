@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def heuristic_array(self) -> np.ndarray:
 
 HeuristicParams = dataclasses.make_dataclass(
     "HeuristicParams",
-    [(name, Optional[float], dataclasses.field(default=None)) for name in HEURISTIC_FIELDS]
+    [(name, float | None, dataclasses.field(default=None)) for name in HEURISTIC_FIELDS]
     + [("HEURISTIC_RENAMED", ClassVar[dict])],
     namespace={"HEURISTIC_RENAMED": types.MappingProxyType({}), "heuristic_array": heuristic_array,
                "__doc__": "Mixin: one optional field per heuristic parameter (heuristics.connectx.params.PARAM_NAMES)."},

@@ -47,7 +47,8 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from core.connectx.bitboard import move_bit, winning_cells
 from core.connectx.position import Position

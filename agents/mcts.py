@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
 from agents import mcts_cache
 from agents.engine import mcts as engine
 from agents.heuristic_params import HeuristicParams
@@ -30,13 +31,14 @@ from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import State
-import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
 
 LEAVES = tuple(engine.LEAVES)
 HEURISTICS = tuple(connectx_heuristics.HEURISTICS)
 PROOF = {1.0: "win", -1.0: "loss", 0.0: "draw"}
 REUSE_PLIES = 2  # the tree is kept when the new position lies this many plies (or fewer) below its root
-PLAIN_GRAFT_NODES = 2000  # cache nodes grafted on the plain path (0.15 s of pure Python here; 4,000 took 0.44 s, past a Kaggle first move's share beside the compile thread)
+# Cache nodes grafted on the plain path (0.15 s of pure Python here; 4,000 took 0.44 s, past a
+# Kaggle first move's share beside the compile thread).
+PLAIN_GRAFT_NODES = 2000
 seed_state = engine.seed_state
 
 
@@ -109,7 +111,9 @@ class TreeSearch(HeuristicParams):
     capacity: int = 2_000_000  # tree nodes (the engine's node, edges included: ~140 bytes; pages touched as the tree grows); when full, leaves are not stored
     seed: int = 0  # random seed; each new game restarts the same stream (reproducible games)
     reuse: bool = True  # keep the subtree of the position reached two plies later
-    expand: str = "prove"  # ConnectX's expand hook at new nodes: "prove" (decided positions proven, every column a child, as on the former kernel), "prune" (also no move under a threat, a forced block alone), "off"
+    # ConnectX's expand hook at new nodes: "prove" (decided positions proven, every column a child,
+    # as on the former kernel), "prune" (also no move under a threat, a forced block alone), "off".
+    expand: str = "prove"
     cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)

@@ -42,10 +42,9 @@ from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import bind, search_constants
 from util.atomic import write_bytes
-from util.jit import numba_available
 from util.bounds import SECONDS_MAX
-from util.cli import (OneLineParser, exit_code, float_in, int_in, shape_type, signal_name, signalled, signals_at_checkpoints,
-                      stop_on_signals, unwritable)
+from util.cli import OneLineParser, exit_code, float_in, int_in, shape_type, signal_name, signalled, signals_at_checkpoints, stop_on_signals, unwritable
+from util.jit import numba_available
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")

@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from agents.solver import Solver
 from agents.solver_book import Book, default_path
@@ -74,20 +74,20 @@ class PerfectAgent:
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
     book_wait_share: float = 0.8  # while compiling: fraction of a book move's time spent waiting for the compile
 
-    _book: Optional[Book] = field(default=None, init=False, repr=False)
+    _book: Book | None = field(default=None, init=False, repr=False)
     _book_ready: bool = field(default=False, init=False, repr=False)
     _book_note: str = field(default="", init=False, repr=False)
-    _shape: Optional[Shape] = field(default=None, init=False, repr=False)
-    _solver: Optional[Solver] = field(default=None, init=False, repr=False)
+    _shape: Shape | None = field(default=None, init=False, repr=False)
+    _solver: Solver | None = field(default=None, init=False, repr=False)
     _solver_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
     _search: Any = field(default=None, init=False, repr=False)
     _search_ready: Any = field(default=None, init=False, repr=False)  # threading.Event
-    _speed: Optional[Speed] = field(default=None, init=False, repr=False)  # the solver's nodes per second
+    _speed: Speed | None = field(default=None, init=False, repr=False)  # the solver's nodes per second
     _waited: float = field(default=0.0, init=False, repr=False)
-    _compile_seconds: Optional[float] = field(default=None, init=False, repr=False)
+    _compile_seconds: float | None = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
-    _hard: Optional[float] = field(default=None, init=False, repr=False)  # this move's hard deadline (set_hard_deadline)
-    _plain: Optional[Solver] = field(default=None, init=False, repr=False)  # screens moves until the solver is compiled
+    _hard: float | None = field(default=None, init=False, repr=False)  # this move's hard deadline (set_hard_deadline)
+    _plain: Solver | None = field(default=None, init=False, repr=False)  # screens moves until the solver is compiled
 
     def __post_init__(self) -> None:
         if not 0.0 < self.solver_share <= 1.0:
@@ -114,18 +114,18 @@ class PerfectAgent:
         deadline for the compile: set by the Kaggle adapter before each move from the bank."""
         self._hard = latest
 
-    def data_source(self) -> Optional[str]:
+    def data_source(self) -> str | None:
         """The file :meth:`bundle_data` reads (None with ``book="none"``), for the builder's messages."""
         if self.book == "none":
             return None
         return str(default_path(Shape()) if self.book == "auto" else Path(self.book))
 
-    def bundle_data(self) -> Optional[dict]:
+    def bundle_data(self) -> dict | None:
         """The book's packed arrays of the standard shape, for the submission (None without a book)."""
         book = self._load_book(Shape())
         return None if book is None else book.to_data()
 
-    def use_data(self, data: Optional[dict]) -> None:
+    def use_data(self, data: dict | None) -> None:
         self._book = None if data is None else Book.from_data(data)
         self._book_ready = True
         self._book_note = "embedded" if data is not None else "none (no data embedded)"
@@ -195,7 +195,7 @@ class PerfectAgent:
         return time.perf_counter() - t0
 
     # --- internals ----------------------------------------------------------------------------
-    def _prepare(self, shape: Shape, background: Optional[bool] = None) -> None:
+    def _prepare(self, shape: Shape, background: bool | None = None) -> None:
         """Create the solver for ``shape`` and start compiling (once per shape): in a thread
         when ``background`` (default: the ``background_compile`` setting)."""
         if self._shape == shape:
@@ -239,7 +239,7 @@ class PerfectAgent:
         finally:
             self._search_ready.set()
 
-    def _load_book(self, shape: Shape) -> Optional[Book]:
+    def _load_book(self, shape: Shape) -> Book | None:
         if not self._book_ready:
             self._book_ready = True
             if self.book == "none":
@@ -253,7 +253,7 @@ class PerfectAgent:
                     self._book_note = f"none ({path} missing)"
         return self._book
 
-    def _solve(self, position: Position, deadline: float) -> Optional[tuple[int, int, str, int]]:
+    def _solve(self, position: Position, deadline: float) -> tuple[int, int, str, int] | None:
         """``(column, score, how, nodes)`` from the solver, or None when it ran out of nodes."""
         solver, speed = self._solver, self._speed
         assert solver is not None and speed is not None

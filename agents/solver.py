@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from typing import Callable, Optional, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from agents.engine import exact as ek
 from agents.engine.exact import ExactSearch
@@ -24,13 +25,12 @@ from core.connectx.position import Position
 from core.connectx.search_hooks import expand as connectx_expand
 from core.connectx.shape import STANDARD, Shape
 from core.connectx.threats import win_cells
+from util.bounds import TT_SLOTS
 from util.budget import deadline_ns
+from util.cli import OneLineParser, exit_code, int_in, parse_moves, raise_if_signalled, shape_type, signal_name, stop_on_signals
 from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
-from util.bounds import TT_SLOTS
 from util.watch import INLINE_SECONDS, call_watched
-from util.cli import (OneLineParser, exit_code, int_in, parse_moves, raise_if_signalled, shape_type, signal_name,
-                      stop_on_signals)
 
 DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
@@ -45,8 +45,8 @@ class Solver:
     """Solves positions of one shape; keeps its table between calls (entries are exact bounds,
     valid whatever the path, the window or the mode)."""
 
-    def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: Optional[bool] = None,
-                 slice_seconds: Optional[float] = None, on_slice: Optional[Callable[[int], None]] = None) -> None:
+    def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: bool | None = None,
+                 slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None) -> None:
         """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
         allows it and numba is installed; False forces the plain-Python kernels.
         ``slice_seconds``: None runs each search in one kernel call in this thread (the agents'
@@ -68,7 +68,7 @@ class Solver:
         """Empty the table (only needed to measure a solve from a cold start)."""
         self.search.clear()
 
-    def _start(self, node_limit: Optional[int], deadline: Optional[float] = None) -> None:
+    def _start(self, node_limit: int | None, deadline: float | None = None) -> None:
         """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
         self.search.start(UNLIMITED if node_limit is None else node_limit, deadline_ns(deadline))
 
@@ -81,7 +81,7 @@ class Solver:
         left = self.shape.cells - position.ply
         return -(left // 2), (left + 1) // 2
 
-    def _run(self, kernel: Callable, head: tuple, node_limit: Optional[int], deadline: Optional[float]) -> int:
+    def _run(self, kernel: Callable, head: tuple, node_limit: int | None, deadline: float | None) -> int:
         """``kernel(*head)`` (a method of :attr:`search`) under ``node_limit`` and
         ``deadline``; afterwards the search's stats hold the nodes of the whole call and
         whether it aborted.
@@ -127,8 +127,8 @@ class Solver:
         if position.ply and position.last_player_won():
             raise ValueError("the game is over: the last move made a line")
 
-    def solve(self, position: Position, weak: bool = False, node_limit: Optional[int] = None,
-              deadline: Optional[float] = None) -> Optional[int]:
+    def solve(self, position: Position, weak: bool = False, node_limit: int | None = None,
+              deadline: float | None = None) -> int | None:
         """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out
         or the ``deadline`` (a ``time.perf_counter()`` time) passed."""
         self._check(position)
@@ -137,7 +137,7 @@ class Solver:
         self.nodes = self.search.nodes
         return None if self.search.aborted else int(s)
 
-    def child_scores(self, position: Position, weak: bool = False, node_limit: Optional[int] = None) -> Optional[list]:
+    def child_scores(self, position: Position, weak: bool = False, node_limit: int | None = None) -> list | None:
         """Score of each column for the side to move (None for a full column), or None on abort."""
         self._check(position)
         if position.is_full():
@@ -163,8 +163,8 @@ class Solver:
         self.nodes = nodes
         return out
 
-    def best_move(self, position: Position, node_limit: Optional[int] = None, weak: bool = False,
-                  deadline: Optional[float] = None) -> Optional[tuple[int, int]]:
+    def best_move(self, position: Position, node_limit: int | None = None, weak: bool = False,
+                  deadline: float | None = None) -> tuple[int, int] | None:
         """``(column, score)``: an optimal move and the root's score, or None on abort.
 
         Strong: the fastest win, the slowest loss, or a draw-keeping move, with the exact score.
@@ -202,7 +202,7 @@ class Solver:
                 return col, score
         raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
 
-    def screen(self, position: Position, node_limit: int, deadline: Optional[float] = None) -> list[tuple[int, int]]:
+    def screen(self, position: Position, node_limit: int, deadline: float | None = None) -> list[tuple[int, int]]:
         """Legal columns with what a small search proves about each: ``(column, value)`` where
         value is 1 (the move wins), -1 (it loses), 0 (a draw, or nothing proven within
         ``node_limit`` nodes per column), in :meth:`ordered_columns` order. Shallow traps (a
@@ -273,7 +273,7 @@ SLICE_SECONDS = 0.2
 
 
 def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_moves: bool, tt_size: int, timing: bool,
-        progress: Optional[bool] = False) -> int:
+        progress: bool | None = False) -> int:
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad).
 
     ``progress``: a tqdm line on ``err`` (positions answered, the current one's nodes);
@@ -326,7 +326,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
     return 2 if bad else 0
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     game = _game_arg(argv)
     if game is not None and game.split(":")[0] != "connectx":
@@ -378,7 +378,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             return exit_code(exc)
 
 
-def _game_arg(argv: list[str]) -> Optional[str]:
+def _game_arg(argv: list[str]) -> str | None:
     """The value of ``--game`` in ``argv`` (``--game NAME`` or ``--game=NAME``), if any."""
     for i, a in enumerate(argv):
         if a == "--game" and i + 1 < len(argv):

@@ -9,7 +9,7 @@ small in the submission and a lookup a binary search. Built by ``python -m agent
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -53,14 +53,14 @@ class Book:
         return int(self.keys.shape[0])
 
     @classmethod
-    def from_entries(cls, shape: Shape, entries: dict[int, tuple[int, int]]) -> "Book":
+    def from_entries(cls, shape: Shape, entries: dict[int, tuple[int, int]]) -> Book:
         """``entries``: symmetric key -> (move in the key's orientation, score)."""
         keys = np.array(sorted(entries), dtype=np.int64)
         moves = np.array([entries[int(k)][0] for k in keys], dtype=np.int8)
         scores = np.array([entries[int(k)][1] for k in keys], dtype=np.int8)
         return cls(shape, keys, moves, scores)
 
-    def lookup(self, position: Position) -> Optional[tuple[int, int]]:
+    def lookup(self, position: Position) -> tuple[int, int] | None:
         """``(column, score)`` for ``position`` if the book holds it, else None."""
         if position.shape != self.shape or len(self) == 0:
             return None
@@ -82,7 +82,7 @@ class Book:
         return {"shape": (s.rows, s.columns, s.inarow), "keys": self.keys, "moves": self.moves, "scores": self.scores}
 
     @classmethod
-    def from_data(cls, data: Any) -> "Book":
+    def from_data(cls, data: Any) -> Book:
         """Rebuild from :meth:`to_data`'s output, checking types and lengths (BookError)."""
         try:
             shape = Shape(*(int(x) for x in data["shape"]))
@@ -100,7 +100,7 @@ class Book:
         return cls(shape, keys, moves, scores)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Book":
+    def load(cls, path: str | Path) -> Book:
         try:
             with np.load(path, allow_pickle=False) as z:
                 return cls.from_data({k: z[k] for k in ("shape", "keys", "moves", "scores")})

@@ -13,7 +13,6 @@ ratio after / before. Which direction is better is each figure's own: a rate wan
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from typing import Optional
 
 from util.cli import OneLineParser, positive_int
 
@@ -57,7 +56,7 @@ def _eval_rate(game, jit: bool, positions: int, repeat: int) -> float:
     return len(states) / statistics.median(times)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from core.games import make_game
     from util.jit import numba_available
 

@@ -15,13 +15,13 @@ import random
 import statistics
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from core.connectx.bitboard import can_play, has_won, move_bit
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.jit import hot, kernels, numba_enabled
 from util.cli import OneLineParser, positive_int, shape_type
+from util.jit import hot, kernels, numba_enabled
 
 
 @hot
@@ -37,7 +37,7 @@ def random_games(rows: int, columns: int, inarow: int, games: int, seed: int) ->
     for _ in range(games):
         current = 0
         mask = 0
-        for ply in range(cells):
+        for _ply in range(cells):
             n_legal = 0
             for col in range(columns):
                 if can_play(mask, rows, col):

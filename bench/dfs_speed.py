@@ -22,13 +22,12 @@ import sys
 import time
 from pathlib import Path
 
+from bench.figures import emit
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD
 from heuristics.connectx.params import HEURISTIC_IDS
-from util.jit import numba_enabled
-from bench.figures import emit
 from util.cli import OneLineParser
-
+from util.jit import numba_enabled
 from util.pons import PONS  # noqa: E402
 
 

@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 0 < args.time <= 60:
         ap.error(f"--time {args.time} must be in (0, 60] seconds")
-    from core.einstein import Einstein
     from tqdm import tqdm
+
+    from core.einstein import Einstein
 
     game = Einstein()
     try:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Optional
 
 from util.cli import OneLineParser, positive_int
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    from agents.engine.solver import Solver, SolveError
+def main(argv: list[str] | None = None) -> int:
+    from agents.engine.solver import SolveError, Solver
     from bench.figures import emit
     from core.game import parse_line
     from core.games import add_game_arguments, game_from_args

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from agents.random_agent import RandomAgent
 from core.connectx.shape import STANDARD

@@ -23,9 +23,8 @@ import time
 
 from agents.mcts import MCTSAgent, _forced_move  # the agent's rule, so the filter cannot drift from it
 from bench.figures import emit
-from util.cli import OneLineParser
 from core.connectx.position import Position
-
+from util.cli import OneLineParser
 from util.pons import PONS  # noqa: E402
 
 

@@ -17,13 +17,12 @@ import sys
 import time
 from typing import Any
 
-from util.cli import OneLineParser
 from agents.registry import SpecError, make_from_spec, names
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.arena import players
 from util.arena.game import play_game
-
+from util.cli import OneLineParser
 
 # Short names of the independent opponents, as tournament specs (util.arena.players).
 OPPONENT_SPECS = {"openspiel": "openspiel_mcts:timed=1", "negamax": "kaggle:negamax"}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Optional
 
 from util.cli import OneLineParser, positive_int
 
@@ -28,7 +27,7 @@ def timed(search, state, depth: int, repeat: int) -> tuple[float, int, float]:
     return result.value, result.nodes, statistics.median(times)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from agents.engine.negamax import Search
     from core.game import parse_line
     from core.games import add_game_arguments, game_from_args

@@ -32,16 +32,16 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.solver import Solver  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
+from util.arena.players import StatelessPlayer  # noqa: E402
 from util.atomic import write_text  # noqa: E402
 from util.cli import OneLineParser  # noqa: E402
-from util.arena.players import StatelessPlayer  # noqa: E402
 
 
 class SolverCache:
@@ -49,7 +49,7 @@ class SolverCache:
     disk. ``book`` holds the values the opening book's store recorded: the perfect opponent may
     read them (its early choices), the judge never does (the file under test plays from them)."""
 
-    def __init__(self, path: Path, store: Optional[Path] = None) -> None:
+    def __init__(self, path: Path, store: Path | None = None) -> None:
         self.path = path
         self.solver = Solver(STANDARD, tt_size=1 << 24)
         data = json.loads(path.read_text()) if path.is_file() else {}
@@ -117,6 +117,12 @@ class PerfectOpponent(StatelessPlayer):
         return self.choose(Position.from_board(list(obs["board"]), STANDARD), 0.0)
 
 
+
+def _conversion(won_position: bool, outcome: str) -> str:
+    if not won_position:
+        return "never in a won position"
+    return "won position converted" if outcome == "win" else "WON POSITION NOT CONVERTED"
+
 def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int) -> dict:
     """Judge the moves of ``seat`` (1 or 2) in a finished game (see the module docstring)."""
     out = {"kept": 0, "lost": [], "unjudged": 0, "won_position": False}
@@ -153,7 +159,7 @@ def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, c
     from util.arena.game import play_game
     from util.arena.kaggle_play import play_kaggle
 
-    learned: Optional[list[int]] = None
+    learned: list[int] | None = None
     if spec == "perfect":  # learn the opponent's choices outside the clock
         me, opp = _player(path, time_per_move, seed), PerfectOpponent(cache, seed, strong_from)
         try:
@@ -161,7 +167,7 @@ def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, c
             learned = list(play_game(*players, STANDARD, time_per_move, hard_limit=3600.0).moves)
         finally:
             me.close()
-    for attempt in range(4):
+    for attempt in range(4):  # noqa: B007 (read after the loop)
         me = _player(path, time_per_move, seed)
         opp = PerfectOpponent(cache, seed, strong_from, cached_only=True) if spec == "perfect" else _player(spec, time_per_move, seed)
         try:
@@ -178,7 +184,7 @@ def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, c
     return result
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m bench.perfect_kaggle", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("file", help="the built submission file")
     parser.add_argument("--opponents", default="perfect,kaggle:negamax",
@@ -222,7 +228,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print(f"vs {spec:14} as {seat} seed {seed}: {outcome:4} ({r['termination']}) in {len(r['moves'])} plies; "
                       f"first move {times[0] if times else 0:.2f} s, max {max(times or [0]):.2f} s; judged kept "
                       f"{j['kept']}, lost {len(j['lost'])}, unjudged {j['unjudged']}; "
-                      f"{'won position converted' if j['won_position'] and outcome == 'win' else ('WON POSITION NOT CONVERTED' if j['won_position'] else 'never in a won position')}"
+                      f"{_conversion(j['won_position'], outcome)}"
                       f"{'' if r['same_as_learned'] else ' (differs from the learning game)'}; {moves}"
                       f"{'  <-- FAIL' if bad else ''}", flush=True)
                 for ply, col, before, after in j["lost"]:

@@ -19,12 +19,11 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from util.pons import PONS  # noqa: E402
 from util.cli import OneLineParser, positive_int  # noqa: E402
+from util.pons import PONS  # noqa: E402
 
 SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 _SOLVER = None  # one solver per worker process (its table is reused across positions)
@@ -66,7 +65,7 @@ def summary(name: str, total: int, done: dict) -> tuple[str, int]:
     return text, len(wrong)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m bench.pons_verify", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--set", required=True, choices=SETS, help="which Pons set")
     parser.add_argument("--log", type=Path, default=None, help="results log (default bench/logs/pons_<set>.log)")

@@ -22,8 +22,8 @@ from tqdm import tqdm  # noqa: E402
 
 from agents.engine.solver import Solver  # noqa: E402
 from core.games import make_game  # noqa: E402
-from util.cli import OneLineParser  # noqa: E402
 from util.arena.store import Store  # noqa: E402
+from util.cli import OneLineParser  # noqa: E402
 
 
 def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -35,7 +34,7 @@ def match(game, table: str, opponent: str, games: int, seed: int, seconds: float
     from util.arena.match import play
 
     me = MCLearnerAgent(game=game, table=table, fallback=fallback)
-    score, wins, draws, fallbacks = 0.0, 0, 0, 0
+    score, wins, draws = 0.0, 0, 0
     for i in range(games):
         spec = f"{opponent}:seed={seed + i}" if opponent == "random" else opponent
         other = make(spec, game)
@@ -107,10 +106,11 @@ def plot(report: dict, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    import io
+
     import matplotlib.pyplot as plt
 
     from util.atomic import write_bytes
-    import io
 
     fig, ax = plt.subplots(figsize=(6, 4))
     eps = [r["episodes"] for r in report["rows"]]

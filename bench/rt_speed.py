@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 import sys
 import time
-from typing import Optional
 
 import numpy as np
 
@@ -114,7 +113,7 @@ def engine_options(game) -> list[dict]:
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from core.reinforce_tactics import ReinforceTactics
     from util.jit import numba_available
 

@@ -19,7 +19,7 @@ from util.cli import OneLineParser, positive_int, shape_type
 TARGET = 0.95
 
 
-def run(games: int, seed: int, shape: Shape = Shape(), jit: bool = True, times: list[float] | None = None) -> tuple[int, int, int]:
+def run(games: int, seed: int, shape: Shape = Shape(), jit: bool = True, times: list[float] | None = None) -> tuple[int, int, int]:  # noqa: B008 (an immutable value)
     """Play ``games`` games; return (wins, draws, losses) of rules. Move times of the rules
     agent are appended to ``times`` when given. Numba compiles before the first game, so the
     first move is not charged for it."""

@@ -20,11 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.solver import Solver  # noqa: E402
-from core.connectx.position import Position  # noqa: E402
 from bench.figures import emit
+from core.connectx.position import Position  # noqa: E402
 from util.cli import OneLineParser
-
 from util.pons import PONS  # noqa: E402
+
 # Published mean time (s) and mean nodes of the reference C++ solver (design.md section 4).
 PUBLISHED = {
     "L3_R1": (4.6e-6, 51),
@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     fast.solve(load("L3_R1", 1)[0][0])
     print(f"solver: {mode}, table {fast.search.size:,} slots, {'weak' if args.weak else 'strong'}; first call (compile) {time.perf_counter() - t0:.1f} s")
-    print(f"{'set':6} {'n':>5} {'wrong':>5} {'mean':>10} {'median':>10} {'nodes':>11} {'pos/s':>11} {'cpu pos/s':>11} | {'pub mean':>9} {'pub nodes':>10} {'time x':>7}")
+    print(f"{'set':6} {'n':>5} {'wrong':>5} {'mean':>10} {'median':>10} {'nodes':>11} {'pos/s':>11} {'cpu pos/s':>11} | "
+          f"{'pub mean':>9} {'pub nodes':>10} {'time x':>7}")
     failed = 0
     figures = {}
     for name in sets:

@@ -63,8 +63,9 @@ than those kept); contract and default (``terminal``, ``legal``, ``order``) in
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from util import bounds as bounds_mod
 
@@ -147,10 +148,10 @@ class Game:
     def initial_words(self) -> Words:
         raise NotImplementedError
 
-    def action_to_string(self, state: "State", action: int) -> str:
+    def action_to_string(self, state: State, action: int) -> str:
         return str(action)
 
-    def string_to_action(self, state: "State", text: str) -> int:
+    def string_to_action(self, state: State, text: str) -> int:
         """Parse a person's action; raise ValueError naming what is wrong."""
         try:
             return int(text)
@@ -165,26 +166,26 @@ class Game:
         """Whether every word of every state fits int64 (else only the plain path runs)."""
         return True
 
-    def render(self, state: "State") -> str:
+    def render(self, state: State) -> str:
         """A text picture of the state for terminals."""
         return repr(state.words)
 
     # --- for pictures (web app): optional ----------------------------------------------------
-    def grid(self, state: "State") -> list[list[str]] | None:
+    def grid(self, state: State) -> list[list[str]] | None:
         """The board as rows of cell labels, top row first (``""`` empty; a label's first
         character ``0``/``1`` may name the owner, e.g. ``"0"`` or ``"1C"``); None: no grid."""
         return None
 
-    def action_cell(self, state: "State", action: int) -> tuple[int, int] | None:
+    def action_cell(self, state: State, action: int) -> tuple[int, int] | None:
         """The grid cell (row, column) a person clicks for ``action``; None: a button instead.
         Several actions may share a cell (the page then asks which)."""
         return None
 
-    def extra(self, state: "State") -> dict:
+    def extra(self, state: State) -> dict:
         """Other things a person must see (a die roll, pieces in hand, ...): label -> text."""
         return {}
 
-    def picture(self, state: "State") -> dict:
+    def picture(self, state: State) -> dict:
         """How the web app draws ``state``: a JSON-ready dict whose ``kind`` names the page's
         renderer for this game, with ``rows``, ``columns``, ``cells`` (rows top first, each
         None or a dict with the owner ``p``), ``players`` (names), ``to_move`` (None when no
@@ -221,10 +222,10 @@ class Game:
     def g(self) -> list[int]:
         return self._g
 
-    def initial(self) -> "State":
+    def initial(self) -> State:
         return State(self, tuple(self.initial_words()))
 
-    def new_state(self, words: Iterable[int]) -> "State":
+    def new_state(self, words: Iterable[int]) -> State:
         return State(self, tuple(int(w) for w in words))
 
     def spec(self) -> str:
@@ -273,7 +274,7 @@ class State:
         k = self.game.kernel_module
         return [(a, float(k.chance_prob(self.game.g, self.words, a))) for a in self.legal_actions()]
 
-    def apply(self, action: int) -> "State":
+    def apply(self, action: int) -> State:
         """The state after ``action``; raises ValueError for an action that is not legal."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
             raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")

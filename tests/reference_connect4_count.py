@@ -57,7 +57,7 @@ class RefCount:
     def key(self) -> tuple:
         return tuple(tuple(c) for c in self.cols)
 
-    def mirrored(self) -> "RefCount":
+    def mirrored(self) -> RefCount:
         m = RefCount(self.rows, self.columns, self.inarow)
         for col in self.moves:
             m.play(self.columns - 1 - col)

@@ -21,7 +21,7 @@ class Ref:
     die: int = 0
     won_by: int = -1
 
-    def copy(self) -> "Ref":
+    def copy(self) -> Ref:
         return Ref([row[:] for row in self.board], self.stage, self.player, self.die, self.won_by)
 
     # queries
@@ -68,7 +68,7 @@ class Ref:
         return out
 
     # moves
-    def apply(self, a: int) -> "Ref":
+    def apply(self, a: int) -> Ref:
         assert a in self.legal(), (a, self.legal())
         s = self.copy()
         if s.stage in ("setup0", "setup1"):

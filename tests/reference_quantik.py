@@ -62,7 +62,7 @@ class RefQuantik:
             return 1 - self.to_move
         return None
 
-    def play(self, row: int, col: int, shape: int) -> "RefQuantik":
+    def play(self, row: int, col: int, shape: int) -> RefQuantik:
         assert self.is_legal(row, col, shape)
         board = [list(r) for r in self.board]
         board[row][col] = (self.to_move, shape)

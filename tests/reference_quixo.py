@@ -24,7 +24,7 @@ class RefQuixo:
         if self.board is None:
             self.board = [[None] * self.n for _ in range(self.n)]
 
-    def copy(self) -> "RefQuixo":
+    def copy(self) -> RefQuixo:
         return RefQuixo(self.n, self.max_plies, [row[:] for row in self.board], self.player, self.plies)
 
     def on_border(self, x: int, y: int) -> bool:
@@ -47,7 +47,7 @@ class RefQuixo:
                         out.append((x, y, side))
         return out
 
-    def play(self, move: tuple[int, int, str]) -> "RefQuixo":
+    def play(self, move: tuple[int, int, str]) -> RefQuixo:
         x, y, side = move
         assert move in self.moves(), move
         nxt = self.copy()

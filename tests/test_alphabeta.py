@@ -17,9 +17,9 @@ from agents.alphabeta import AlphaBetaAgent, NegamaxAgent
 from agents.engine.negamax import DECISIVE, WIN_SCALE
 from core.connectx import Position, Shape
 from heuristics.connectx.params import HEURISTIC_IDS, params_array
+from tests.pons import PONS
 from util.jit import kernels, numba_available
 
-from tests.pons import PONS
 AGENTS = [AlphaBetaAgent, NegamaxAgent]
 HEURISTICS = list(HEURISTIC_IDS)
 FAR = 1e9  # a deadline that never comes: fixed-depth searches are deterministic

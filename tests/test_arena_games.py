@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from core.connectx.shape import STANDARD, Shape
 from core.game import play_line
 from core.games import parse_game
-from core.connectx.shape import STANDARD, Shape
 from tests.games_dicenim import DiceNim
 from util.arena import match, openings, players
 from util.arena.store import SCHEMA_VERSION, Store

@@ -185,9 +185,9 @@ def test_tune_checks_its_space_time_and_storage(capsys, tmp_path) -> None:
 
 
 def test_columns_are_ascii_digits(capsys) -> None:
+    from core.connectx.shape import STANDARD
     from core.games import make_game
     from util.cli import parse_moves
-    from core.connectx.shape import STANDARD
 
     state = make_game("connectx").initial()
     with pytest.raises(ValueError, match="is not a column"):

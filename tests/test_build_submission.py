@@ -338,7 +338,8 @@ def test_params_file_and_param_override(tmp_path):
     write_tiny_package(tmp_path)
     (tmp_path / "p.json").write_text(json.dumps({"params": {"first": 5, "fail_at_ply": 9}}))
     out = tmp_path / "s.py"
-    build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--params", "p.json", "--param", "first=4", "--output", str(out), "--no-validate", extra_path=tmp_path)
+    build(tmp_path, "--agent", "tinyagents.agent:TinyAgent", "--params", "p.json", "--param", "first=4", "--output", str(out),
+          "--no-validate", extra_path=tmp_path)
     text = out.read_text()
     assert "_PARAMS = {'first': 4, 'fail_at_ply': 9}" in text
 

@@ -47,7 +47,7 @@ def test_cache_show_prints_columns_1_based(capsys):
 
 # --- specs in help texts -----------------------------------------------------------------------
 HELP_FILES = ("util/arena/players.py", "util/arena/play.py", "agents/registry.py", "build_submission.py")
-SPEC = re.compile(r"\b((?:%s):[A-Za-z_]+=[^\s,`'\")]+(?:,[A-Za-z_]+=[^\s,`'\")]+)*)" % "|".join(registry.AGENT_CLASSES))
+SPEC = re.compile(r"\b((?:%s):[A-Za-z_]+=[^\s,`'\")]+(?:,[A-Za-z_]+=[^\s,`'\")]+)*)" % "|".join(registry.AGENT_CLASSES))  # noqa: UP031
 
 
 def shown_specs() -> list[str]:

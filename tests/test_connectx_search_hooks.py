@@ -11,7 +11,6 @@ import pytest
 from core.connectx import search_hooks
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
-from core.connectx.shape import Shape
 from util.jit import compiled, numba_available
 
 FULL = 1 << 20

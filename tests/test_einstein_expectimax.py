@@ -258,7 +258,8 @@ def _mirror(words):
 
 
 def test_odds_sees_both_colours_alike_and_averages_the_die():
-    from heuristics.einstein import DEFAULT_PARAMS as DP, evaluate_odds, race_odds
+    from heuristics.einstein import DEFAULT_PARAMS as DP
+    from heuristics.einstein import evaluate_odds, race_odds
 
     params = DP["odds"]
     for s in decision_positions(EIN, 30, seed=13, min_plies=3):

@@ -89,7 +89,7 @@ def test_solver_proves_tictactoe_a_draw_from_the_empty_board():
     assert info["simulations"] < 100_000  # stopped on the proof
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def nim_value(pile: int, player: int, bonus: int) -> float:
     """Player 0's result with best play, by plain recursion over the rules as stated (oracle)."""
     if pile == 0:

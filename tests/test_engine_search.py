@@ -13,9 +13,9 @@ import time
 import pytest
 
 from agents.engine import tree
-from agents.engine.negamax import FULL, WIN_SCALE, Search
+from agents.engine.negamax import WIN_SCALE, Search
 from agents.engine.registry import make
-from agents.engine.solver import Solver, SolveError
+from agents.engine.solver import SolveError, Solver
 from core.game import play_line
 from core.games import make_game
 from tests.engine_toys import Coins, evaluate_greedy, evaluate_ttt_lines

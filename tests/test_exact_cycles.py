@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from agents.engine.solver import Solver, SolveError
+from agents.engine.solver import SolveError, Solver
 from core.game import key_mismatch
 from core.games import make_game, names
 
@@ -51,7 +51,7 @@ def at_plies_left(board: tuple[int, int, int], left: int) -> tuple[int, int, int
     return x, o, t | (CAP - left) << 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def capped_value(n: int, board: tuple[int, int, int], left: int) -> int:
     """Brute force: the mover's value (1, 0, -1) of ``board`` with ``left`` plies before the
     cap's draw, on the uncapped game's plain kernels (the lines end it, ``left`` the rest)."""
@@ -71,7 +71,7 @@ def capped_value(n: int, board: tuple[int, int, int], left: int) -> int:
     return best
 
 
-@lru_cache(maxsize=None)
+@cache
 def uncapped(n: int):
     return make_game("quixo", size=n, max_plies=0)
 
@@ -215,7 +215,7 @@ def test_3x3_initial_position_needs_7_plies_left_to_win():
     assert values == [0] * 6 + [1] * 3
 
 
-@lru_cache(maxsize=None)
+@cache
 def uncapped_graph_values(n: int) -> dict[tuple[int, int, int], int]:
     """Every position reachable on the uncapped n×n board with its value (positions that never
     end under best play are draws): backward induction over the explicit graph."""

@@ -179,7 +179,7 @@ def test_many_threads_never_see_a_half_built_namespace():
             overrides = {f"unused_{attempt}": jit.compiled("util.hints").prefetch}  # a fresh key each time
             barrier, ids, errors = threading.Barrier(8), set(), []
 
-            def grab() -> None:
+            def grab(barrier=barrier, overrides=overrides, ids=ids, errors=errors) -> None:
                 try:
                     barrier.wait()
                     for _ in range(200):

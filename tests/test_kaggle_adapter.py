@@ -137,7 +137,7 @@ def test_gc_is_disabled_during_the_move_and_restored_even_after_an_exception():
             raise RuntimeError("boom")
 
     for agent in (Recorder(), Raiser()):
-        adapter = KaggleAdapter(lambda: agent, freeze_gc=False, verbose=False)
+        adapter = KaggleAdapter(lambda: agent, freeze_gc=False, verbose=False)  # noqa: B023 (called within the iteration)
         assert gc.isenabled()
         adapter(obs_of(Position.empty()), CONFIG)
         assert agent.gc_enabled == [False] and gc.isenabled()
@@ -423,7 +423,8 @@ def garble(rng: random.Random, obs: dict, cfg: dict) -> tuple:
             obs["board"] = [rng.choice([1, 2]) for _ in b] if rng.random() < 0.5 else [{1: 2, 2: 1}.get(v, v) if type(v) is int else v for v in b]
         elif kind == 5:  # other containers for the board
             b = obs.get("board")
-            obs["board"] = rng.choice([tuple, lambda x: np.array(x, dtype=object), str, lambda x: {i: v for i, v in enumerate(x)}, iter])(b) if isinstance(b, list) else b
+            shapes = [tuple, lambda x: np.array(x, dtype=object), str, lambda x: dict(enumerate(x)), iter]
+            obs["board"] = rng.choice(shapes)(b) if isinstance(b, list) else b
         elif kind == 6:  # times
             obs["remainingOverageTime"] = rng.choice([-5, 0, math.nan, 1e9, "60", None])
             cfg["actTimeout"] = rng.choice([-1, 0, 0.001, math.inf, "2", None, 2])

@@ -25,10 +25,10 @@ from agents.registry import make
 from core.connectx import Position, Shape
 from core.game import State, bind, search_constants
 from heuristics.connectx.engine import HEURISTICS
+from tests.pons import PONS
 from util.arena.game import play_game
 from util.jit import numba_available
 
-from tests.pons import PONS
 JIT = numba_available()  # the compiled kernels when numba is present
 PATHS = [pytest.param(False, id="python"), pytest.param(True, id="numba")]
 
@@ -94,7 +94,7 @@ class Bench:
         self.tree = Tree(game.num_actions, capacity, jit if use_numpy is None else use_numpy)
         self.search._settings(self.tree.floats)
 
-    def new(self, seed: int = 1) -> "Bench":
+    def new(self, seed: int = 1) -> Bench:
         self.k.new_tree(self.g, self.tree.ints, self.tree.floats, self.words, seed_state(seed))
         return self
 

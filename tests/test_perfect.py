@@ -11,9 +11,8 @@ from agents.perfect import PerfectAgent
 from agents.solver import Solver
 from agents.solver_book import Book
 from core.connectx import Position, Shape
-from util import codec
-
 from tests.pons import PONS
+from util import codec
 
 
 def pons(name: str, every: int) -> list[tuple[str, int]]:

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.engine import perft
+from agents.engine.quantik_strategy import PAIR
 from core.game import parse_line, play_line
 from core.games import make_game
 from core.quantik import BOARD_MAPS, SHAPE_PERMS, image, map_plane, symmetry_tables
 from core.quantik import kernels as K
-from agents.engine.quantik_strategy import PAIR
 from tests.reference_quantik import RefQuantik, lines
 from util.jit import compiled
 

@@ -215,7 +215,7 @@ def test_lines_heuristic_is_symmetric_bounded_and_agrees_on_both_paths():
 
     fn, params = HEURISTICS["lines"], DEFAULT_PARAMS["lines"]
     g, states = random_states(5, 15, seed=30)
-    c = getattr(J.compiled("heuristics.quixo"), "evaluate_lines")
+    c = J.compiled("heuristics.quixo").evaluate_lines
     ga, pa = np.asarray(g.g, dtype=np.int64), np.asarray(params, dtype=np.float64)
     for s in states:
         v = fn(g.g, s.words, params)

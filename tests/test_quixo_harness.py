@@ -10,8 +10,7 @@ import pytest
 
 from agents.engine.random_agent import RandomAgent
 from core.games import make_game
-from util.quixo_harness import (CourseGame, CourseMinimaxPlayer, CoursePlayerAgent, CourseRandomPlayer,
-                                EnginePlayer, Move, course_to_action, state_from_board)
+from util.quixo_harness import CourseGame, CourseMinimaxPlayer, CoursePlayerAgent, CourseRandomPlayer, EnginePlayer, Move, course_to_action, state_from_board
 
 
 class Recorder:

@@ -11,10 +11,30 @@ import pytest
 pytest.importorskip("pandas")
 pytest.importorskip("kaggle_environments.envs.reinforce_tactics.reinforce_tactics")
 
-from core.reinforce_tactics import ReinforceTactics, kaggle as KG, kernels as K, maps  # noqa: E402
+from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
+from core.reinforce_tactics import kaggle as KG
+from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics.layout import (  # noqa: E402
-    A_END, H_GOLD, H_OVER, H_WINNER, OUT_COUNTER, OUT_EVADE, S_BASE, S_HP, S_OWNER, S_REGEN, SF, U_BASE,
-    U_CAN_ACT, U_CAN_MOVE, U_HASTED, U_HP, U_PARALYZED, UF, UMAX, W,
+    A_END,
+    H_GOLD,
+    H_OVER,
+    H_WINNER,
+    OUT_COUNTER,
+    OUT_EVADE,
+    S_BASE,
+    S_HP,
+    S_OWNER,
+    S_REGEN,
+    SF,
+    U_BASE,
+    U_CAN_ACT,
+    U_CAN_MOVE,
+    U_HASTED,
+    U_HP,
+    U_PARALYZED,
+    UF,
+    UMAX,
+    W,
 )
 from tests.test_reinforce_tactics_oracle import Oracle  # noqa: E402
 

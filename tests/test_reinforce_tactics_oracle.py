@@ -17,8 +17,7 @@ import pytest
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
-from core.reinforce_tactics.layout import (A_END, A_UNIT, H_COUNT, H_OVER, H_PLAYER, K_HEAL, NUM_ACTIONS,
-                                          OUT_EVADE, SUB_SEIZE, SUB_TARGET, UMAX, UNIT_STRIDE)
+from core.reinforce_tactics.layout import A_END, A_UNIT, H_COUNT, H_OVER, H_PLAYER, K_HEAL, NUM_ACTIONS, OUT_EVADE, SUB_SEIZE, SUB_TARGET, UMAX, UNIT_STRIDE
 
 pytest.importorskip("pandas")  # the interpreter pads maps with it
 RT = pytest.importorskip("kaggle_environments.envs.reinforce_tactics.reinforce_tactics")
@@ -63,7 +62,7 @@ class Oracle:
         assert eng == [[c.split("_")[0] for c in r] for r in rows]
 
     @classmethod
-    def kaggle(cls, map_name: str, seed: int, episode_steps: int, rng: random.Random, jit_ns=None) -> "Oracle":
+    def kaggle(cls, map_name: str, seed: int, episode_steps: int, rng: random.Random, jit_ns=None) -> Oracle:
         """A game as the Kaggle environment sets it up for ``mapName`` and ``seed``."""
         cfg = types.SimpleNamespace(mapName=map_name, enabledUnits="W,M,C,A,K,R,S,B",
                                     episodeSteps=episode_steps, startingGold=250)
@@ -72,7 +71,7 @@ class Oracle:
         return o
 
     @classmethod
-    def position(cls, rows, units=(), gold=(1000, 1000), player=0, turn=3, episode_steps=200, seed=0) -> "Oracle":
+    def position(cls, rows, units=(), gold=(1000, 1000), player=0, turn=3, episode_steps=200, seed=0) -> Oracle:
         """A constructed position: ``rows`` (20 x 20 cell codes), ``units`` as
         ``(player, type, x, y, {engine attribute: value})`` in recruitment order."""
         import pandas as pd

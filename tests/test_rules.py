@@ -13,7 +13,6 @@ import pytest
 
 import agents.rules as rules_mod
 from agents import registry
-from agents.random_agent import RandomAgent
 from agents.rules import RulesAgent
 from core.connectx import Position, Shape
 from tests.reference import RefBoard

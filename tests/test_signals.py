@@ -22,9 +22,9 @@ from agents import book, mcts_cache
 from agents.solver import Solver
 from core.connectx import Position, Shape
 from util.cli import Interrupted, exit_code
+from util.jit import numba_available
 from util.pons import pons_lines
 from util.watch import call_watched
-from util.jit import numba_available
 
 ROOT = Path(__file__).resolve().parents[1]
 STOP_S = 2.0  # signal -> the one-line message (work stopped)

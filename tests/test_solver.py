@@ -6,7 +6,7 @@ import os
 import random
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -111,7 +111,7 @@ def oracle_score(shape: Shape, moves: list[int]) -> int:
         board.play(col)
     cells = shape.rows * shape.columns
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(grid: tuple) -> int:
         best = None
         ply = len(board.moves)

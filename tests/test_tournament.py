@@ -21,6 +21,7 @@ from util.arena.tournament import format_report, main, standings
 
 ROOT = Path(__file__).resolve().parent.parent
 from tests.pons import PONS as PONS_DIR
+
 PONS = PONS_DIR / "Test_L1_R3"
 
 # Raises from step 5: its opponent cannot have four stones before that (a 5-ply opening gave

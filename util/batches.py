@@ -4,7 +4,7 @@ inside hot code, and a slow start (the plain path, a loaded machine) is correcte
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from util.budget import Speed
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from typing import Any, Optional
+from typing import Any
 
 MAX_DIGITS = 30  # digits an integer's text may have (beyond every bound here; int() of huge text is slow)
-_INT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_DIGITS)
+_INT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_DIGITS)  # noqa: UP031 (a regex: braces stay literal)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,4})?")
 
 SECONDS_MAX = 86400.0  # a time a person gives: more than 0, at most a day
@@ -37,7 +37,7 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def int_range(lo: Optional[int], hi: Optional[int]) -> str:
+def int_range(lo: int | None, hi: int | None) -> str:
     """``"an integer from 1 to 20"``, ``"an integer of at least 0"``, or ``"an integer"``."""
     if lo is not None and hi is not None:
         return f"{lo} or {hi}" if hi - lo == 1 else f"an integer from {lo} to {hi}"
@@ -48,7 +48,7 @@ def int_range(lo: Optional[int], hi: Optional[int]) -> str:
     return "an integer"
 
 
-def as_int(value: Any, name: str, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
+def as_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """``value`` as an int within ``lo..hi`` (either None: no bound there); ValueError whose
     one line names ``name`` and the range otherwise."""
     kind = int_range(lo, hi)
@@ -67,7 +67,7 @@ def as_int(value: Any, name: str, lo: Optional[int] = None, hi: Optional[int] = 
     return v
 
 
-def float_range(lo: Optional[float], hi: Optional[float], open_lo: bool = False) -> str:
+def float_range(lo: float | None, hi: float | None, open_lo: bool = False) -> str:
     low = None if lo is None else (f"more than {lo:g}" if open_lo else f"at least {lo:g}")
     if low and hi is not None:
         return f"a number {low} and at most {hi:g}" if open_lo else f"a number from {lo:g} to {hi:g}"
@@ -76,7 +76,7 @@ def float_range(lo: Optional[float], hi: Optional[float], open_lo: bool = False)
     return f"a number of at most {hi:g}" if hi is not None else "a finite number"
 
 
-def as_float(value: Any, name: str, lo: Optional[float] = None, hi: Optional[float] = None,
+def as_float(value: Any, name: str, lo: float | None = None, hi: float | None = None,
              open_lo: bool = False) -> float:
     """``value`` as a finite float within ``lo..hi`` (``lo`` excluded when ``open_lo``)."""
     kind = float_range(lo, hi, open_lo)

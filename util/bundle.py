@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 PROJECT_PACKAGES = ("core", "util", "heuristics", "agents")
 LOADER_MODULES = ("agents.kaggle", "util.clock", "util.codec")  # what the file itself uses

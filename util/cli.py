@@ -7,10 +7,16 @@ import os
 import signal
 import sys
 import threading
-from typing import Callable, Iterator, NoReturn
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NoReturn
 
 from core.connectx.shape import Shape
 from util.bounds import SECONDS_MAX, as_float, as_int
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.connectx.position import Position
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -75,7 +81,7 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text[:40]!r} must be a positive integer") from None
 
 
-def unwritable(path: "Path", folder: bool = False) -> str | None:
+def unwritable(path: Path, folder: bool = False) -> str | None:
     """Why nothing can be written at ``path`` (a file to write; with ``folder``, a folder to
     write files into), or None when it can: checked before long work, so that its output does
     not fail at the end. Missing folders are made (a probe file is made and removed)."""
@@ -192,7 +198,7 @@ def signals_at_checkpoints() -> Iterator[None]:
 
 
 # --- columns as people write them -----------------------------------------------------------
-def parse_moves(text: str, shape: Shape) -> "Position":
+def parse_moves(text: str, shape: Shape) -> Position:
     """The position after ``text``, moves in Pons' notation (1-based column digits, the way a
     person reads and types columns everywhere in this toolkit). Raises ValueError whose
     message names the move and its column 1-based (``Position`` itself speaks 0-based, as the

@@ -14,7 +14,8 @@ memory), waits for it and re-raises.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 INLINE_SECONDS = 0.1
 """How long a driver runs a call in its own thread before it starts it again watched: most
@@ -24,7 +25,7 @@ its table (``python -m bench.solver_command``: +0.0-0.6% nodes on Pons' sets).""
 
 
 def call_watched(fn: Callable[[], Any], stop: Callable[[], None], every: float,
-                 tick: Optional[Callable[[], None]] = None) -> Any:
+                 tick: Callable[[], None] | None = None) -> Any:
     """``fn()`` run in a thread to its end; returns its result or raises its exception.
 
     Meanwhile this thread wakes every ``every`` seconds and calls ``tick()`` (progress, or a

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import check_params, parse_params
-from util.budget import Speed, clock_share, deadline_ns
 from core.game import State
+from util.budget import Speed, clock_share, deadline_ns
 from util.jit import CompileGate, numba_available
 
 
@@ -214,7 +214,7 @@ class SolverAgent(DepthFirstAgent):
         return super()._compiled() and solver.is_compiled(self.game)
 
     def choose(self, state: State, deadline: float) -> int:
-        from agents.engine.solver import Solver, SolveError
+        from agents.engine.solver import SolveError, Solver
 
         t0 = time.perf_counter()
         legal = state.legal_actions()

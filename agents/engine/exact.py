@@ -44,14 +44,15 @@ its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agents.engine.negamax import FULL, key_words, slot_of
 from core.game import search_constants
 from core.kernel_defaults import bounds, key, order, play, to_move
 from core.kernel_expand import expand
-from util.hints import borrowed, prefetch
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
+from util.hints import borrowed, prefetch
 from util.hotclock import clock_ns
 from util.jit import hot, is_inline
 

@@ -42,16 +42,32 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from agents.engine.agents import DepthFirstAgent
-from agents.engine.negamax import (CUT_SHIFT, DEPTH_SHIFT, INF, MOVE_MASK, Result, heuristic_function, key_words, prime_below,
-                                   table_move_first, tt_decides, tt_find, tt_slot, tt_store, take_child, TableSearch)
+from agents.engine.negamax import (
+    CUT_SHIFT,
+    DEPTH_SHIFT,
+    INF,
+    MOVE_MASK,
+    Result,
+    TableSearch,
+    heuristic_function,
+    key_words,
+    prime_below,
+    table_move_first,
+    take_child,
+    tt_decides,
+    tt_find,
+    tt_slot,
+    tt_store,
+)
 from core.game import bind, constants_array
-from core.kernel_defaults import evaluate, key, legal, order, outcome, play, terminal, to_move, chance_prob
+from core.kernel_defaults import chance_prob, evaluate, key, legal, order, outcome, play, terminal, to_move
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
-from util.jit import numba_available, hot
+from util.jit import hot, numba_available
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 MARGIN = 1.0e-9  # relative widening of Star1's windows (float rounding is ~1e-16)

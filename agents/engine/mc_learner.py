@@ -37,9 +37,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from util.xorshift import rng_next
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
 from util.jit import hot
+from util.xorshift import rng_next
 
 P31 = 2147483647
 # ints settings
@@ -191,7 +191,7 @@ class ValueTable:
         write_bytes(path, buf.getvalue())
 
     @classmethod
-    def load(cls, path: str | Path) -> "ValueTable":
+    def load(cls, path: str | Path) -> ValueTable:
         with np.load(path) as z:
             keys, values, counts = z["keys"], z["values"], z["counts"]
             if keys.dtype != np.int64 or len(keys) != len(values) or len(keys) != len(counts):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections import deque
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +112,10 @@ class MCTSAgent:
     gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
     open_loop: bool = False  # nodes = decision-action sequences, chance re-sampled each simulation (dice games)
     solver: bool = True  # score-bounded MCTS-solver: proven bounds per node (closed loop only)
-    expand: str = "prune"  # the game's expand hook at each new node (solver on): "prune" (proves decided positions; its actions are the children, e.g. no move under a threat), "prove" (proves only; every legal action is a child), "off"
+    # The game's expand hook at each new node (solver on): "prune" (proves decided positions; its
+    # actions are the children, e.g. no move under a threat), "prove" (proves only; every legal
+    # action is a child), "off".
+    expand: str = "prune"
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
     seed: int = 0  # random seed; each new tree restarts from it (reproducible games)
     reuse: bool = True  # keep the subtree of the state reached since the last move

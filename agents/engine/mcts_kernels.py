@@ -74,8 +74,8 @@ import math
 
 from core.kernel_defaults import bounds, chance_prob, evaluate, key, legal, outcome, play, rollout, terminal, to_move
 from core.kernel_expand import expand
-from util.xorshift import rng_next
 from util.jit import hot
+from util.xorshift import rng_next
 
 NO_NRT = True  # compiled without reference counting: util.jit.NO_NRT_FLAG (nothing here allocates)
 CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)

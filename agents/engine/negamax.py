@@ -8,8 +8,8 @@ minimax agent and the bench count. Leaves (``depth == 0``) test ``terminal`` and
 Value model (for the side to move; the model ``tests/test_engine_search.py``'s brute force
 implements). ``ply`` is the distance from the search's root:
 - terminal: ``o * scale - step * ply`` when the mover's outcome ``o`` (``outcome`` seen from
-  the side to move; a position ``expand`` decides ``d`` plies ahead: its ``o`` at ``ply + d``) is positive, ``o * scale + step * ply`` when negative, 0 for 0: the
-  outcome scaled, and a win sooner (a loss later) preferred by ``step`` a ply;
+  the side to move; a position ``expand`` decides ``d`` plies ahead: its ``o`` at ``ply + d``)
+  is positive, ``o * scale + step * ply`` when negative, 0 for 0: the outcome scaled, and a win sooner (a loss later) preferred by ``step`` a ply;
 - ``depth == 0`` (or ``ply`` at the buffer's cap): the heuristic ``evaluate(g, s, params)``;
 - else the maximum over the actions of the child's value, negated when the child's side to
   move is the other player (a game may give a player two moves in a row);
@@ -47,8 +47,9 @@ at ``ints[FTT] + slot``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from core.game import CHANCE, bind, search_constants
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move

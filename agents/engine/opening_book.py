@@ -126,7 +126,7 @@ class OpeningBook:
         write_bytes(path, buf.getvalue())
 
     @classmethod
-    def load(cls, path: str | Path, game: Game) -> "OpeningBook":
+    def load(cls, path: str | Path, game: Game) -> OpeningBook:
         """The book in ``path``; ValueError when it is damaged or built for other rules."""
         import numpy as np
 

@@ -12,7 +12,7 @@ the compiled kernel read past it (:func:`check_params`).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from util.bounds import as_float, shown
 

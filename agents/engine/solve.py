@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Optional, TextIO
+from typing import TextIO
 
 from util.cli import Interrupted, OneLineParser, exit_code, stop_on_signals
 
@@ -34,11 +34,11 @@ def _tree_path(path: str, index: int) -> str:
 
 
 def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits: int, max_plies: int,
-        jit: Optional[bool], tree_file: Optional[str], tree_depth: int, tree_method: str, tree_cap: int,
+        jit: bool | None, tree_file: str | None, tree_depth: int, tree_method: str, tree_cap: int,
         timing: bool, progress: bool) -> int:
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad)."""
     from agents.engine import tree
-    from agents.engine.solver import Solver, SolveError
+    from agents.engine.solver import SolveError, Solver
     from core.game import parse_line
 
     bar = None
@@ -97,7 +97,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
     return 2 if bad else 0
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from agents.registry import FIELD_BOUNDS
     from core.games import add_game_arguments, game_from_args
     from util.cli import int_in

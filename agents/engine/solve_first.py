@@ -72,7 +72,7 @@ class SolveFirstAgent(MCTSAgent):
                                        self.background_compile, self.compile_share)
 
     def choose(self, state: State, deadline: float) -> int:
-        from agents.engine.solver import Solver, SolveError
+        from agents.engine.solver import SolveError, Solver
 
         t0 = time.perf_counter()
         if self.game is None:

@@ -16,7 +16,8 @@ for a win/draw/loss game).
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agents.engine.exact import LIMIT, ExactSearch, narrow
 from util.budget import deadline_ns

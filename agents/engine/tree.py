@@ -41,7 +41,7 @@ class Node:
     cut: bool = False  # pruned by alpha-beta: never searched
     terminal: bool = False
     leaf: bool = False  # scored by the heuristic (depth limit or chance node)
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """Plain JSON-able dicts, children nested."""

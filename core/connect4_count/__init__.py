@@ -6,9 +6,9 @@ stones counts a point (rules and state in :mod:`core.connect4_count.kernels`). A
 """
 from __future__ import annotations
 
+from core.connect4_count import kernels as K
 from core.connectx import bitboard as bb
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS
-from core.connect4_count import kernels as K
 from core.game import Game, State, Symmetry
 
 

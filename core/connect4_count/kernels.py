@@ -14,7 +14,7 @@ so the state needs nothing else. Action = column (0-based).
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import can_play, mirror_key, move_bit, position_key, popcount
+from core.connectx.bitboard import can_play, mirror_key, move_bit, popcount, position_key
 from util.jit import hot
 
 ROWS, COLUMNS, INAROW, BOARD, BITS = 0, 1, 2, 3, 4  # slots of ``g``

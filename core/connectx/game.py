@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
-from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, Shape
+from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 
 
 def gravity_grid(words: tuple, rows: int, columns: int) -> list[list[str]]:

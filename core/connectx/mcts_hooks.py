@@ -11,8 +11,8 @@ game's kernels) and pay for it at every node; decided positions reach MCTS throu
 from __future__ import annotations
 
 from core.connectx.bitboard import has_won
-from core.connectx.threats import popcnt
 from core.connectx.search_hooks import win_outcome
+from core.connectx.threats import popcnt
 from util.jit import hot
 from util.xorshift import rng_next
 

@@ -6,7 +6,7 @@ size; search code that needs speed uses the compiled kernels on ``(current, mask
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from core.connectx import bitboard as bb
 from core.connectx.shape import STANDARD, Shape
@@ -27,11 +27,11 @@ class Position:
 
     # --- builders -------------------------------------------------------------------------
     @classmethod
-    def empty(cls, shape: Shape = STANDARD) -> "Position":
+    def empty(cls, shape: Shape = STANDARD) -> Position:
         return cls(shape, 0, 0, 0)
 
     @classmethod
-    def from_moves(cls, moves: str | Iterable[int], shape: Shape = STANDARD, *, one_based: bool | None = None) -> "Position":
+    def from_moves(cls, moves: str | Iterable[int], shape: Shape = STANDARD, *, one_based: bool | None = None) -> Position:
         """Replay moves from the empty board.
 
         A string is Pons' notation: 1-based column digits (``"4453"``). A sequence of ints is
@@ -55,7 +55,7 @@ class Position:
         return pos
 
     @classmethod
-    def from_board(cls, board: Sequence[int], shape: Shape = STANDARD, mark: int | None = None) -> "Position":
+    def from_board(cls, board: Sequence[int], shape: Shape = STANDARD, mark: int | None = None) -> Position:
         """From Kaggle's flat board (index ``row * columns + col``, row 0 at the top; 0 empty,
         1 and 2 the players' marks; mark 1 moves first).
 
@@ -162,7 +162,7 @@ class Position:
         """The same for a position and its mirror image: ``min(key, mirror_key)``."""
         return min(self.key(), self.mirror_key())
 
-    def mirror(self) -> "Position":
+    def mirror(self) -> Position:
         s = self.shape
         return Position(s, bb.mirror(self.current, s.rows, s.columns), bb.mirror(self.mask, s.rows, s.columns), self.ply)
 
@@ -171,7 +171,7 @@ class Position:
         return bb.popcount(self.mask & bb.column_mask(self.shape.rows, col))
 
     # --- moves ----------------------------------------------------------------------------
-    def play(self, col: int) -> "Position":
+    def play(self, col: int) -> Position:
         """The position after the side to move drops a stone in ``col`` (0-based)."""
         self._check_column(col)
         if self.is_terminal():

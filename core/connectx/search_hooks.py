@@ -20,7 +20,6 @@ which is what an exact solver of ConnectX reports.
 """
 from __future__ import annotations
 
-from core.connectx.bitboard import move_bit
 from core.connectx.threats import popcnt, win_cells
 from util.jit import hot
 

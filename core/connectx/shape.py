@@ -66,7 +66,7 @@ class Shape:
         return tuple(sorted(range(self.columns), key=lambda c: (abs(c - mid), c)))
 
     @classmethod
-    def parse(cls, text: str) -> "Shape":
+    def parse(cls, text: str) -> Shape:
         """``"6x7x4"`` -> ``Shape(6, 7, 4)``; ValueError saying what is wrong otherwise."""
         parts = str(text).strip().lower().split("x")
         if len(parts) != 3 or not all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts):

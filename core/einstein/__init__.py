@@ -7,8 +7,8 @@ row-major order (OpenSpiel writes ``Placing black cubes on the board - action N`
 """
 from __future__ import annotations
 
-from core.game import Game, State, picture_frame, picture_moves
 from core.einstein import kernels as K
+from core.game import Game, State, picture_frame, picture_moves
 
 _COLOURS = "BW"
 _NAMES = ("Black", "White")

@@ -19,7 +19,6 @@ of each class (the least index of its images), so it compresses to little.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass

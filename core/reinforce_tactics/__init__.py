@@ -16,10 +16,28 @@ from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
 from core.reinforce_tactics.layout import (
-    CELLS, G_TERRAIN, H, H_COUNT, H_GOLD, H_OVER, H_PLAYER, H_TURN, H_WINNER, NUM_ACTIONS, OUT_EVADE, STATE_LEN,
-    TILE_CODES, U_BASE, U_CELL, U_HP, U_TYPE, UF, UMAX, UNIT_CODES, W,
+    CELLS,
+    G_TERRAIN,
+    H_COUNT,
+    H_GOLD,
+    H_OVER,
+    H_PLAYER,
+    H_TURN,
+    H_WINNER,
+    NUM_ACTIONS,
+    OUT_EVADE,
+    STATE_LEN,
+    TILE_CODES,
+    U_BASE,
+    U_CELL,
+    U_HP,
+    U_TYPE,
+    UF,
+    UMAX,
+    UNIT_CODES,
+    H,
+    W,
 )
-
 
 PICTURE = ".~^T=BH# "  # by terrain code (Kaggle's text renderer; ocean blank); units: letters
 

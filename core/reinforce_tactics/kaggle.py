@@ -6,18 +6,62 @@ number players 0 and 1. Coordinates are ``x`` (column) and ``y`` (row) on the 20
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics.layout import (
-    A_CREATE, A_END, A_UNIT, G_CELL_STRUCT, G_NS, G_STRUCT_CELL, H_COUNT, H_GOLD, H_OVER,
-    H_PEND_ATT, H_PEND_TGT, H_PLAYER, H_STEP, H_TURN, H_WINNER, K_HEAL, KIND_NAMES,
-    OUT_COUNTER, OUT_EVADE, S_BASE, S_HP, S_OWNER, S_REGEN, SF, STATE_LEN, SUB_SEIZE, SUB_TARGET,
-    U_ATK_CD, U_ATK_TURNS, U_BASE, U_CAN_ACT, U_CAN_MOVE, U_CELL, U_DEF_CD, U_DEF_TURNS, U_DIST,
-    U_HASTE_CD, U_HASTED, U_HP, U_MOVED, U_ORIG, U_PARA_CD, U_PARALYZED, U_TYPE, UF, UMAX,
-    UNIT_CODES, UNIT_STRIDE, W,
+    A_CREATE,
+    A_END,
+    A_UNIT,
+    G_CELL_STRUCT,
+    G_NS,
+    G_STRUCT_CELL,
+    H_COUNT,
+    H_GOLD,
+    H_OVER,
+    H_PEND_ATT,
+    H_PEND_TGT,
+    H_PLAYER,
+    H_STEP,
+    H_TURN,
+    H_WINNER,
+    K_HEAL,
+    KIND_NAMES,
+    OUT_COUNTER,
+    OUT_EVADE,
+    S_BASE,
+    S_HP,
+    S_OWNER,
+    S_REGEN,
+    SF,
+    STATE_LEN,
+    SUB_SEIZE,
+    SUB_TARGET,
+    U_ATK_CD,
+    U_ATK_TURNS,
+    U_BASE,
+    U_CAN_ACT,
+    U_CAN_MOVE,
+    U_CELL,
+    U_DEF_CD,
+    U_DEF_TURNS,
+    U_DIST,
+    U_HASTE_CD,
+    U_HASTED,
+    U_HP,
+    U_MOVED,
+    U_ORIG,
+    U_PARA_CD,
+    U_PARALYZED,
+    U_TYPE,
+    UF,
+    UMAX,
+    UNIT_CODES,
+    UNIT_STRIDE,
+    W,
 )
 
 # observation unit key -> unit field (type, position and hit points apart)

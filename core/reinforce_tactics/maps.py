@@ -15,9 +15,28 @@ import random
 import numpy as np
 
 from core.reinforce_tactics.layout import (
-    CELLS, G_CELL_STRUCT, G_EPISODE, G_LEN, G_NS, G_STRUCT_CELL, G_TERRAIN, H, H_COUNT, H_GOLD,
-    H_PEND_ATT, H_PEND_TGT, H_WINNER, NSMAX, S_HP, S_OWNER, SF, S_BASE, STATE_LEN,
-    STRUCT_MAX_HP_BY_CODE, TILE_CODES, W,
+    CELLS,
+    G_CELL_STRUCT,
+    G_EPISODE,
+    G_LEN,
+    G_NS,
+    G_STRUCT_CELL,
+    G_TERRAIN,
+    H_COUNT,
+    H_GOLD,
+    H_PEND_ATT,
+    H_PEND_TGT,
+    H_WINNER,
+    NSMAX,
+    S_BASE,
+    S_HP,
+    S_OWNER,
+    SF,
+    STATE_LEN,
+    STRUCT_MAX_HP_BY_CODE,
+    TILE_CODES,
+    H,
+    W,
 )
 
 MUTABLE = ("p", "f", "m")

@@ -14,8 +14,8 @@ the mover's longest line (most own cubes in one line) minus the opponent's, an i
 """
 from __future__ import annotations
 
-from core.quixo.kernels import G_LINES, G_NLINES
 from core.connectx.bitboard import popcount
+from core.quixo.kernels import G_LINES, G_NLINES
 from util.jit import hot
 
 

@@ -8,8 +8,9 @@ Kaggle's own engine (kaggle-environments) is much slower and is used only to val
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from core.connectx.shape import STANDARD, Shape
 from util.arena.match import TERMINATIONS, default_hard_limit  # noqa: F401  (re-exported: one owner)

@@ -8,7 +8,8 @@ the opening the wrapper returns the opening's column instead of asking the agent
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from core.connectx.shape import Shape
 

@@ -23,12 +23,13 @@ import json
 import numbers
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
+from core.connectx.shape import Shape
 from core.game import CHANCE, Game, State
 from core.games import parse_game
-from core.connectx.shape import Shape
 from util.arena import openings
 from util.arena.players import PlayerSpec, as_game, build, state_player
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import hashlib
 import random
 
-from core.game import Game, State
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
+from core.game import Game, State
 
 DEFAULT_PLIES = 2  # random opening plies of games other than ConnectX (0 for games with chance)
 

@@ -184,7 +184,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
     winner = 1 if r[0] > 0 else 2 if r[0] < 0 else 0
     mine = r[human_mark - 1]
     margin = f" (score difference {mine:+g})" if game.win_value > 1 and r[0] else ""
-    out.write(("draw\n" if winner == 0 else "you win" + margin + "\n" if winner == human_mark else "the agent wins" + margin + "\n"))
+    out.write("draw\n" if winner == 0 else "you win" + margin + "\n" if winner == human_mark else "the agent wins" + margin + "\n")
     return result(winner, "win" if winner else "draw", {}, list(r))
 
 

@@ -33,16 +33,17 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agents import registry
 from agents.base import info_of
 from agents.registry import SpecError
-from core.game import Game, State
 from core.connectx.position import Position
 from core.connectx.shape import Shape
+from core.game import Game, State
 
 ROOT = Path(__file__).resolve().parents[2]
 KAGGLE_BUILTINS = ("negamax", "random")

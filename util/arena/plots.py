@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from util.atomic import write_bytes
 from util.arena.ratings import Rating
+from util.atomic import write_bytes
 
 
-def _save(fig: "object", path: "str | Path | io.BufferedIOBase") -> None:
+def _save(fig: object, path: str | Path | io.BufferedIOBase) -> None:
     """PNG to ``path`` (atomically), or into a binary file object (the web app's responses)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")  # type: ignore[attr-defined]

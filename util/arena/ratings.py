@@ -12,8 +12,8 @@ ratings centred to mean 0. Elo = theta * 400 / ln(10), so 100 Elo ~ 64% expected
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

@@ -24,8 +24,8 @@ simulate thousands of sequential tests at once.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 

@@ -31,20 +31,21 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from agents.registry import SpecError
+from core.connectx.shape import Shape
 from core.game import Game
 from core.games import add_game_arguments
-from core.connectx.shape import Shape
 from util import backends
 from util.arena import match, openings, players, sprt
-from util.cli import MAX_ID, SEED, OneLineParser, exit_code, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
+from util.cli import MAX_ID, SEED, OneLineParser, exit_code, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
 # Specs shown in --help (tests build each one): keep them valid.
@@ -188,10 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "(stops when the test decides; --games is the most it plays). Other games: engine agents "
                              "(agents.engine.registry), e.g. --game tictactoe --agents random,alphabeta:max_depth=4.")
     p.add_argument("--agents", help="comma-separated agent specs (see below)")
-    p.add_argument("--games", type=int_in(1, MAX_GAMES), default=10, help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
+    p.add_argument("--games", type=int_in(1, MAX_GAMES), default=10,
+                   help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
     p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per move (default 1.0; Kaggle gives 2)")
-    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(MAX_WORKERS, os.cpu_count() or 1), help="parallel games (default: CPU count; 1 = in this process)")
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(MAX_WORKERS, os.cpu_count() or 1),
+                   help="parallel games (default: CPU count; 1 = in this process)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB}); several runners may share one")
     p.add_argument("--seed", type=SEED, default=0, help="seeds every game's randomness (default 0)")
     p.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
@@ -446,8 +449,8 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
 
 
 def replay(args: argparse.Namespace, store: Store) -> int:
-    from util.atomic import write_text
     from util.arena.kaggle_play import replay_html
+    from util.atomic import write_text
     for gid in args.replay:
         game = store.game(gid)
         if game is None:

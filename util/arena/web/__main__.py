@@ -25,7 +25,6 @@ def main(argv: list[str] | None = None) -> int:
     import waitress
 
     from util.arena.web.app import create_app
-
     from util.arena.web.dashboard import stop_matches
 
     app = create_app(db=args.db)
