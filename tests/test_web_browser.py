@@ -220,7 +220,7 @@ def test_a_whole_game_on_the_full_size_board(page, server, game, tmp_path):
 
 def test_keys_undo_replay_export_and_a_link_to_a_position(page, server, tmp_path):
     """A link opens its position; number keys drop stones; u undoes; the replay buttons step
-    through the game; the move list and the image are saved."""
+    through the game; the move list and the image are saved; the arrow keys move the cursor."""
     page.goto(server + "/?game=connectx&params=rows=6,columns=7,inarow=4&agent=random:seed=2&human=0&moves=4;4;3")
     wait_for_person(page)
     view = server_view(page, server)
@@ -246,6 +246,103 @@ def test_keys_undo_replay_export_and_a_link_to_a_position(page, server, tmp_path
         page.click("#export-image")
     assert Path(image.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "moves=4%3B4%3B3" in page.input_value("#share")
+    page.keyboard.press("ArrowLeft")  # the cursor shows on the first column, moves right, and ↓ drops the stone
+    assert cursor_at(page)[1] == 0
+    page.keyboard.press("ArrowRight")
+    assert cursor_at(page)[1] == 1
+    press_and_expect(page, server, "ArrowDown", "2")
+
+
+def cursor_at(page) -> tuple[int, int]:
+    """The cell under the keyboard cursor's ring (exactly one drawn)."""
+    ring = page.locator("#board svg .kbd-cursor")
+    assert ring.count() == 1
+    return int(ring.get_attribute("data-kr")), int(ring.get_attribute("data-kc"))
+
+
+def press_and_expect(page, server: str, key: str, text: str) -> None:
+    """``key`` completes the person's move: the server's next move is ``text``."""
+    before = len(server_view(page, server)["history"])
+    page.keyboard.press(key)
+    wait_for_person(page, before)
+    assert server_view(page, server)["history"][before] == text
+
+
+def picked_at(page, selector: str) -> tuple[int, int]:
+    piece = page.locator(f"#board svg {selector}")
+    assert piece.count() == 1
+    return int(piece.get_attribute("data-r")), int(piece.get_attribute("data-c"))
+
+
+def keyboard_turn(page, server: str, game: str, turn: int, tmp_path: Path) -> None:
+    """One move of ``game`` entered by keys only; the move played is the one under the cursor."""
+    moves = page.evaluate("view.picture.moves")
+    if game == "tictactoe" and turn == 0:  # the first key shows the cursor on the first free cell, arrows move it
+        page.keyboard.press("ArrowRight")
+        assert cursor_at(page) == (0, 0)
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowDown")
+        assert cursor_at(page) == (1, 1)
+        press_and_expect(page, server, "Enter", "b2")
+    elif game == "tictactoe" and turn == 1:  # a digit, read like a phone pad
+        r, c = moves[-1]["cell"]
+        press_and_expect(page, server, str(3 * r + c + 1), moves[-1]["text"])
+    elif game == "tictactoe":
+        page.keyboard.press("ArrowUp")
+        cell = list(cursor_at(page))
+        press_and_expect(page, server, " ", next(m["text"] for m in moves if m["cell"] == cell))
+    elif game == "quantik":  # a shape by its number, then the cursor among its free cells
+        shape = moves[-1]["shape"]
+        page.keyboard.press(str(shape + 1))
+        assert int(page.locator("#board svg .qpiece.hand.selected").get_attribute("data-shape")) == shape
+        first = cursor_at(page)
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowRight")
+        cell = list(cursor_at(page))
+        assert turn or cell != list(first)  # the empty board has free cells below and right
+        assert page.locator(f'#board svg circle.cell.playable[data-r="{cell[0]}"][data-c="{cell[1]}"]').count() == 1
+        press_and_expect(page, server, "Enter", next(m["text"] for m in moves if m["shape"] == shape and m["cell"] == cell))
+    elif game == "quixo":  # a cube by the cursor and Enter (Escape puts it back), then the arrow key of the push
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        cube = cursor_at(page)
+        if turn == 0:
+            shot(page, "quixo-keys", tmp_path, "#board-panel")  # the docs' picture of the keyboard cursor
+        page.keyboard.press("Enter")
+        assert picked_at(page, "g.cube.picked") == cube
+        page.keyboard.press("Escape")
+        assert page.locator("#board svg g.cube.picked").count() == 0
+        page.keyboard.press("Enter")
+        assert picked_at(page, "g.cube.picked") == cube
+        side = page.locator("#board svg g.arrow.playable").last.get_attribute("data-side")
+        key = {"TOP": "ArrowDown", "BOTTOM": "ArrowUp", "LEFT": "ArrowRight", "RIGHT": "ArrowLeft"}[side]
+        press_and_expect(page, server, key, next(m["text"] for m in moves if m["from"] == list(cube) and m["side"] == side))
+    elif game == "einstein":  # the cube (when the die allows two), then a target, each by the cursor and Enter
+        if not page.locator("#board svg g.ecube.picked").count():
+            page.keyboard.press("ArrowLeft")
+            cube = cursor_at(page)
+            page.keyboard.press("Enter")
+            assert picked_at(page, "g.ecube.picked") == cube
+        cube = list(picked_at(page, "g.ecube.picked"))
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowDown")
+        to = list(cursor_at(page))
+        assert page.locator(f'#board svg circle.target[data-r="{to[0]}"][data-c="{to[1]}"]').count() == 1
+        press_and_expect(page, server, "Enter", next(m["text"] for m in moves if m["from"] == cube and m["to"] == to))
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "quantik", "quixo", "einstein"])
+def test_moves_by_keyboard_only(page, server, game, tmp_path):
+    """Three moves of each picking game entered by keys alone (no click on the board): the
+    cursor's ring is on the cell a key acts on, and the server plays exactly that move."""
+    start(page, server, game, "random:seed=3", seconds="0.05")
+    assert "Enter" in page.inner_text("#keys") and "u undoes" in page.inner_text("#keys")
+    for turn in range(3):
+        if server_view(page, server)["terminal"]:
+            break
+        keyboard_turn(page, server, game, turn, tmp_path)
+        check_drawing(page, server)
+    assert sum(1 for h in server_view(page, server)["history"] if not h.startswith("(")) >= 5
 
 
 def test_analysis_panel_and_search_tree_for_connectx(page, server, tmp_path):

@@ -1,7 +1,9 @@
 // Drawing a game's picture (the server's Game.picture) as SVG: shared helpers and the renderer
 // registry. Each game's file (game-*.js) registers RENDERERS[kind] = {draw(pic, ui), key(e, pic, ui)}.
 // ui: {active: the person may move now, sel: the gesture begun (a piece or cube picked),
-//      move(action), redraw()}. Every drawn piece carries data-r, data-c, data-p and data-label
+//      cursor: the keyboard cursor's [r, c], kbd: the cursor is shown (a key was used), move(action), redraw()}.
+// A renderer may also give hint(pic, ui), the status line's next step, and keys (a string, or
+// a function of the picture), the line of keys shown under the board. Every drawn piece carries data-r, data-c, data-p and data-label
 // (the game's grid label without the owner), which the browser tests compare with the server.
 "use strict";
 
@@ -51,6 +53,48 @@ function drawLast(g, pic, x0, y0, size) {
   for (const [r, c] of lastCells(pic)) {
     g.append(S("rect", {x: x0 + c * size + 3, y: y0 + r * size + 3, width: size - 6, height: size - 6, rx: 8, class: "last-move"}));
   }
+}
+
+// The keyboard cursor: a ring on one of the cells a key can act on now (`cells`, [r, c] each);
+// the arrow keys move it to the nearest such cell in their direction (one step along the line
+// weighs less than one step aside). The first arrow key, Enter or Space only shows it.
+const ARROWS = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
+const ENTER = (e) => e.key === "Enter" || e.key === " ";
+
+// The cursor's cell among `cells`, put on the first of them when it is elsewhere.
+function cursorOn(ui, cells) {
+  if (!cells.length) return null;
+  if (!cells.some((x) => same(x, ui.cursor))) ui.cursor = [...cells[0]];
+  return ui.cursor;
+}
+
+// Handles an arrow key (true) by moving the cursor among `cells`; Enter or Space while the
+// cursor is hidden only shows it (true: the key is used up).
+function cursorKey(e, ui, cells) {
+  const d = ARROWS[e.key];
+  if (!d && !(ENTER(e) && !ui.kbd)) return false;
+  const cur = cursorOn(ui, cells);
+  if (!cur) return false;
+  if (d && ui.kbd) {
+    let best = null, bestScore = Infinity;
+    for (const x of cells) {
+      const along = (x[0] - cur[0]) * d[0] + (x[1] - cur[1]) * d[1];
+      const aside = Math.abs((x[0] - cur[0]) * d[1]) + Math.abs((x[1] - cur[1]) * d[0]);
+      if (along > 0 && along + 2 * aside < bestScore) [best, bestScore] = [x, along + 2 * aside];
+    }
+    if (best) ui.cursor = [...best];
+  }
+  ui.kbd = true;
+  ui.redraw();
+  return true;
+}
+
+// The cursor's ring (when shown and on one of `cells`) on a board whose cell (0, 0) is at (x0, y0).
+function drawCursor(g, ui, cells, x0, y0, size, h) {
+  const cur = ui.active && ui.kbd ? cursorOn(ui, cells) : null;
+  if (!cur) return;
+  g.append(S("rect", {x: x0 + cur[1] * size + 1, y: y0 + cur[0] * size + 1, width: size - 2, height: h || size - 2, rx: 10,
+    class: "kbd-cursor", "data-kr": cur[0], "data-kc": cur[1]}));
 }
 
 // The fallback for a game without its own renderer: labelled cells, a click per cell.

@@ -1,5 +1,6 @@
 // ConnectX and count-the-fours: a blue frame of holes, red and yellow stones, a whole column
-// is one click (or its number key); the made lines are struck through; the counts shown.
+// is one click (or its number key, or the cursor moved with the arrow keys and Enter); the
+// made lines are struck through; the counts shown.
 "use strict";
 
 RENDERERS.connectx = {
@@ -21,14 +22,18 @@ RENDERERS.connectx = {
     const g = S("g", {});
     drawLines(g, pic, pad, top + pad, CELL);
     svg.append(g);
+    const cells = ui.active ? pic.moves.map((m) => [0, m.column]) : [];
+    drawCursor(svg, ui, cells, pad, top, CELL, pic.rows * CELL + 2 * pad - 2);
+    const cur = ui.active && ui.kbd ? cursorOn(ui, cells) : null;
     for (let c = 0; c < pic.columns; c++) {
       const m = byCol.get(c);
       if (!ui.active || !m) continue;
-      const ghost = S("circle", {cx: pad + (c + 0.5) * CELL, cy: top + pad + (m.cell[0] + 0.5) * CELL, r: CELL * 0.4, class: `ghost p${pic.to_move}`});
+      const ghost = S("circle", {cx: pad + (c + 0.5) * CELL, cy: top + pad + (m.cell[0] + 0.5) * CELL, r: CELL * 0.4,
+        class: `ghost p${pic.to_move}${cur && cur[1] === c ? " shown" : ""}`});
       const col = S("rect", {x: pad + c * CELL, y: 0, width: CELL, height: h, class: "column playable", "data-c": c,
         onclick: () => ui.move(m.action)}, tip(`drop in column ${c + 1} (key ${c + 1})`));
       col.addEventListener("mouseenter", () => ghost.classList.add("shown"));
-      col.addEventListener("mouseleave", () => ghost.classList.remove("shown"));
+      col.addEventListener("mouseleave", () => ghost.classList.toggle("shown", Boolean(cur && cur[1] === c)));
       svg.append(ghost, col);
     }
     if (pic.scores) {
@@ -39,9 +44,14 @@ RENDERERS.connectx = {
     return svg;
   },
   key(e, pic, ui) {
+    if (!ui.active) return false;
     const n = parseInt(e.key, 10);
-    const m = pic.moves.find((x) => x.column === n - 1);
-    if (m && ui.active) { ui.move(m.action); return true; }
-    return false;
+    let m = pic.moves.find((x) => x.column === n - 1);
+    if (m) { ui.move(m.action); return true; }
+    if (e.key !== "ArrowDown" && cursorKey(e, ui, pic.moves.map((x) => [0, x.column]))) return true;
+    m = ui.kbd && ui.cursor && (ENTER(e) || e.key === "ArrowDown") ? pic.moves.find((x) => x.column === ui.cursor[1]) : null;
+    if (m) ui.move(m.action);
+    return Boolean(m);
   },
+  keys: (pic) => `1-${Math.min(9, pic.columns)} drop a stone in that column; or ← → move the cursor and Enter (or ↓) drops it`,
 };

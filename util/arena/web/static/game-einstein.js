@@ -1,6 +1,7 @@
 // EinStein würfelt nicht!: numbered cubes, the die the server rolled, the goal corners. The
 // cube(s) the die lets move are outlined: pick one (picked for you when there is one), then
-// a target cell.
+// a target cell. Keys: the arrow keys move the cursor among the outlined cubes (Enter picks
+// one), then among the picked cube's targets (Enter moves there); Escape puts the cube back.
 "use strict";
 
 const PIPS = {1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
@@ -49,6 +50,7 @@ RENDERERS.einstein = {
           "data-r": r, "data-c": c, onclick: () => ui.move(m.action)}, tip(m.text + (m.capture ? " (captures)" : ""))));
       }
     }
+    if (ui.active) drawCursor(svg, ui, picked ? pic.moves.filter((m) => same(m.from, picked)).map((m) => m.to) : [...movers.values()], pad, pad, CELL);
     const dx = board + 2 * pad + 46;
     svg.append(S("text", {x: dx + 28, y: 28, class: "die-label"}, "die"));
     if (pic.die) svg.append(drawDie(dx, 40, pic.die, pic.mover));
@@ -59,10 +61,25 @@ RENDERERS.einstein = {
     return svg;
   },
   key(e, pic, ui) {
-    if (e.key === "Escape" && ui.sel) { ui.sel = null; ui.redraw(); return true; }
-    return false;
+    if (!ui.active) return false;
+    const picked = ui.sel && ui.sel.kind === "einstein-cube" ? ui.sel.from : null;
+    if (e.key === "Escape" && picked) { ui.sel = null; ui.redraw(); return true; }
+    if (picked) {
+      const moves = pic.moves.filter((m) => same(m.from, picked));
+      if (cursorKey(e, ui, moves.map((m) => m.to))) return true;
+      const m = ENTER(e) ? moves.find((mm) => same(mm.to, ui.cursor)) : null;
+      if (m) ui.move(m.action);
+      return Boolean(m);
+    }
+    const movers = [...new Map(pic.moves.map((m) => [`${m.from}`, m.from])).values()];
+    if (cursorKey(e, ui, movers)) return true;
+    if (!ENTER(e) || !movers.some((x) => same(x, ui.cursor))) return false;
+    ui.sel = {kind: "einstein-cube", from: [...ui.cursor]};
+    ui.redraw();
+    return true;
   },
   hint(pic, ui) {
     return (ui.sel ? "click a dot to move the outlined cube there" : "pick an outlined cube");
   },
+  keys: "the arrow keys move the cursor among the outlined cubes (Enter picks one), then among its targets: Enter moves there, Escape puts the cube back",
 };

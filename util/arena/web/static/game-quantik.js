@@ -1,6 +1,7 @@
 // Quantik: a round 4×4 board in four 2×2 zones; four shapes (cube, cylinder, cone, sphere) in
-// two colours. Pick a shape from your hand (or keys 1-4), then a cell: cells the shape may not
-// go to are greyed, with the rule that forbids it as a tooltip.
+// two colours. Pick a shape from your hand (or keys 1-4), then a cell (or the cursor moved with
+// the arrow keys and Enter): cells the shape may not go to are greyed, with the rule that
+// forbids it as a tooltip.
 "use strict";
 
 const QUANTIK_LETTERS = "ABCD";
@@ -52,6 +53,7 @@ RENDERERS.quantik = {
         svg.append(S("circle", {cx: x, cy: y, r: CELL * 0.42, class: "cell blocked", "data-r": r, "data-c": c}, tip(blocked.get(`${r},${c}`))));
       }
     }));
+    drawCursor(svg, ui, moves.map((m) => m.cell), pad, pad, CELL);
     for (const line of pic.lines || []) {  // a completed row, column or zone: its box outlined
       const rs = line.map((x) => x[0]), cs = line.map((x) => x[1]);
       const r0 = Math.min(...rs), c0 = Math.min(...cs);
@@ -78,14 +80,26 @@ RENDERERS.quantik = {
     return svg;
   },
   key(e, pic, ui) {
+    if (!ui.active) return false;
     const n = parseInt(e.key, 10);
-    if (!(n >= 1 && n <= 4) || !ui.active || !pic.moves.some((m) => m.shape === n - 1)) return false;
-    ui.sel = {kind: "quantik-shape", shape: n - 1};
-    ui.redraw();
-    return true;
+    if (n >= 1 && n <= 4 && pic.moves.some((m) => m.shape === n - 1)) {
+      ui.sel = {kind: "quantik-shape", shape: n - 1};
+      ui.kbd = true;
+      ui.redraw();
+      return true;
+    }
+    const sel = ui.sel && ui.sel.kind === "quantik-shape" ? ui.sel.shape : null;
+    if (sel === null) return false;
+    if (e.key === "Escape") { ui.sel = null; ui.redraw(); return true; }
+    const moves = pic.moves.filter((m) => m.shape === sel);
+    if (cursorKey(e, ui, moves.map((m) => m.cell))) return true;
+    const m = ENTER(e) ? moves.find((mm) => same(mm.cell, ui.cursor)) : null;
+    if (m) ui.move(m.action);
+    return Boolean(m);
   },
   hint(pic, ui) {
     const sel = ui.sel && ui.sel.kind === "quantik-shape" ? pic.shapes[ui.sel.shape] : null;
     return sel ? `place your ${sel}: click a cell (grey cells are forbidden)` : "pick a shape from your hand (keys 1-4)";
   },
+  keys: "1-4 pick a shape (cube, cylinder, cone, sphere); the arrow keys move the cursor among its free cells, Enter places it, Escape puts it back",
 };

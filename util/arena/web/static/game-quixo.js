@@ -1,6 +1,7 @@
 // Quixo: wooden cubes, blank or showing X or O. Pick a blank or own cube on the border (they
-// are outlined), then an arrow at the end of its row or column where it is pushed back in
-// (or the arrow key of the push's direction; Escape puts it back).
+// are outlined), then an arrow at the end of its row or column where it is pushed back in.
+// Keys: the arrow keys move the cursor among the takeable cubes and Enter takes one; then the
+// arrow key of the push's direction pushes it in; Escape puts it back.
 "use strict";
 
 const QUIXO_PUSH = {TOP: "ArrowDown", BOTTOM: "ArrowUp", LEFT: "ArrowRight", RIGHT: "ArrowLeft"};
@@ -51,13 +52,22 @@ RENDERERS.quixo = {
     const lg = S("g", {});
     drawLines(lg, pic, m0, m0, CELL);
     svg.append(lg);
+    if (!picked) drawCursor(svg, ui, ui.active ? [...froms.values()] : [], m0, m0, CELL);
     if (picked && ui.active) {
       for (const m of pic.moves.filter((mm) => same(mm.from, picked))) svg.append(quixoArrow(m, n, m0, () => ui.move(m.action)));
     }
     return svg;
   },
   key(e, pic, ui) {
-    if (!ui.active || !ui.sel || ui.sel.kind !== "quixo-cube") return false;
+    if (!ui.active) return false;
+    if (!ui.sel || ui.sel.kind !== "quixo-cube") {
+      const froms = [...new Map(pic.moves.map((m) => [`${m.from}`, m.from])).values()];
+      if (cursorKey(e, ui, froms)) return true;
+      if (!ENTER(e) || !froms.some((x) => same(x, ui.cursor))) return false;
+      ui.sel = {kind: "quixo-cube", from: [...ui.cursor]};
+      ui.redraw();
+      return true;
+    }
     if (e.key === "Escape") { ui.sel = null; ui.redraw(); return true; }
     const m = pic.moves.find((mm) => same(mm.from, ui.sel.from) && QUIXO_PUSH[mm.side] === e.key);
     if (m) ui.move(m.action);
@@ -67,4 +77,5 @@ RENDERERS.quixo = {
     return ui.sel && ui.sel.kind === "quixo-cube" ? "push it back in: click an arrow (or an arrow key; Escape: put it back)"
       : `take a blank or ${pic.players[pic.to_move]} cube from the border`;
   },
+  keys: "the arrow keys move the cursor among the outlined cubes, Enter takes one; then an arrow key pushes it in that way, Escape puts it back",
 };

@@ -1,4 +1,5 @@
-// Tic-tac-toe: a hash grid, X and O; click a cell (or keys 1-9, read like a phone pad: 1 top left).
+// Tic-tac-toe: a hash grid, X and O; click a cell (or keys 1-9, read like a phone pad: 1 top left,
+// or the cursor moved with the arrow keys and Enter).
 "use strict";
 
 RENDERERS.tictactoe = {
@@ -28,13 +29,17 @@ RENDERERS.tictactoe = {
       }
     }));
     drawLines(g, pic, 0, 0, CELL);
+    drawCursor(g, ui, pic.moves.map((m) => m.cell), 0, 0, CELL);
     return svg;
   },
   key(e, pic, ui) {
+    if (!ui.active) return false;
+    if (cursorKey(e, ui, pic.moves.map((m) => m.cell))) return true;
     const n = parseInt(e.key, 10);
-    if (!(n >= 1 && n <= 9) || !ui.active) return false;
-    const m = pic.moves.find((x) => 3 * x.cell[0] + x.cell[1] === n - 1);
+    const at = n >= 1 && n <= 9 ? [Math.floor((n - 1) / 3), (n - 1) % 3] : ENTER(e) ? ui.cursor : null;
+    const m = at && pic.moves.find((x) => same(x.cell, at));
     if (m) ui.move(m.action);
     return Boolean(m);
   },
+  keys: "1-9 mark a cell (1 top left, 9 bottom right); or the arrow keys move the cursor and Enter marks",
 };

@@ -6,7 +6,7 @@ let GAMES = [];
 let view = null;  // the server's view of the current session
 let replayPly = null;  // null: the live position; else the ply shown
 let replayPic = null;
-const ui = {active: false, sel: null, move: (a) => move(a), redraw: () => drawBoard()};
+const ui = {active: false, sel: null, cursor: null, kbd: false, move: (a) => move(a), redraw: () => drawBoard()};
 
 const $ = (id) => document.getElementById(id);
 
@@ -76,7 +76,9 @@ async function newGame(moves) {
     $("tree-view").innerHTML = "";
     $("tree-info").textContent = "";
     replayPly = null;
+    ui.cursor = null;
     render();
+    $("board").focus({preventScroll: true});  // Enter and Space go to the board, not the button just pressed
     await maybeAgentMove();
   } catch (e) {
     setStatus(e.message, "error");
@@ -124,6 +126,9 @@ function drawBoard() {
   const board = $("board");
   board.innerHTML = "";
   board.append(drawPicture(pic, ui));
+  const r = RENDERERS[pic.kind];
+  const keys = r && r.keys ? (typeof r.keys === "function" ? r.keys(pic) : r.keys) : "";
+  $("keys").textContent = `Keys: ${keys ? `${keys}; ` : ""}u undoes.`;
   if (live && ui.active) {
     const [text, cls] = statusLine();
     setStatus(text, cls);
@@ -309,6 +314,7 @@ async function openFromUrl() {
 
 function onKey(e) {
   if (!view || e.target.matches("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target.matches("button, a") && (e.key === "Enter" || e.key === " ")) return;  // the focused button's own keys
   if (e.key === "u") { undo(); e.preventDefault(); return; }
   const pic = replayPly === null ? view.picture : null;
   const r = pic && RENDERERS[pic.kind];
@@ -337,6 +343,7 @@ async function init() {
   $("export-moves").addEventListener("click", exportMoves);
   $("export-image").addEventListener("click", exportImage);
   document.addEventListener("keydown", onKey);
+  $("board").addEventListener("pointerdown", () => { ui.kbd = false; });  // the mouse hides the keyboard cursor
   if (!(await openFromUrl())) setStatus("Choose a game and press New game.");
 }
 
