@@ -146,7 +146,7 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
         raise SpecError(f"unknown agent {name!r}; {here}")
     cls = engine.agent_class(name)
     if not engine.supports(cls, game.name):
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}; {here}")
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(getattr(cls, 'games', ()))}; {here}")
     kwargs = registry.convert_params(cls, name, params)
     kwargs.pop("game", None)
     try:
@@ -471,6 +471,7 @@ def _serve(path: str, seed: int) -> int:
     channel.flush()
     for line in sys.stdin:
         request = json.loads(line)
+        reply: dict[str, int | str]
         try:
             action = agent(structify(request["obs"]), structify(request["config"]))
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):
