@@ -87,10 +87,10 @@ def resolve_agent(text: str | None) -> tuple[Target, dict[str, str]]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(f"cannot import module {module_name!r} of --agent {text!r} ({exc}); valid agents: {', '.join(registry.names())}") from None
-    cls = getattr(module, cls_name, None)
-    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+    found = getattr(module, cls_name, None)
+    if not isinstance(found, type) or not dataclasses.is_dataclass(found):
         raise UsageError(f"{module_name} has no agent dataclass {cls_name!r}; an agent is a dataclass with choose(position, deadline)")
-    return Target(f"{module_name}:{cls_name}", module_name, cls), {}
+    return Target(f"{module_name}:{cls_name}", module_name, found), {}
 
 
 def load_params_file(path: str) -> dict[str, Any]:
@@ -366,7 +366,8 @@ def first_moves(reports: list[dict], no_numba: dict) -> list[tuple[str, float, f
 def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0, max_first_move: float | None = None) -> tuple[list[str], list[str]]:
     """Printable lines and the reasons validation fails (empty: passed). ``max_first_move``:
     the limit on the first move of a fresh process (None: the games' actTimeout)."""
-    lines, failures = [], []
+    lines: list[str] = []
+    failures: list[str] = []
     for rep in reports + [no_numba]:
         if "fatal" in rep:
             failures.append(("without numba: " if rep.get("no_numba") else "") + rep["fatal"])

@@ -121,7 +121,6 @@ class _Game:
         columns = _as_int(read_field(configuration, "columns"))
         inarow = _as_int(read_field(configuration, "inarow"))
         self.rows = rows if rows is not None and rows >= 1 else None
-        self.columns = columns if columns is not None and columns >= 1 else None
         self.inarow = inarow if inarow is not None and inarow >= 1 else None
         mark = _as_int(read_field(observation, "mark"))
         self.mark = mark if mark in (1, 2) else None
@@ -132,12 +131,10 @@ class _Game:
                 self.cells = list(board)
             except Exception:
                 self.cells = None
-        if self.columns is None:  # infer it, else Kaggle's default
+        if columns is None or columns < 1:  # infer it, else Kaggle's default
             n = len(self.cells) if self.cells is not None else 0
-            if self.rows and n and n % self.rows == 0:
-                self.columns = n // self.rows
-            else:
-                self.columns = 7
+            columns = n // self.rows if self.rows and n and n % self.rows == 0 else 7
+        self.columns: int = columns
 
     def raw_column(self) -> int:
         """Fallback 2 and 3 of the module docstring."""
@@ -294,7 +291,7 @@ class KaggleAdapter:
             try:
                 agent = self._factory()
                 if self._packed_data is not None:
-                    agent = self._give_data(agent)
+                    agent = self._give_data(agent, self._packed_data)
                 self._agent = agent
             except Exception as exc:
                 self._agent_failed = True
@@ -305,8 +302,8 @@ class KaggleAdapter:
                 gc.freeze()
         return self._agent
 
-    def _give_data(self, agent: Any) -> Any:
-        """``agent`` with its embedded data; when the data is damaged or refused, a new agent
+    def _give_data(self, agent: Any, packed: str) -> Any:
+        """``agent`` with its embedded data ``packed``; when the data is damaged or refused, a new agent
         told ``use_data(None)`` (a fresh one: the refusal may have left the first half-set)."""
         use = getattr(agent, "use_data", None)
         if not callable(use):
@@ -314,7 +311,7 @@ class KaggleAdapter:
         try:
             from util.codec import unpack
 
-            use(unpack(self._packed_data))
+            use(unpack(packed))
             return agent
         except Exception as exc:
             self._error(f"embedded data unusable ({type(exc).__name__}: {exc}); the agent plays without it")

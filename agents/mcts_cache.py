@@ -32,7 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -90,6 +90,10 @@ def validate(data: Any) -> dict:
     }
 
 
+@overload
+def load(path: str | Path, missing_ok: Literal[False] = False) -> dict: ...
+@overload
+def load(path: str | Path, missing_ok: bool) -> dict | None: ...
 def load(path: str | Path, missing_ok: bool = False) -> dict | None:
     """Read a cache file (validated). A missing file is None when ``missing_ok``, else an error."""
     path = Path(path)
@@ -123,7 +127,8 @@ def to_file_arrays(data: dict) -> dict[str, np.ndarray]:
 def save(path: str | Path, data: dict) -> int:
     """Write ``data`` atomically as a compressed npz; returns the file's size in bytes."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **to_file_arrays(validate(data)))
+    arrays: dict[str, Any] = to_file_arrays(validate(data))  # numpy's stub would take a **dict[str, ndarray] for allow_pickle too
+    np.savez_compressed(buf, **arrays)
     blob = buf.getvalue()
     write_bytes(path, blob)
     return len(blob)

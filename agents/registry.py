@@ -64,8 +64,8 @@ def parameters(name: str) -> dict[str, Any]:
 def _default(f: dataclasses.Field) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
-    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
     return None
 
 
@@ -197,6 +197,12 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
 def make(name: str, server: bool = False, **params: Any) -> Any:
     """Build agent ``name`` with ``params`` (strings are converted to the field's type;
     ``server=True``: a server's request, see :func:`convert_params`)."""
+    return make_with(name, params, server)
+
+
+def make_with(name: str, params: dict[str, Any], server: bool = False) -> Any:
+    """:func:`make` with ``params`` as a dict: a parameter named ``server`` (from a user's spec)
+    is the agent's, refused as unknown, never taken for the ``server`` flag."""
     cls = agent_class(name)
     kwargs = convert_params(cls, name, params, server)
     try:
@@ -219,4 +225,4 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 def make_from_spec(spec: str) -> Any:
     name, params = parse_spec(spec)
-    return make(name, **params)
+    return make_with(name, params)

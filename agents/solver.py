@@ -314,6 +314,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
             solver.on_slice = on_slice
             if all_moves:
                 scores = solver.child_scores(position, weak)
+                assert scores is not None  # None only past a node limit, and there is none here
                 answer = " ".join("-" if s is None else str(s) for s in scores)
             else:
                 answer = str(solver.solve(position, weak))

@@ -62,3 +62,8 @@ def test_registry_builds_it():
     agent = registry.make("random", seed="5")
     assert isinstance(agent, RandomAgent) and agent.seed == 5
     assert registry.parameters("random") == {"seed": None}
+
+
+def test_a_spec_parameter_named_server_is_refused_not_taken_for_the_flag():
+    with pytest.raises(registry.SpecError, match="has no parameter 'server'"):
+        registry.make_from_spec("random:server=1")

@@ -119,7 +119,7 @@ class Runner:
                 kwargs["address"] = self.address
             ray.init(**kwargs)
             self._ray_started = True
-        task = ray.remote(num_cpus=1)(_call)
+        task: Any = ray.remote(num_cpus=1)(_call)
         pending = {task.remote(fn, job): job for job in jobs}
         try:
             while pending:

@@ -83,7 +83,10 @@ def as_float(value: Any, name: str, lo: float | None = None, hi: float | None = 
     if isinstance(value, bool):
         raise ValueError(f"{name} must be {kind}, got {shown(value)}")
     if isinstance(value, numbers.Real):  # int, float, numpy's numbers
-        v = float(value) if abs(value) < 1e308 else math.inf
+        try:
+            v = float(value)
+        except OverflowError:  # an int beyond float's range
+            v = math.inf
     elif isinstance(value, str) and _FLOAT.fullmatch(value.strip()):
         v = float(value.strip())
     else:

@@ -93,7 +93,7 @@ def play(path: str, opponent: str, seat: int, seed: int) -> dict:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"bundle_validate: error: {message}\n")
 
 

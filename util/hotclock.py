@@ -23,8 +23,10 @@ def _monotonic_clock():
     int64, which numba can pass) if it agrees with ``perf_counter_ns`` here, else None."""
     try:
         libc = ctypes.CDLL(None)
-        fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int64)(
-            ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value)
+        address = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
+        if address is None:
+            return None
+        fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int64)(address)
         buf = (ctypes.c_int64 * 2)()
         before = time.perf_counter_ns()
         if fn(1, ctypes.addressof(buf)) != 0:

@@ -166,7 +166,7 @@ class _Locator(caching._CacheLocator):
         return self._variant
 
     @classmethod
-    def from_function(cls, py_func: Any, py_file: str) -> _Locator | None:
+    def from_function(cls, py_func: Any, py_file: str) -> _Locator:
         folder, stamp, variant = getattr(py_func, _KEY_MARK)
         return cls(folder, stamp, variant, py_file)
 

@@ -119,9 +119,10 @@ class CourseGame:
     def move(self, from_pos: tuple[int, int], slide: Any, player_id: int) -> bool:
         """Apply a move if legal (their ``__move``); ``slide`` may be any enum with their names."""
         side = Move[getattr(slide, "name", str(slide))]
-        if (tuple(from_pos), side) not in course_moves(self._board, player_id):
+        pos = tuple(from_pos)  # their players may give a list
+        if (pos, side) not in course_moves(self._board, player_id):
             return False
-        self._board = course_slide(self._board, tuple(from_pos), side, player_id)
+        self._board = course_slide(self._board, (pos[0], pos[1]), side, player_id)
         return True
 
     _Game__move = move  # players that simulate with ``deepcopy(game)._Game__move`` keep working
@@ -190,7 +191,7 @@ class _View:
 
     @staticmethod
     def of(state: State) -> CourseGame:
-        n = state.game.n
+        n = int(state.game.params["size"])  # Quixo's board side
         view = CourseGame(n)
         x_plane, o_plane, meta = state.words
         for c in range(n * n):

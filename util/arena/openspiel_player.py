@@ -34,7 +34,8 @@ def resolve_params(params: dict[str, str]) -> tuple:
             if kind is bool:
                 values[key] = text.lower() in ("1", "true", "yes")
             elif kind is int:
-                values[key] = as_int(text, label, *BOUNDS[key])
+                lo, hi = BOUNDS[key]
+                values[key] = as_int(text, label, int(lo), int(hi))
             else:
                 values[key] = as_float(text, label, *BOUNDS[key])
         except ValueError as exc:
@@ -110,7 +111,7 @@ class OpenSpielMCTS:
         state = self._game.new_initial_state()
         for col in move_order(position):
             state.apply_action(col)
-        if not self._timed:
+        if self._bot is not None:  # not timed: one bot for the whole game
             return int(self._bot.step(state))
         # A wall-clock limit is read after each simulation: at least one runs, so a move always has an action.
         seconds = max(1e-3, deadline - time.perf_counter() - self.MARGIN)

@@ -126,7 +126,7 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
             return _resolve_engine(spec, as_game(game))
         valid = registry.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
         raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(valid)}")
-    agent = registry.make(name, **params)  # validates names and values
+    agent = registry.make_with(name, params)  # validates names and values
     built = {k: getattr(agent, k) for k in params}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
     return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
@@ -146,7 +146,7 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
         raise SpecError(f"unknown agent {name!r}; {here}")
     cls = engine.agent_class(name)
     if not engine.supports(cls, game.name):
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}; {here}")
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(getattr(cls, 'games', ()))}; {here}")
     kwargs = registry.convert_params(cls, name, params)
     kwargs.pop("game", None)
     try:
@@ -179,7 +179,7 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
         fields = {f.name for f in dataclasses.fields(registry.agent_class(spec.name))}
         if "seed" in fields and params.get("seed") is None:
             params["seed"] = seed
-        return AgentPlayer(registry.make(spec.name, **params), shape, time_per_move)
+        return AgentPlayer(registry.make_with(spec.name, params), shape, time_per_move)
     if spec.kind == "kaggle":
         from kaggle_environments.envs.connectx import connectx
         random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
@@ -471,6 +471,7 @@ def _serve(path: str, seed: int) -> int:
     channel.flush()
     for line in sys.stdin:
         request = json.loads(line)
+        reply: dict[str, int | str]
         try:
             action = agent(structify(request["obs"]), structify(request["config"]))
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):

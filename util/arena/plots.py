@@ -4,24 +4,31 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from util.arena.ratings import Rating
 from util.atomic import write_bytes
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _save(fig: object, path: str | Path | io.BufferedIOBase) -> None:
+Target = str | Path | IO[bytes]
+"""Where a chart goes: a file path (written atomically) or a binary file object."""
+
+
+def _save(fig: Figure, path: Target) -> None:
     """PNG to ``path`` (atomically), or into a binary file object (the web app's responses)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")  # type: ignore[attr-defined]
-    if hasattr(path, "write"):
-        path.write(buf.getvalue())  # type: ignore[union-attr]
-    else:
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    if isinstance(path, (str, Path)):
         write_bytes(path, buf.getvalue())
+    else:
+        path.write(buf.getvalue())
 
 
-def ratings_png(ratings: Sequence[Rating], path: str | Path, title: str = "Bradley-Terry ratings (Elo, 95% interval)") -> None:
+def ratings_png(ratings: Sequence[Rating], path: Target, title: str = "Bradley-Terry ratings (Elo, 95% interval)") -> None:
     """Horizontal bars: each player's rating with its interval, strongest at the top."""
     import matplotlib
     matplotlib.use("Agg")
@@ -41,7 +48,7 @@ def ratings_png(ratings: Sequence[Rating], path: str | Path, title: str = "Bradl
     plt.close(fig)
 
 
-def crosstable_png(labels: Sequence[str], games: np.ndarray, scores: np.ndarray, path: str | Path) -> None:
+def crosstable_png(labels: Sequence[str], games: np.ndarray, scores: np.ndarray, path: Target) -> None:
     """Heat map of the row player's score fraction against the column player, with counts."""
     import matplotlib
     matplotlib.use("Agg")

@@ -221,7 +221,9 @@ class Store:
             cur = db.execute(
                 "INSERT INTO players(spec, version, params) VALUES (?,?,?)", (spec, version, json.dumps(params, sort_keys=True, default=str))
             )
-        return int(cur.lastrowid)
+        if cur.lastrowid is None:  # sqlite sets it on every INSERT
+            raise RuntimeError("the player row was not inserted")
+        return cur.lastrowid
 
     def players(self) -> dict[int, tuple[str, str]]:
         """id -> (spec, version)."""
@@ -261,7 +263,8 @@ class Store:
         the ``runs`` given (ids), with an id above ``since`` (those stored after a game seen
         before), or all."""
         query = f"SELECT {_COLUMNS} FROM games"
-        where, args = ["id>?"], [since]
+        where: list[str] = ["id>?"]
+        args: list[int | str] = [since]
         if shape is not None:
             where.append("shape=?")
             args.append(shape)

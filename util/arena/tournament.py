@@ -161,8 +161,8 @@ def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | 
         movers = (g.first, g.second)
         for mark, t in zip(g.mover_marks(), g.move_times):
             times[movers[mark - 1]].append(t)
-        for mark in g.errors:
-            forfeits[movers[int(mark) - 1]] += 1
+        for side in g.errors:  # a mark as JSON text
+            forfeits[movers[int(side) - 1]] += 1
     if not results:
         return ""
     width = max(len(names[i]) for i in ids)
@@ -271,7 +271,7 @@ class SprtMatch:
 
     def llr(self) -> float:
         counts, _ = self.pentanomial()
-        return self.test.llr(counts) if counts.sum() else 0.0
+        return float(self.test.llr(counts)) if counts.sum() else 0.0
 
     def decision(self) -> str | None:
         counts, _ = self.pentanomial()
@@ -286,7 +286,7 @@ class SprtMatch:
         value, d = self.llr(), self.decision()
         what = {"H1": f"H1 accepted (the first agent is at least {self.test.elo1:g} Elo stronger)",
                 "H0": f"H0 accepted (the first agent is not {self.test.elo1:g} Elo stronger)"}.get(
-            d, "no decision within the games played (raise --games to go on)")
+            d or "", "no decision within the games played (raise --games to go on)")
         return (f"SPRT {self.test.text()}: {what}; LLR {value:+.2f}, bounds ({self.test.lower:.2f}, {self.test.upper:.2f})\n"
                 f"  {sprt.summarize(counts, draws).text()}")
 

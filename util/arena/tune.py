@@ -188,7 +188,8 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
     decides or ``games`` are played; the verdict and the pentanomial summary as text."""
     jobs = match.schedule([tuned, baseline], games + games % 2, "gauntlet", shape, time_per_move, "direct", seed)
     points: dict[int, float] = {}
-    state = {"llr": 0.0, "decision": None}
+    llr = 0.0
+    decision: str | None = None  # read by pending() as the games go on
 
     def counts() -> tuple[np.ndarray, int]:
         complete = [k for k in points if k % 2 == 0 and k + 1 in points]
@@ -197,7 +198,7 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
 
     def pending():
         for job in jobs:
-            if state["decision"]:
+            if decision:
                 return
             yield job
 
@@ -208,15 +209,15 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
         points[job.index] = 1.0 if result["winner"] == mark else 0.5 if result["winner"] == 0 else 0.0
         penta, _ = counts()
         if penta.sum():
-            state["llr"] = test.llr(penta)
-            state["decision"] = test.decide(state["llr"])
-            print(f"confirmation pair {int(penta.sum())}: LLR {state['llr']:+.2f} ({test.lower:.2f}, {test.upper:.2f})", file=sys.stderr)
-        if state["decision"]:
+            llr = float(test.llr(penta))
+            decision = test.decide(llr)
+            print(f"confirmation pair {int(penta.sum())}: LLR {llr:+.2f} ({test.lower:.2f}, {test.upper:.2f})", file=sys.stderr)
+        if decision:
             break
     penta, draws = counts()
     what = {"H1": "H1 accepted: the tuned parameters are better", "H0": "H0 accepted: not elo1 better than the defaults"}.get(
-        state["decision"], f"no decision within {games} games")
-    return f"SPRT {test.text()}: {what}; LLR {state['llr']:+.2f}\n  {sprt.summarize(penta, draws).text()}"
+        decision or "", f"no decision within {games} games")
+    return f"SPRT {test.text()}: {what}; LLR {llr:+.2f}\n  {sprt.summarize(penta, draws).text()}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, request, send_from_directory
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from agents.engine import registry
@@ -60,12 +61,16 @@ def json_depth(text: str) -> int:
     return top
 
 
+class _OrderedJSON(DefaultJSONProvider):
+    sort_keys = False  # keep the order of grids and tables
+
+
 def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     """The app; ``db`` is the tournament store the dashboard reads (None: the default path)."""
     app = Flask(__name__, static_folder=None)
     app.config["DB"] = db
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.json.sort_keys = False  # keep the order of grids and tables
+    app.json = _OrderedJSON(app)
     store = SessionStore(capacity)
     thinking = threading.BoundedSemaphore(MAX_THINKING)
 
@@ -286,9 +291,9 @@ def view(session: Session) -> dict:
     terminal = s.is_terminal()
     legal = [] if terminal or s.current_player() != session.human else s.legal_actions()
     history = move_texts(session.states)  # chance outcomes in brackets
-    returns = s.returns() if terminal else None
     result = None
     if terminal:
+        returns = s.returns()
         r = returns[session.human]
         result = "you won" if r > 0 else "you lost" if r < 0 else "draw"
         result += f" (returns {returns[0]:g} : {returns[1]:g})"

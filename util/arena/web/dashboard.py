@@ -184,11 +184,11 @@ def register(app: Flask) -> None:
     def game(game_id: str):
         from util.arena import tournament
 
-        game_id = _id(game_id, "game id")
+        number = _id(game_id, "game id")
         with _open() as store:
-            g = store.game(game_id)
+            g = store.game(number)
             if g is None:
-                raise RequestError(f"no game {game_id} in the store", 404)
+                raise RequestError(f"no game {number} in the store", 404)
             names = tournament.labels(store, [g.first, g.second])
         cx = _stored_game(g.game)  # any game: its spec is stored with it
         from util.arena.web.render import frame

@@ -197,8 +197,8 @@ def _rows(info: dict, state: State, kind: str, exact: bool, win_value: float) ->
     for row in rows.values():
         if "value" in row:
             row["verdict"], _text, row["value_text"], row["share"] = judge(row["value"], kind, exact, win_value)
-    key = (lambda r: -r.get("visits", 0)) if kind == "mcts" else (lambda r: -r.get("value", -math.inf))
-    return sorted(rows.values(), key=key)
+    order = (lambda r: -r.get("visits", 0)) if kind == "mcts" else (lambda r: -r.get("value", -math.inf))
+    return sorted(rows.values(), key=order)
 
 
 def _pv(pv: Any, state: State) -> list[str]:
