@@ -8,6 +8,7 @@ stub returning a value below or above the evasion chance; a draw the stub does n
 """
 from __future__ import annotations
 
+import os
 import random
 import types
 
@@ -307,8 +308,13 @@ def test_compiled_kernels_agree_with_the_engine():
     assert games == 2 and actions > 100
 
 
+# Games a map in the slow suite: 30 keeps CI's run near 10 minutes; RT_ORACLE_GAMES=60 (1,140 games
+# on the 19 maps, passed on 2026-11-26) or more for a longer soak.
+SLOW_GAMES = int(os.environ.get("RT_ORACLE_GAMES", "30"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", map_names())
 def test_many_games_per_map(name):
-    games, _, _ = run_games([name], 60, (8, 16, 32, 48), seed0=100000)
-    assert games == 60
+    games, _, _ = run_games([name], SLOW_GAMES, (8, 16, 32, 48), seed0=100000)
+    assert games == SLOW_GAMES
