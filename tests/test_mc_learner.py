@@ -125,7 +125,7 @@ def test_learnt_agent_beats_random_and_plays_the_fallback_where_the_table_knows_
     (["train", "--episodes", "5", "--out", "x.npz", "--epsilon", "2"], "within [0, 1]"),
     (["train", "--episodes", "5", "--out", "nowhere/none.npz", "--resume"], "does not exist"),
     (["train", "--episodes", "0", "--out", "x.npz"], "episodes"),
-    (["train", "--game", "quixo:size=9", "--episodes", "5", "--out", "x.npz"], "3, 4 or 5"),
+    (["train", "--game", "quixo:size=9", "--episodes", "5", "--out", "x.npz"], "size must be an integer from 3 to 5"),
     ([], "give a command"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, words):

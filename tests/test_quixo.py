@@ -199,7 +199,7 @@ def test_text_round_trips_and_bad_text_says_how_to_write_a_move():
         s.string_to_action("2,2,TOP")
     with pytest.raises(ValueError, match="came from"):
         s.string_to_action("0,0,TOP")
-    with pytest.raises(ValueError, match="3, 4 or 5"):
+    with pytest.raises(ValueError, match="size must be an integer from 3 to 5"):
         make_game("quixo", size=6)
     assert "quixo" in make_game("quixo", size=4).spec()
 

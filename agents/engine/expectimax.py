@@ -202,11 +202,12 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         return sign * e
 
     use_tt = prune and ints[USE_TT] != 0
-    k = s
+    # The key has its own length (ConnectX: one word for a two-word state): one type for numba,
+    # so it is made whether or not the table is used (``k = s`` here failed to compile there).
+    k = key(g, s)
     words = ints[WORDS]
     slot, at, meta = 0, 0, 0
     if use_tt:
-        k = key(g, s)
         slot, at = tt_slot(k, words, ints[SIZE], ints[TT])
         meta = tt_find(ints, at, k, words)
     tt_move = (meta & MOVE_MASK) - 1  # -1 without an entry
