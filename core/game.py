@@ -339,6 +339,20 @@ def lines_through(cells: list, length: int) -> list[list[list[int]]]:
     return out
 
 
+def first_decision(game: Game, limit: int = 1000) -> State | None:
+    """The first decision node along the first outcome and the first action of each node (None if
+    the game ends before one): where a warm-up searches, since a game may open with chance nodes
+    (EinStein's set-up), at which a depth-first search does not start."""
+    s = game.initial()
+    for _ in range(limit):
+        if s.is_terminal():
+            return None
+        if not s.is_chance_node():
+            return s
+        s = s.apply(s.legal_actions()[0])
+    return None
+
+
 def play_line(game: Game, actions: Iterable[int]) -> State:
     """The state after ``actions`` from the initial state (each checked for legality)."""
     state = game.initial()

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import check_params, parse_params
-from core.game import State
+from core.game import State, first_decision
 from util.budget import Speed, clock_share, deadline_ns
 from util.jit import CompileGate, numba_available
 
@@ -100,8 +100,8 @@ class DepthFirstAgent:
         return time.perf_counter() - t0
 
     def _compile(self) -> None:
-        state = self.game.initial()
-        if not state.is_terminal() and not state.is_chance_node():
+        state = first_decision(self.game)  # EinStein opens with chance nodes: its set-up
+        if state is not None:
             Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
 
     def _compiled(self) -> bool:

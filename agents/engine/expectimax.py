@@ -64,7 +64,7 @@ from agents.engine.negamax import (
     tt_slot,
     tt_store,
 )
-from core.game import bind, constants_array
+from core.game import bind, constants_array, first_decision
 from core.kernel_defaults import chance_prob, evaluate, key, legal, order, outcome, play, terminal, to_move
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.jit import hot, numba_available
@@ -338,24 +338,12 @@ class ExpectimaxAgent(DepthFirstAgent):
         """Compile the kernel for this game now (no-op without numba); returns seconds taken."""
         t0 = time.perf_counter()
         if numba_available() and self.game.fits_int64():
-            state = _first_decision(self.game)
+            state = first_decision(self.game)
             if state is not None:
                 Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
         self._gate.ready = True
         return time.perf_counter() - t0
 
-
-
-def _first_decision(game: Any, limit: int = 1000) -> Any:
-    """The first decision node of the game along first outcomes and actions (None if none)."""
-    s = game.initial()
-    for _ in range(limit):
-        if s.is_terminal():
-            return None
-        if not s.is_chance_node():
-            return s
-        s = s.apply(s.legal_actions()[0])
-    return None
 
 
 __all__ = ["ExpectimaxAgent", "Search", "node"]
