@@ -63,6 +63,7 @@ class Solver:
         self.search = ExactSearch(PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
                                   tt_size=max(1024, int(tt_size)), jit=self.compiled, max_plies=shape.cells + 2)
         self.nodes = 0  # nodes of the last call
+        self.restart_nodes = 0  # nodes of first tries run again watched (slice_seconds), over this solver's life
 
     def reset(self) -> None:
         """Empty the table (only needed to measure a solve from a cold start)."""
@@ -107,6 +108,7 @@ class Solver:
         if (not self.search.aborted or done >= limit
                 or (deadline is not None and time.perf_counter() >= deadline)):
             return result
+        self.restart_nodes += done  # the watched run starts again: these are searched twice, in part
         self._start(limit - done, deadline)
         search = self.search
 

@@ -222,7 +222,9 @@ def test_a_watched_solve_does_the_search_of_one_call():
     watched = Solver(game, tt_bits=10, jit=False, max_plies=64, slice_seconds=0.005, on_slice=calls.append)
     assert plain.value(state) == score
     assert watched.value(state, node_limit=2 * plain.nodes) == score
-    assert abs(watched.nodes - plain.nodes) <= 0.01 * plain.nodes, (watched.nodes, plain.nodes)
+    # The one restart repeats at most the first try's nodes (0.1 s of them: a load-dependent count).
+    assert 0 < watched.restart_nodes < plain.nodes
+    assert watched.nodes <= plain.nodes + watched.restart_nodes, (watched.nodes, plain.nodes, watched.restart_nodes)
     assert len(calls) > 10
 
 

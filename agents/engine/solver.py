@@ -44,6 +44,7 @@ class Solver:
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
         self.nodes = 0  # nodes of the last call
+        self.restart_nodes = 0  # nodes of first tries run again watched (slice_seconds), over this solver's life
         self.probes = 0  # null-window searches of the last call
 
     @property
@@ -75,6 +76,7 @@ class Solver:
                 or (left is not None and self.search.nodes >= left)):
             return None
         search, done = self.search, self.nodes
+        self.restart_nodes += search.nodes  # the watched run starts again: these are searched twice, in part
         search.start(None if limit is None else limit - done, deadline_ns(deadline))
 
         def progress() -> None:
