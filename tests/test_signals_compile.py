@@ -29,7 +29,7 @@ needs_numba = pytest.mark.skipif(not numba_available(), reason="the point is num
 def wait_for_first_kernel(run: Running, cache: Path, timeout: float = 300.0) -> None:
     """Until a compiled kernel is saved in ``cache``: the compile has begun and goes on."""
     end = time.monotonic() + timeout
-    while not any(cache.glob("*.nbc")):
+    while not any(cache.glob("*/*.nbc")):
         if run.proc.poll() is not None or time.monotonic() > end:
             run.proc.kill()
             pytest.fail(f"no kernel compiled: {run.err[-800:]!r}")
