@@ -403,7 +403,7 @@ def _save_grown(out: str, tree: Any, shape: Shape, args: argparse.Namespace, sim
     meta = {"agent": args.agent, "sims": sims, "min_visits": args.min_visits, "seconds": round(seconds, 3),
             "tree_nodes": tree.used}
     if grown is not None:
-        meta.update(last_batch_start=round(grown.last_start, 4), last_batch_end=round(grown.last_end, 4))
+        meta.update(last_batch_start=float(grown.last_start), last_batch_end=float(grown.last_end))  # unrounded: a start at 1.99996 s read 2.0
     else:
         meta["partial"] = True
     data["meta"] = json.dumps(meta)
