@@ -11,7 +11,7 @@ out of its book: 7-13 s against a 1.25 s limit). The time bound is the arena's f
 (0.25 s a move plus 1 s of grace), which a move that compiles nothing keeps even at load 4.
 
 Every (game, agent) pair compiles its own kernels (10-60 s a pair, more on a loaded machine):
-the full matrix is in the slow suite; the default suite runs the pair the issue was found on.
+the whole matrix, the pair the issue was found on included, is in the slow suite.
 """
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ def matrix() -> list[tuple[str, str]]:
 needs_numba = pytest.mark.skipif(not numba_available(), reason="nothing compiles without numba")
 
 
+@pytest.mark.slow  # 25 s of compiling: the default suite keeps under 10 minutes
 @needs_numba
 @pytest.mark.parametrize("game,agent", DEFAULT)
 def test_first_moves_compile_nothing(game, agent):

@@ -298,6 +298,7 @@ def test_longer_games_on_small_maps_reach_combat():
     assert games == 8 and chances > 0
 
 
+@pytest.mark.slow  # 23 s, most of it compiling; the plain oracle runs in the default suite
 def test_compiled_kernels_agree_with_the_engine():
     from util.jit import compiled, numba_available
 

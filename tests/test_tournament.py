@@ -496,6 +496,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow  # 18 s: a real runner and its pool, killed
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_killed_runner_takes_its_workers_along_and_a_rerun_plays_its_games(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
