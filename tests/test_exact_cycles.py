@@ -23,6 +23,7 @@ import pytest
 from agents.engine.solver import SolveError, Solver
 from core.game import key_mismatch
 from core.games import make_game, names
+from tests.test_quixo_agents import random_states
 
 DATA_4X4 = Path(__file__).resolve().parent.parent / "data" / "quixo_4x4.npz"
 CAP = 200  # the game's cap in the value tests; positions are placed at ply CAP - plies left
@@ -30,19 +31,8 @@ CAP = 200  # the game's cap in the value tests; positions are placed at ply CAP 
 
 def random_boards(n: int, count: int, seed: int, longest: int) -> list[tuple[int, int, int]]:
     """``(x, o, mover)`` of positions reached by random play in the uncapped game, not ended."""
-    g = make_game("quixo", size=n, max_plies=0)
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        s = g.initial()
-        for _ in range(rng.randrange(0, longest)):
-            if s.is_terminal():
-                break
-            s = s.apply(rng.choice(s.legal_actions()))
-        if not s.is_terminal():
-            x, o, meta = s.words
-            out.append((x, o, meta & 1))
-    return out
+    _, states = random_states(n, count, seed, cap=0, longest=longest)
+    return [(s.words[0], s.words[1], s.words[2] & 1) for s in states]
 
 
 def at_plies_left(board: tuple[int, int, int], left: int) -> tuple[int, int, int]:
