@@ -63,7 +63,7 @@ than those kept); contract and default (``terminal``, ``legal``, ``order``) in
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,10 @@ class Game:
     has_chance: bool = False
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple] = {}
+    end_turn_action: int | None = None
+    """Games whose turn is several decisions of one player (Reinforce Tactics: a unit's move,
+    attack, recruitment, ...) name the action that ends the turn; None (every other game):
+    each decision is a whole turn. See :meth:`turn_index`, :meth:`action_label`."""
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.PARAMS)
@@ -169,6 +173,24 @@ class Game:
     def render(self, state: State) -> str:
         """A text picture of the state for terminals."""
         return repr(state.words)
+
+    # --- turns of several decisions: optional ---------------------------------------------------
+    def turn_index(self, state: State) -> int:
+        """A number that changes when a new turn starts (a turn: the decisions of one player up
+        to :attr:`end_turn_action`); default: the plies played, known from the history."""
+        return len(state.history)
+
+    def action_label(self, state: State, action: int) -> Hashable:
+        """``action`` described so that the description still names the same act after other
+        actions of the turn (a plan made at the turn's start is replayed by labels, as Kaggle
+        replays a turn's action dicts: Reinforce Tactics' unit slots move when a unit dies, its
+        cells do not); default: the action itself."""
+        return action
+
+    def label_action(self, state: State, label: Hashable) -> int | None:
+        """The legal action of ``state`` that :meth:`action_label` described as ``label``, or None
+        when no legal action fits (the plan's act became impossible: skipped, as Kaggle does)."""
+        return label if isinstance(label, int) and label in state.legal_actions() else None
 
     # --- for pictures (web app): optional ----------------------------------------------------
     def grid(self, state: State) -> list[list[str]] | None:

@@ -9,6 +9,8 @@ Notation: actions read as Kaggle's action dicts do, with ``x,y`` cells (column, 
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from core.game import CHANCE, Game, State
@@ -16,12 +18,14 @@ from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
 from core.reinforce_tactics.layout import (
+    A_END,
     CELLS,
     G_TERRAIN,
     H_COUNT,
     H_GOLD,
     H_OVER,
     H_PLAYER,
+    H_STEP,
     H_TURN,
     H_WINNER,
     NUM_ACTIONS,
@@ -52,6 +56,7 @@ class ReinforceTactics(Game):
     num_actions = NUM_ACTIONS
     kernels = "core.reinforce_tactics.kernels"
     has_chance = True
+    end_turn_action = A_END
     PARAMS = {
         "map": (str, "beginner", "built-in map name; empty: picked by seed"),
         "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips"),
@@ -89,6 +94,19 @@ class ReinforceTactics(Game):
     def from_observation(self, obs) -> State:
         """The state an agent observes at the start of its turn."""
         return self.new_state(KG.state_from_observation(self.g, obs))
+
+    def turn_index(self, state: State) -> int:
+        return int(state.words[H_STEP])
+
+    def action_label(self, state: State, action: int) -> Hashable:
+        """Kaggle's action dict as sorted items: cells, not unit slots, name who acts."""
+        return tuple(sorted(KG.action_to_dict(self.g, state.words, action).items()))
+
+    def label_action(self, state: State, label: Hashable) -> int | None:
+        if not isinstance(label, tuple):
+            return None
+        a = KG.dict_to_action(self.g, state.words, dict(label))
+        return a if a is not None and a in state.legal_actions() else None
 
     def action_to_string(self, state: State, action: int) -> str:
         if state.current_player() == CHANCE:

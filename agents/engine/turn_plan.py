@@ -1,0 +1,61 @@
+"""Agents that plan a whole turn at once, for games whose turn is several decisions
+(:attr:`core.game.Game.end_turn_action`, e.g. Reinforce Tactics: a list of unit actions).
+
+A planner implements ``plan_turn(state, deadline) -> list[int]``: the mover's actions from
+``state`` to the end of the turn, as played along one line (the last one the game's
+``end_turn_action``, unless the game ends first). :class:`TurnPlanAgent` serves that plan one
+decision at a time through the ordinary ``choose(state, deadline)``: it plans at the first
+decision of each turn and replays the plan by *labels* (:meth:`core.game.Game.action_label`),
+so that chance inside the turn (a Rogue killed by a counter-attack shifts the unit slots) does
+not turn the plan into other acts; a planned act that has become impossible is skipped, as
+Kaggle skips an illegal entry of a turn's list. A Kaggle agent returns :meth:`plan_labels`
+instead, the whole turn at once.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from core.game import State
+
+
+class TurnPlanAgent:
+    """Mixin: ``choose`` from a turn's plan. Subclasses set ``game`` and write ``plan_turn``."""
+
+    game: Any
+
+    def plan_turn(self, state: State, deadline: float) -> list[int]:
+        raise NotImplementedError
+
+    def plan_labels(self, state: State, deadline: float) -> list[Hashable]:
+        """The plan of the turn starting at ``state`` as labels, the end of the turn included."""
+        end = self.game.end_turn_action
+        labels = []
+        s = state
+        for a in self.plan_turn(state, deadline):
+            if s.is_terminal() or s.is_chance_node():
+                break
+            labels.append(self.game.action_label(s, a))
+            s = s.apply(a)
+            if a == end:
+                return labels
+        if end is not None and not s.is_terminal() and not s.is_chance_node():
+            labels.append(self.game.action_label(s, end))
+        return labels
+
+    def choose(self, state: State, deadline: float) -> int:
+        turn = (self.game.turn_index(state), state.current_player())
+        if getattr(self, "_plan_turn_id", None) != turn:
+            self._plan_turn_id = turn
+            self._plan_left: list[Hashable] = self.plan_labels(state, deadline)
+        while self._plan_left:
+            a = self.game.label_action(state, self._plan_left.pop(0))
+            if a is not None:
+                return a
+        end = self.game.end_turn_action
+        legal = state.legal_actions()
+        return end if end in legal else legal[0]
+
+    def reset(self) -> None:
+        self._plan_turn_id = None
+        self._plan_left = []
