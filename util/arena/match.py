@@ -57,7 +57,7 @@ class GameJob:
     b: PlayerSpec  # the pairing's second agent
     index: int  # game number within the pairing: opening index // 2, seats swapped on odd
     game: str  # the game's spec (core.game.Game.spec()), e.g. connectx:rows=6,columns=7,inarow=4
-    time_per_move: float  # seconds per move
+    time_per_move: float  # seconds per move (per turn in a game whose turn is several decisions: match.play)
     engine: str  # "direct" (this module's loop) or "kaggle" (kaggle-environments, ConnectX only)
     seed: int  # seeds the players' randomness for this game
     plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
@@ -144,7 +144,12 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     """Play one game of ``first`` (player 0, mark 1) against ``second`` (player 1, mark 2).
 
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
-    optionally ``reset()``, called before the game. ``opening``: actions (chance outcomes
+    optionally ``reset()``, called before the game. In a game whose turn is several decisions
+    (:attr:`core.game.Game.end_turn_action`) ``time_per_move`` is the time of a *turn*, as
+    Kaggle's ``actTimeout`` is: every decision of the mover until the turn ends (a new
+    :meth:`core.game.Game.turn_index` or mover) shares it, each decision's deadline being the
+    turn's time less what the agent has already spent on this turn (chance outcomes and the
+    loop's own work do not count), and the hard limit applies to the turn's total. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
     after which a move forfeits (default :func:`default_hard_limit`); an agent cannot
     be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
@@ -181,6 +186,8 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     times: list[float] = []
     movers: list[int] = []
     agents = (first, second)
+    turn_id: tuple[int, int] | None = None  # the turn being played (games of several decisions a turn)
+    turn_used = 0.0  # seconds the mover's agent has spent on this turn's earlier decisions
 
     def result(winner: int, how: str, errors: dict[int, str], returns: Any = None) -> dict[str, Any]:
         return {"moves": moves, "chance": chance, "winner": winner, "termination": how, "errors": errors,
@@ -199,9 +206,13 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
             moves.append(a)
             continue
         mark = player + 1
+        if game.end_turn_action is not None:
+            this_turn = (game.turn_index(state), player)
+            if this_turn != turn_id:
+                turn_id, turn_used = this_turn, 0.0
         start = time.perf_counter()
         try:
-            choice = agents[mark - 1].choose(state, start + time_per_move)
+            choice = agents[mark - 1].choose(state, start + time_per_move - turn_used)
         except Exception as exc:  # the agent's failure decides the game; it must not stop the caller
             times.append(time.perf_counter() - start)
             movers.append(mark)
@@ -209,8 +220,11 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         elapsed = time.perf_counter() - start
         times.append(elapsed)
         movers.append(mark)
-        if elapsed > limit:
-            return result(3 - mark, "timeout", {mark: f"move took {elapsed:.3f} s, hard limit {limit:.3f} s"})
+        if turn_used + elapsed > limit:
+            what = f"turn took {turn_used + elapsed:.3f} s" if turn_used else f"move took {elapsed:.3f} s"
+            return result(3 - mark, "timeout", {mark: f"{what}, hard limit {limit:.3f} s"})
+        if turn_id is not None:
+            turn_used += elapsed
         if isinstance(choice, bool) or not isinstance(choice, numbers.Integral):
             return result(3 - mark, "illegal", {mark: f"returned {choice!r} ({type(choice).__name__}), not an int"})
         action = int(choice)
