@@ -107,22 +107,24 @@ def test_exact_solver_refused_with_one_line():
         ExactSearch(game)  # python -m agents.solver --game reinforce_tactics: that line, exit 2
 
 
-def mcts_choice(game, state: State, jit: bool, open_loop: bool, seed: int) -> tuple[int, dict]:
+def mcts_choice(game, state: State, jit: bool, open_loop: bool, seed: int) -> tuple[int, dict, int]:
+    """The action, root visits and simulations of 40 simulations at most (closed loop's solver
+    may prove the root sooner: the short games end in draws within reach)."""
     agent = MCTSAgent(game=game, max_sims=40, seed=seed, jit=jit, open_loop=open_loop, max_rollout=60,
                       background_compile=False, reuse=False)
     if jit:
         agent.warm_up()
     a = agent.choose(state, time.perf_counter() + 3600)
     info = agent.info()
-    assert info["compiled"] is jit and info["simulations"] == 40
-    return a, info["visits"]
+    assert info["compiled"] is jit and 0 < info["simulations"] <= 40
+    return a, info["visits"], info["simulations"]
 
 
 def test_mcts_plain_path_plays_reinforce_tactics():
     game = parse_game(SPEC)
     for i, s in enumerate(positions(game, 2, seed=3)):
-        a, visits = mcts_choice(game, s, False, False, seed=i)
-        assert a in s.legal_actions() and sum(visits.values()) == 40
+        a, visits, sims = mcts_choice(game, s, False, False, seed=i)
+        assert a in s.legal_actions() and sum(visits.values()) == sims
 
 
 @pytest.mark.slow
