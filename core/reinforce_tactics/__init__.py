@@ -109,6 +109,16 @@ class ReinforceTactics(Game):
         a = KG.dict_to_action(self.g, state.words, dict(label))
         return a if a is not None and a in state.legal_actions() else None
 
+    kaggle_env = "reinforce_tactics"
+
+    def kaggle_observation(self, state: State, remaining: float = 60.0) -> dict:
+        return KG.observation_from_state(self.g, state.words, remaining)
+
+    def kaggle_configuration(self, time_per_move: float) -> dict:
+        p = self.params
+        return {"episodeSteps": p["episode_steps"], "actTimeout": time_per_move, "runTimeout": 1200,
+                "mapName": p["map"], "enabledUnits": ",".join(UNIT_CODES), "startingGold": p["starting_gold"]}
+
     def action_to_string(self, state: State, action: int) -> str:
         if state.current_player() == CHANCE:
             return "evade" if action == OUT_EVADE else "counter"
