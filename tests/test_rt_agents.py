@@ -354,10 +354,10 @@ def test_scores_match_an_independent_computation(greedy_agent):
     with combat (Rogue attacks included when they occur)."""
     checked = 0
     rogue_chance = 0
-    for name in ("beginner", "starter", "rogue_flank"):
+    for name in ("beginner", "rogue_flank"):
         g, states = random_states(name, 21, 260, p_end=0.08)
         agent = greedy_agent(g, lookahead=False)
-        for s in states[::6]:
+        for s in states[::10]:
             if s.is_terminal():
                 continue
             me = s.words[H_PLAYER]
@@ -368,7 +368,7 @@ def test_scores_match_an_independent_computation(greedy_agent):
                 rogue_chance += t.is_chance_node()
                 assert v == pytest.approx(independent_value(g, t, me), abs=1e-9)
                 checked += 1
-    assert checked > 500
+    assert checked > 300 and rogue_chance > 0
 
 
 def test_lookahead_scores_moves_by_their_best_follow_up(greedy_agent):
@@ -376,7 +376,7 @@ def test_lookahead_scores_moves_by_their_best_follow_up(greedy_agent):
     agent = greedy_agent(g)
     plain = greedy_agent(g, lookahead=False)
     moved = 0
-    for s in states[::10]:
+    for s in states[::20]:
         if s.is_terminal():
             continue
         me = s.words[H_PLAYER]
@@ -401,23 +401,34 @@ def test_lookahead_scores_moves_by_their_best_follow_up(greedy_agent):
 def test_greedy_plans_are_legal_and_end_the_turn(greedy_agent, name):
     g, states = random_states(name, 23, 150)
     agent = greedy_agent(g)
-    for s in states[::8]:
+    for s in states[::12]:
         if s.is_terminal():
             continue
         plan = agent.plan_turn(s, far_deadline())
         me = s.current_player()
         assert plan and agent.choose(s, far_deadline()) == plan[0]
         t = s
+        before_chance = None  # plan_labels stops at the first chance node (TurnPlanAgent)
         for i, a in enumerate(plan):
             assert a in t.legal_actions(), (i, a)
             t = t.apply(a)
+            if t.is_chance_node() and before_chance is None:
+                before_chance = i + 1
             while t.is_chance_node():  # the planner follows the likelier outcome: the counter-attack
                 t = t.apply(max(t.chance_outcomes(), key=lambda o: o[1])[0])
             if t.is_terminal():
                 break
         assert t.is_terminal() or (plan[-1] == A_END and t.current_player() == 1 - me)
         labels = agent.plan_labels(s, far_deadline())
-        assert len(labels) == len(plan) or t.is_terminal()
+        if before_chance is None:
+            assert len(labels) == len(plan) or t.is_terminal()
+        else:
+            assert len(labels) == before_chance
+        u = s
+        for label in labels:
+            a = g.label_action(u, label)
+            assert a is not None
+            u = u.apply(a)
 
 
 def test_greedy_respects_a_passed_deadline(greedy_agent):

@@ -27,7 +27,12 @@ from core.reinforce_tactics.layout import (
     A_END,
     A_UNIT,
     CELLS,
+    COST,
     G_CELL_STRUCT,
+    G_STRUCT_CELL,
+    G_TERRAIN,
+    H_COUNT,
+    H_GOLD,
     H_OVER,
     H_PEND_ATT,
     H_PLAYER,
@@ -35,8 +40,13 @@ from core.reinforce_tactics.layout import (
     NUM_ACTIONS,
     OUT_COUNTER,
     OUT_EVADE,
+    S_BASE,
+    S_OWNER,
+    SF,
     STATE_LEN,
     SUB_TARGET,
+    TR_BUILDING,
+    TR_HQ,
     U_BASE,
     U_CELL,
     UF,
@@ -97,15 +107,24 @@ def follow_up(g, t, me: int, k: int, left: int, params, work, buf) -> float:
             if v > best:
                 best = v
     si = g[G_CELL_STRUCT + left]
-    if si >= 0:
-        n = legal(g, t, buf, 0)
-        for i in range(n):
-            a = buf[i]
-            if a < A_UNIT and (a - A_CREATE) // 8 == si:
-                v = value(g, play(g, t, a), me, params)
-                if v > best:
-                    best = v
+    if si < 0 or not recruits_at(g, t, me, si, occ):
+        return best
+    for typ in range(1, 9):
+        if t[H_GOLD + me] >= COST[typ]:
+            v = value(g, play(g, t, A_CREATE + 8 * si + typ - 1), me, params)
+            if v > best:
+                best = v
     return best
+
+
+@hot
+def recruits_at(g, t, me: int, si: int, occ) -> bool:
+    """Player ``me`` may recruit on structure ``si`` in ``t`` (its Building or HQ, empty in
+    ``occ``, below the unit cap): the recruits :func:`legal` lists there, for the gold."""
+    c = g[G_STRUCT_CELL + si]
+    tr = g[G_TERRAIN + c]
+    return ((tr == TR_BUILDING or tr == TR_HQ) and t[S_BASE + si * SF + S_OWNER] == me
+            and occ[c] < 0 and t[H_COUNT + me] < UMAX)
 
 
 @hot
