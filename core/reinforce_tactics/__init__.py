@@ -55,6 +55,7 @@ class ReinforceTactics(Game):
     words = STATE_LEN
     num_actions = NUM_ACTIONS
     kernels = "core.reinforce_tactics.kernels"
+    heuristics = "heuristics.reinforce_tactics"
     has_chance = True
     end_turn_action = A_END
     array_state = True
