@@ -1,0 +1,105 @@
+"""The turn searches (macro-move MCTS, naive-sampling MCTS, evolutionary planning) against brute
+force over every turn of the toy game Squad (tests/games_squad.py), on both kernel paths, and
+their plans on Reinforce Tactics."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.engine.evolution import EvolutionAgent
+from agents.engine.macro_mcts import MacroMCTSAgent
+from agents.engine.naive_mcts import NaiveMCTSAgent
+from core.game import State
+from tests.games_squad import Squad
+from util.jit import numba_available
+
+SEARCHES = {
+    "macro_widening": lambda g, **kw: MacroMCTSAgent(game=g, rule="widening", **kw),
+    "macro_epsilon": lambda g, **kw: MacroMCTSAgent(game=g, rule="epsilon", **kw),
+    "naive": lambda g, **kw: NaiveMCTSAgent(game=g, **kw),
+    "evolution": lambda g, **kw: EvolutionAgent(game=g, **kw),
+}
+
+
+def positions(count: int, seed: int = 1) -> list[Squad]:
+    """Random lines and unit cells (the same for a seed)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        values = [rng.choice([0, 0, 0, 1, 2, 3, 5, 8, 9]) for _ in range(10)]
+        cells = rng.sample(range(10), 6)
+        out.append(Squad(values="/".join(map(str, values)), start="/".join(map(str, cells))))
+    return out
+
+
+def after_turn_value(state: State, plan: list[int]) -> float:
+    """The mover's heuristic value after playing ``plan`` (a whole turn)."""
+    g = state.game
+    for a in plan:
+        state = state.apply(a)
+    assert plan[-1] == g.end_turn_action
+    return -g.kernel_module.evaluate(g.g, state.words, [])
+
+
+def brute_force_best(state: State) -> float:
+    """The best value over every turn (every sequence of decisions up to the end of the turn)."""
+    g = state.game
+    memo: dict = {}
+
+    def best(s: State) -> float:
+        if s.words not in memo:
+            memo[s.words] = max(-g.kernel_module.evaluate(g.g, s.apply(a).words, []) if a == g.end_turn_action
+                                else best(s.apply(a)) for a in s.legal_actions())
+        return memo[s.words]
+
+    return best(state)
+
+
+def test_greedy_turn_misses_the_best_on_some_positions():
+    """The toy game needs a search: the first (greedy) sample alone is worse on some positions."""
+    misses = 0
+    for g in positions(12):
+        s = g.initial()
+        greedy = MacroMCTSAgent(game=g, jit=False, max_iters=1).plan_turn(s, 1e18)
+        misses += after_turn_value(s, greedy) < brute_force_best(s)
+    assert misses >= 3
+
+
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_search_finds_the_brute_force_best_turn(name):
+    for i, g in enumerate(positions(12)):
+        s = g.initial()
+        agent = SEARCHES[name](g, jit=False, max_iters=300, seed=i)
+        plan = agent.plan_turn(s, 1e18)
+        assert after_turn_value(s, plan) == brute_force_best(s), (name, i, g.spec(), plan)
+
+
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_search_plays_whole_games_through_choose(name):
+    """As an ordinary agent (TurnPlanAgent.choose) every decision is legal to the game's end."""
+    g = positions(1, seed=5)[0]
+    agents = [SEARCHES[name](g, jit=False, max_iters=40, seed=p) for p in range(2)]
+    s = g.initial()
+    while not s.is_terminal():
+        a = agents[s.current_player()].choose(s, 1e18)
+        assert a in s.legal_actions()
+        s = s.apply(a)
+    assert s.returns()[0] == -s.returns()[1]
+
+
+@pytest.mark.parametrize("bad", [{"rule": "greedy"}, {"eps_new": 1.5}, {"gamma": 0.0}, {"max_len": 1}])
+def test_macro_rejects_bad_parameters(bad):
+    with pytest.raises(ValueError):
+        MacroMCTSAgent(game=Squad(), **bad)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_compiled_and_plain_paths_plan_the_same_turns(name):
+    for i, g in enumerate(positions(4)):
+        s = g.initial()
+        plans = [SEARCHES[name](g, jit=jit, max_iters=150, seed=i, background_compile=False).plan_turn(s, 1e18)
+                 for jit in (False, True)]
+        assert plans[0] == plans[1], (name, i)
