@@ -103,3 +103,71 @@ def test_compiled_and_plain_paths_plan_the_same_turns(name):
         plans = [SEARCHES[name](g, jit=jit, max_iters=150, seed=i, background_compile=False).plan_turn(s, 1e18)
                  for jit in (False, True)]
         assert plans[0] == plans[1], (name, i)
+
+
+# --- Reinforce Tactics ----------------------------------------------------------------------------
+def rt_positions(count: int, seed: int = 3) -> list[State]:
+    """States at a turn's start after a few random turns on the beginner map (the same for a seed)."""
+    from tests.games_rt_standin import StandInRT
+
+    g = StandInRT(map="beginner", episode_steps=60)
+    rng = random.Random(seed)
+    out = []
+    s = g.initial()
+    while len(out) < count and not s.is_terminal():
+        if not s.is_chance_node() and (not s.history or s.history[-1] == g.end_turn_action):
+            out.append(s)
+        legal = s.legal_actions()
+        end = g.end_turn_action
+        s = s.apply(end if end in legal and rng.random() < 0.25 else rng.choice(legal))
+    return out
+
+
+def replays_legally(state: State, plan: list[int]) -> bool:
+    """Every entry of ``plan`` is legal when its turn comes (chance: the first outcome) and the
+    last ends the turn."""
+    g = state.game
+    for a in plan:
+        while state.is_chance_node():
+            state = state.apply(state.legal_actions()[0])
+        if state.is_terminal():
+            return True
+        if a not in state.legal_actions():
+            return False
+        state = state.apply(a)
+    return plan[-1] == g.end_turn_action or state.is_terminal()
+
+
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_reinforce_tactics_plans_are_legal_turns(name):
+    acts = 0
+    for i, s in enumerate(rt_positions(3)):
+        agent = SEARCHES[name](s.game, jit=False, max_iters=12, seed=i)
+        plan = agent.plan_turn(s, 1e18)
+        assert replays_legally(s, plan), (name, i, plan)
+        assert agent.info()["evaluations"] == 12
+        acts += len(plan) - 1
+    assert acts > 0  # the stand-in evaluation makes recruiting pay: not only "end"
+
+
+def test_reinforce_tactics_actor_names_units_and_sites():
+    from core.reinforce_tactics.layout import A_CREATE, A_END, A_UNIT, UMAX, UNIT_STRIDE
+
+    for s in rt_positions(4):
+        km, g = s.game.kernel_module, s.game
+        for a in s.legal_actions():
+            if a == A_END:
+                continue
+            u = km.actor(g.g, s.words, a)
+            want = (a - A_UNIT) // UNIT_STRIDE if a >= A_UNIT else UMAX + (a - A_CREATE) // 8
+            assert u == want and 0 <= u < g.num_actions
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_reinforce_tactics_compiled_and_plain_plan_the_same(name):
+    for i, s in enumerate(rt_positions(2)):
+        plans = [SEARCHES[name](s.game, jit=jit, max_iters=12, seed=i, background_compile=False).plan_turn(s, 1e18)
+                 for jit in (False, True)]
+        assert plans[0] == plans[1], (name, i)
