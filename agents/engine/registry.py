@@ -29,6 +29,7 @@ ENGINE_AGENTS: dict[str, str] = {
     "macro_mcts": "agents.engine.macro_mcts:MacroMCTSAgent",
     "naive_mcts": "agents.engine.naive_mcts:NaiveMCTSAgent",
     "evolution": "agents.engine.evolution:EvolutionAgent",
+    "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
 }
 
 

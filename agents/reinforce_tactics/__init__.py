@@ -1,0 +1,4 @@
+"""Reinforce Tactics agents that know the game: the greedy one-turn planner
+(:mod:`agents.reinforce_tactics.greedy`, its compiled inner loop in
+:mod:`agents.reinforce_tactics.planner`). Uniform random play is the generic
+``agents.engine.random_agent`` (why no variant: ``docs/reinforce-tactics.md``, Agents)."""
