@@ -56,19 +56,23 @@ def brute_force_best(state: State) -> float:
     return best(state)
 
 
-def test_greedy_turn_misses_the_best_on_some_positions():
-    """The toy game needs a search: the first (greedy) sample alone is worse on some positions."""
-    misses = 0
-    for g in positions(12):
-        s = g.initial()
-        greedy = MacroMCTSAgent(game=g, jit=False, max_iters=1).plan_turn(s, 1e18)
-        misses += after_turn_value(s, greedy) < brute_force_best(s)
-    assert misses >= 3
+def test_greedy_turn_misses_the_best_on_the_hard_positions():
+    """The toy game needs a search: the first (greedy) sample alone is worse on HARD[:4]."""
+    all_positions = positions(12)
+    for i in HARD:
+        s = all_positions[i].initial()
+        greedy = MacroMCTSAgent(game=s.game, jit=False, max_iters=1).plan_turn(s, 1e18)
+        assert (after_turn_value(s, greedy) < brute_force_best(s)) == (i != HARD[-1]), i
+
+
+HARD = (0, 3, 8, 10, 1)  # positions(12) where the greedy turn is not the best (1: where it is)
 
 
 @pytest.mark.parametrize("name", list(SEARCHES))
 def test_search_finds_the_brute_force_best_turn(name):
-    for i, g in enumerate(positions(12)):
+    all_positions = positions(12)
+    for i in HARD:
+        g = all_positions[i]
         s = g.initial()
         agent = SEARCHES[name](g, jit=False, max_iters=300, seed=i)
         plan = agent.plan_turn(s, 1e18)
@@ -108,9 +112,9 @@ def test_compiled_and_plain_paths_plan_the_same_turns(name):
 # --- Reinforce Tactics ----------------------------------------------------------------------------
 def rt_positions(count: int, seed: int = 3) -> list[State]:
     """States at a turn's start after a few random turns on the beginner map (the same for a seed)."""
-    from tests.games_rt_standin import StandInRT
+    from core.reinforce_tactics import ReinforceTactics
 
-    g = StandInRT(map="beginner", episode_steps=60)
+    g = ReinforceTactics(map="beginner", episode_steps=60)
     rng = random.Random(seed)
     out = []
     s = g.initial()
@@ -147,7 +151,7 @@ def test_reinforce_tactics_plans_are_legal_turns(name):
         assert replays_legally(s, plan), (name, i, plan)
         assert agent.info()["evaluations"] == 12
         acts += len(plan) - 1
-    assert acts > 0  # the stand-in evaluation makes recruiting pay: not only "end"
+    assert acts > 0  # the heuristic makes recruiting pay: not only "end"
 
 
 def test_reinforce_tactics_actor_names_units_and_sites():

@@ -7,7 +7,7 @@ the population with children of two random survivors: **uniform crossover per un
 unit's order taken whole from one parent, the turn keeping the first parent's order of units),
 then with probability ``mutation`` a **mutation** (one unit's order redone: a random first
 decision, then its best ones; :meth:`agents.engine.macro_turns.Turns.perturb`). A child reaching
-the state of a turn already in the population is mutated again (up to ``retries``), so the
+the state of a turn already in the population is mutated again (``retries`` times at most; a generation tries twice as many children as it has room for), so the
 population stays diverse. The first population: the greedy turn, its perturbations and random
 turns. The plan is the fittest turn.
 """
@@ -28,7 +28,7 @@ class EvolutionAgent(TurnSearch):
     mutation: float = 0.7  # chance that a child of crossover is also mutated
     random_share: float = 0.25  # share of the first population built at random (the rest: perturbed greedy turns)
     resample: bool = True  # evaluate survivors again each generation (chance averages out)
-    retries: int = 3  # mutations tried on a child that duplicates a member
+    retries: int = 1  # mutations tried on a child that duplicates a member
 
     def checks(self) -> list[tuple[bool, str]]:
         return [(self.population >= 2, "population must be at least 2"),
@@ -43,7 +43,7 @@ class EvolutionAgent(TurnSearch):
         greedy = turns.greedy()
         members[turns.key(greedy)] = [greedy, 0, 0.0]
         tries = 0
-        while len(members) < self.population and tries < 4 * self.population:
+        while len(members) < self.population and tries < 2 * self.population:
             tries += 1
             t = turns.greedy(1.0) if rnd.random() < self.random_share else self._mutate(turns, greedy)
             members.setdefault(turns.key(t), [t, 0, 0.0])
@@ -60,8 +60,8 @@ class EvolutionAgent(TurnSearch):
             keep = max(1, int(round(self.elite * len(ranked))))
             members = dict(ranked[:keep])
             parents = [m[0] for m in members.values()]
-            attempts = 0
-            while len(members) < self.population and attempts < 4 * self.population:
+            attempts, room = 0, self.population - len(members)
+            while len(members) < self.population and attempts < 2 * room:
                 attempts += 1
                 child = self._child(turns, rnd.choice(parents), rnd.choice(parents))
                 key = turns.key(child)
