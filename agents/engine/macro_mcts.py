@@ -32,7 +32,7 @@ class MacroMCTSAgent(TurnSearch):
     eps_new: float = 0.3  # rule=epsilon: probability of trying a new sample each iteration
     pw_k: float = 1.0  # rule=widening: a new sample while children < pw_k * iterations ** pw_alpha
     pw_alpha: float = 0.5  # rule=widening: the widening's exponent
-    c: float = 0.5  # UCB1 exploration constant among known turns (rewards in [-1, 1])
+    c: float = 0.1  # UCB1 exploration constant among known turns (rewards in [-1, 1]; a heuristic's differences between turns are small)
     max_children: int = 2048  # known turns at most (then only exploitation)
 
     def checks(self) -> list[tuple[bool, str]]:
