@@ -16,6 +16,15 @@ game's constants, an int64 array on the compiled path and a list on the plain pa
 by :meth:`Game.constants`; ``s`` a state tuple; ``out``/``base`` an int array and an offset to
 write into, so that no kernel allocates):
 
+**Array states.** A game whose state is too big for a tuple (Reinforce Tactics: 1,804 words)
+sets :attr:`Game.array_state`: its kernels take ``s`` as a 1-D int64 array on the compiled path
+(a tuple or an array on the plain path: index it only), never write into it, and ``play``
+returns a new array (it allocates: numba's reference counting then stays on in every search
+bound to the game, :func:`bind`; ``legal`` may allocate scratch arrays too). Searches hand the
+kernels :func:`kernel_state`; a :class:`State` still holds a tuple of Python ints. Without a
+``key`` hook the table key of such a game is :func:`core.kernel_defaults.hashed_key` (four hash
+words, not the state: see :func:`key_function`).
+
 =============================================  ==================================================
 ``to_move(g, s) -> int``                        0 or 1, or :data:`CHANCE` at a chance node; at a
                                                terminal state, the player who would move next
@@ -135,6 +144,7 @@ class Game:
     heuristics: str = ""  # module path of the game's heuristics (``heuristics/<game>/``), if any
     win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
     has_chance: bool = False
+    array_state: bool = False  # kernels take and return the state as an int64 array (module docstring: array states)
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple] = {}
     end_turn_action: int | None = None
@@ -344,8 +354,9 @@ class State:
         return (r, -r if r else 0.0)
 
     def key(self) -> Words:
-        """The table key (the ``key`` hook's, else the state itself: the contract's default)."""
-        key_fn = getattr(self.game.kernel_module, "key", None)
+        """The table key (the ``key`` hook's, else the state itself: the contract's default;
+        an array-state game's default is hashed, :func:`key_function`)."""
+        key_fn = key_function(self.game)
         return tuple(int(w) for w in (key_fn(self.game.g, self.words) if key_fn else self.words))
 
     def action_to_string(self, action: int) -> str:
@@ -458,6 +469,27 @@ def key_mismatch(game: Game, states: Iterable[State], depth: int = 2) -> tuple[S
     return None
 
 
+def key_function(game: Game) -> Callable | None:
+    """The plain ``key(g, s)`` searches use for ``game``: its ``key`` hook, else for an array-state
+    game :func:`core.kernel_defaults.hashed_key`, else None (the state is the key)."""
+    key_fn = getattr(game.kernel_module, "key", None)
+    if key_fn is None and game.array_state:
+        from core.kernel_defaults import hashed_key
+
+        return hashed_key
+    return key_fn
+
+
+def kernel_state(game: Game, words: Any, jit: bool) -> Any:
+    """A state as ``game``'s kernels take it: a tuple of ints, or for an array-state game on the
+    compiled path an int64 array (a numba tuple of 1,804 words would not compile)."""
+    if jit and game.array_state:
+        import numpy as np
+
+        return np.asarray(words, dtype=np.int64)
+    return as_words(words)
+
+
 def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None) -> Any:
     """A game-generic ``search`` module with ``game``'s kernels (and ``heuristic`` as its
     ``evaluate``) bound in: compiled when numba is available and the state fits int64 (or as
@@ -475,6 +507,14 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
             overrides[name] = getattr(source, name)
         elif name in kernel_defaults.REQUIRED:
             raise TypeError(f"{kmod.__name__} lacks the required kernel {name!r}")
+    if "key" not in overrides and game.array_state:
+        from core import kernel_defaults as KD
+
+        overrides["key"] = J.compiled(KD).hashed_key if use_jit else KD.hashed_key
+    if game.array_state and use_jit:
+        # play allocates its new state: a search compiled without reference counting (MCTS,
+        # util.jit.NO_NRT_FLAG) gets a variant with it for this game (the others keep theirs).
+        overrides[J.NO_NRT_FLAG] = False
     if "expand" not in overrides:
         # The default expand calls the game's kernels: its module, bound to them.
         from core import kernel_expand

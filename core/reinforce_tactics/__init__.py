@@ -58,6 +58,7 @@ class ReinforceTactics(Game):
     heuristics = "heuristics.reinforce_tactics"
     has_chance = True
     end_turn_action = A_END
+    array_state = True
     PARAMS = {
         "map": (str, "beginner", "built-in map name; empty: picked by seed"),
         "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips"),
