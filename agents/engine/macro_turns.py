@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.engine import macro_kernels as K
 from agents.engine.turn_plan import TurnPlanAgent
-from core.game import CHANCE, SMALL_G, State, bind, search_constants
+from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
 from util.jit import CompileGate, numba_available
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
@@ -176,15 +176,13 @@ class Turns:
         self.random = random.Random(agent.seed * 1_000_003 + turn_no)
         self.rng = rng_seed(agent.seed * 7919 + turn_no)
         self.evaluations = 0
+        self.words = kernel_state(game, state.words, jit)  # a tuple, or an int64 array (array-state games, compiled)
         if jit:
             import numpy as np
 
-            self.words: Any = (tuple(int(w) for w in state.words) if game.words <= SMALL_G
-                               else np.asarray(state.words, dtype=np.int64))
             self.work: Any = np.zeros(K.work_size(self.na, self.cap), dtype=np.int64)
             self.out: Any = np.zeros(self.cap + 1, dtype=np.int64)
         else:
-            self.words = tuple(int(w) for w in state.words)
             self.work = [0] * K.work_size(self.na, self.cap)
             self.out = [0] * (self.cap + 1)
 
