@@ -175,3 +175,14 @@ def test_reinforce_tactics_compiled_and_plain_plan_the_same(name):
         plans = [SEARCHES[name](s.game, jit=jit, max_iters=12, seed=i, background_compile=False).plan_turn(s, 1e18)
                  for jit in (False, True)]
         assert plans[0] == plans[1], (name, i)
+
+
+@pytest.mark.parametrize("spec", ["macro_mcts:rule=epsilon,eps_new=0.5", "naive_mcts:eps_0=0.5", "evolution:population=8"])
+def test_registry_builds_the_searches_from_specs(spec):
+    from agents.engine.registry import SpecError, make
+
+    agent = make(spec + ",max_iters=20,jit=false", Squad())
+    s = Squad().initial()
+    assert s.game.end_turn_action in agent.plan_turn(s, 1e18)
+    with pytest.raises(SpecError):
+        make(spec.split(":")[0] + ":max_len=1", Squad())
