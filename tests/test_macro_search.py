@@ -9,7 +9,9 @@ import pytest
 
 from agents.engine.evolution import EvolutionAgent
 from agents.engine.macro_mcts import MacroMCTSAgent
+from agents.engine.macro_turns import legal_line
 from agents.engine.naive_mcts import NaiveMCTSAgent
+from agents.engine.turn_plan import likeliest_line
 from core.game import State
 from tests.games_squad import Squad
 from util.jit import numba_available
@@ -128,12 +130,11 @@ def rt_positions(count: int, seed: int = 3) -> list[State]:
 
 
 def replays_legally(state: State, plan: list[int]) -> bool:
-    """Every entry of ``plan`` is legal when its turn comes (chance: the first outcome) and the
-    last ends the turn."""
+    """Every entry of ``plan`` is legal when its turn comes (chance: the likeliest outcome) and
+    the last ends the turn."""
     g = state.game
     for a in plan:
-        while state.is_chance_node():
-            state = state.apply(state.legal_actions()[0])
+        state = likeliest_line(state)
         if state.is_terminal():
             return True
         if a not in state.legal_actions():
@@ -150,6 +151,8 @@ def test_reinforce_tactics_plans_are_legal_turns(name):
         plan = agent.plan_turn(s, 1e18)
         assert replays_legally(s, plan), (name, i, plan)
         assert agent.info()["evaluations"] == 12
+        labels = agent.plan_labels(s, 1e18)  # the Kaggle agent's list: labels of the same plan
+        assert len(labels) == len(plan) and labels[-1] == (("type", "end_turn"),)
         acts += len(plan) - 1
     assert acts > 0  # the heuristic makes recruiting pay: not only "end"
 
@@ -186,3 +189,11 @@ def test_registry_builds_the_searches_from_specs(spec):
     assert s.game.end_turn_action in agent.plan_turn(s, 1e18)
     with pytest.raises(SpecError):
         make(spec.split(":")[0] + ":max_len=1", Squad())
+
+
+def test_plans_drop_entries_the_turn_would_skip():
+    """A search's turn may hold entries the kernels skip (crossover children); the plan handed
+    out has none: every entry is legal along the line."""
+    s = Squad(start="0/1/4/6/7/9").initial()  # unit 0 at cell 0: stepping left (action 0) is never legal
+    assert legal_line(s, (0, 3, 0, 6)) == (3, 6)
+    assert legal_line(s, (0, 6, 3)) == (6,)

@@ -43,7 +43,7 @@ class EvolutionAgent(TurnSearch):
         greedy = turns.greedy()
         members[turns.key(greedy)] = [greedy, 0, 0.0]
         tries = 0
-        while len(members) < self.population and tries < 2 * self.population:
+        while len(members) < self.population and tries < 2 * self.population and self.more(turns, deadline):
             tries += 1
             t = turns.greedy(1.0) if rnd.random() < self.random_share else self._mutate(turns, greedy)
             members.setdefault(turns.key(t), [t, 0, 0.0])
@@ -61,7 +61,7 @@ class EvolutionAgent(TurnSearch):
             members = dict(ranked[:keep])
             parents = [m[0] for m in members.values()]
             attempts, room = 0, self.population - len(members)
-            while len(members) < self.population and attempts < 2 * room:
+            while len(members) < self.population and attempts < 2 * room and self.more(turns, deadline):
                 attempts += 1
                 child = self._child(turns, rnd.choice(parents), rnd.choice(parents))
                 key = turns.key(child)

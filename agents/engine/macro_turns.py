@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import macro_kernels as K
-from agents.engine.turn_plan import TurnPlanAgent
+from agents.engine.turn_plan import TurnPlanAgent, likeliest_line
 from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
 from util.jit import CompileGate, numba_available
 
@@ -89,6 +89,7 @@ class TurnSearch(TurnPlanAgent):
         k, jit = self._kernels(deadline)
         turns = Turns(self, state, k, jit)
         plan, info = self.search(turns, deadline - self.margin)
+        plan = legal_line(state, plan)
         info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations)
         self._info = info
         return list(plan)
@@ -155,6 +156,24 @@ class TurnSearch(TurnPlanAgent):
         turns.exercise()
         self._gate.ready = True
         return time.perf_counter() - t
+
+
+def legal_line(state: State, plan: tuple[int, ...]) -> tuple[int, ...]:
+    """``plan`` without the entries the kernels skip as illegal, along the likeliest line of the
+    turn's chance (what :meth:`TurnPlanAgent.plan_labels` labels), up to the end of the turn."""
+    out: list[int] = []
+    end = state.game.end_turn_action
+    me = state.current_player()
+    for a in plan:
+        state = likeliest_line(state)
+        if state.is_terminal() or state.current_player() != me:
+            break
+        if a in state.legal_actions():
+            out.append(a)
+            state = state.apply(a)
+            if a == end:
+                break
+    return tuple(out)
 
 
 class Turns:
