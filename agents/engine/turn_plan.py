@@ -37,6 +37,8 @@ class TurnPlanAgent:
             s = likeliest_line(s)
             if s.is_terminal():
                 break
+            if a not in s.legal_actions():
+                continue  # not legal on this line: Kaggle would skip it too
             labels.append(self.game.action_label(s, a))
             s = s.apply(a)
             if a == end:
