@@ -43,6 +43,7 @@ class TurnSearch(TurnPlanAgent):
     jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
     background_compile: bool = True  # short turns: compile in a thread, search on the plain path meanwhile
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
+    wait_plan: bool = True  # while it compiles in the background: end the turn at once rather than search on the plain path
 
     games = None  # every game (a game without end_turn_action: a turn is one decision)
 
@@ -87,6 +88,13 @@ class TurnSearch(TurnPlanAgent):
         if state.is_terminal() or state.current_player() == CHANCE:
             raise ValueError("a turn starts at a decision node of a game not over")
         k, jit = self._kernels(deadline)
+        end = self.game.end_turn_action
+        if not jit and self._compiled_possible() and self.wait_plan and end is not None:
+            # Compiling in the background: the plain path's first greedy sample alone may not fit
+            # a short turn (Reinforce Tactics: over a second at load 12), so this turn just ends.
+            self._info = {"plan": [end], "reason": "compiling", "seconds": time.perf_counter() - start,
+                          "compiled": False, "evaluations": 0}
+            return [end]
         turns = Turns(self, state, k, jit)
         plan, info = self.search(turns, deadline - self.margin)
         plan = legal_line(state, plan)
