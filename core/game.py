@@ -67,7 +67,12 @@ value bounds for the side to move, for the exact-solver shell), and
 of a node (decided ``n < 0`` at ``d = -n - 1`` plies with the mover's outcome ``o``; a leaf at
 ``depth == 0``; else ``n`` actions at ``out[base:]``, best first, an action left out no better
 than those kept); contract and default (``terminal``, ``legal``, ``order``) in
-:mod:`core.kernel_expand`.
+:mod:`core.kernel_expand`. Games whose turn is several decisions (:attr:`Game.end_turn_action`)
+may name who does each decision: ``actor(g, s, a) -> int`` (a unit or a recruitment site, an
+int in ``[0, num_actions)``, for the mover's legal decision ``a`` other than the end of the
+turn; default 0: one actor), so that the turn searches (:mod:`agents.engine.macro_kernels`)
+derive "the units that may act and each one's options" from ``legal`` and see a turn as one
+order per unit.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from util.jit import hot
 
 REQUIRED = ("to_move", "legal", "play", "terminal", "outcome")
-OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds", "expand", "rollout")
+OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds", "expand", "rollout", "actor")
 
 
 @hot
@@ -101,3 +101,12 @@ def rollout(g, s, rng):
     rng), ``rng`` an xorshift32 state (:func:`util.xorshift.rng_next`). Default: -1 moves, none
     (the search plays ``legal``/``play`` itself)."""
     return 0.0, -1, rng
+
+
+@hot
+def actor(g, s, a) -> int:
+    """Who does decision ``a`` (not the end-turn action) at ``s``: an int in ``[0, num_actions)``
+    naming a unit or a recruitment site, for the searches that see a turn of several decisions
+    as one order per actor (:mod:`agents.engine.macro_kernels`). Default: one actor, 0 (a turn
+    is a sequence of decisions of one whole)."""
+    return 0

@@ -26,6 +26,9 @@ ENGINE_AGENTS: dict[str, str] = {
     "quixo_perfect": "agents.engine.quixo_perfect:QuixoPerfectAgent",
     "course_minimax": "agents.engine.course_minimax:CourseMinimaxAgent",
     "mc_learner": "agents.engine.mc_learner:MCLearnerAgent",
+    "macro_mcts": "agents.engine.macro_mcts:MacroMCTSAgent",
+    "naive_mcts": "agents.engine.naive_mcts:NaiveMCTSAgent",
+    "evolution": "agents.engine.evolution:EvolutionAgent",
     "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
 }
 

@@ -3,7 +3,8 @@
 
 A planner implements ``plan_turn(state, deadline) -> list[int]``: the mover's actions from
 ``state`` to the end of the turn, as played along one line (the last one the game's
-``end_turn_action``, unless the game ends first). :class:`TurnPlanAgent` serves that plan one
+``end_turn_action``, unless the game ends first); chance inside the turn (a Rogue's evasion) is
+followed by its most probable outcome (:func:`likeliest_line`). :class:`TurnPlanAgent` serves that plan one
 decision at a time through the ordinary ``choose(state, deadline)``: it plans at the first
 decision of each turn and replays the plan by *labels* (:meth:`core.game.Game.action_label`),
 so that chance inside the turn (a Rogue killed by a counter-attack shifts the unit slots) does
@@ -33,13 +34,17 @@ class TurnPlanAgent:
         labels = []
         s = state
         for a in self.plan_turn(state, deadline):
-            if s.is_terminal() or s.is_chance_node():
+            s = likeliest_line(s)
+            if s.is_terminal():
                 break
+            if a not in s.legal_actions():
+                continue  # not legal on this line: Kaggle would skip it too
             labels.append(self.game.action_label(s, a))
             s = s.apply(a)
             if a == end:
                 return labels
-        if end is not None and not s.is_terminal() and not s.is_chance_node():
+        s = likeliest_line(s)
+        if end is not None and not s.is_terminal():
             labels.append(self.game.action_label(s, end))
         return labels
 
@@ -59,3 +64,12 @@ class TurnPlanAgent:
     def reset(self) -> None:
         self._plan_turn_id = None
         self._plan_left = []
+
+
+def likeliest_line(state: State) -> State:
+    """``state`` past its chance nodes, each resolved by its most probable outcome (a plan made
+    before the dice is labelled along the line it most likely follows; the labels still name
+    the same acts if the dice fall otherwise)."""
+    while state.is_chance_node():
+        state = state.apply(max(state.chance_outcomes(), key=lambda o: o[1])[0])
+    return state

@@ -769,3 +769,13 @@ def chance_prob(g, s, a) -> float:
         return 0.0
     pe = evade_chance(g, s)
     return pe if a == 1 else 1.0 - pe
+
+
+@hot
+def actor(g, s, a) -> int:
+    """Who does decision ``a`` (the kernel contract's optional hook, for the turn searches): the
+    mover's unit slot for a unit's sub-action, ``UMAX`` + the structure for a recruitment
+    (a site recruits at most one unit a turn: the new unit stands on it). Not the end of the turn."""
+    if a >= A_UNIT:
+        return (a - A_UNIT) // UNIT_STRIDE
+    return UMAX + (a - A_CREATE) // 8
