@@ -30,6 +30,7 @@ class RequestError(ValueError):
 
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
+MAX_TURN_ACTIONS = 1000  # decisions an agent's turn may have before the server ends it (a turn of many moves)
 MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
 MEMORY = 3 << 30  # bytes the sessions' agents' tables may hold together (registry.table_bytes); the oldest go beyond
 
@@ -97,18 +98,43 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise RequestError(f"action must be an integer or the game's text for one, got {action!r}")
         if action not in s.legal_actions():
+            why = getattr(s.game, "why_illegal", None)  # a game of many legal actions says why instead of listing them
+            if callable(why):
+                raise RequestError(f"{s.action_to_string(action) if 0 <= action < s.game.num_actions else 'action'} "
+                                   f"({shown(action)}) is not legal here: {why(s, action)}", 422)
             raise RequestError(f"action {shown(action)} is not legal here; legal: {s.legal_text()}", 422)
         self.states.append(s.apply(action))
         self.infos.append({})
         self.roll()
 
     def agent_move(self) -> dict:
+        """The agent's move; in a game whose turn is several decisions
+        (:attr:`core.game.Game.end_turn_action`) its whole turn, within one time budget
+        (at most :data:`MAX_TURN_ACTIONS` decisions). The info is of its last decision."""
         if not self.agent_to_move():
             raise RequestError("it is not the agent's turn", 409)
+        if self.game.end_turn_action is None:
+            return self.agent_decision(time.perf_counter() + self.time_per_move)
+        deadline = time.perf_counter() + self.time_per_move
+        mover = self.state.current_player()
+        info: dict = {}
+        for _ in range(MAX_TURN_ACTIONS):
+            if not self.agent_to_move() or self.state.current_player() != mover:
+                break
+            info = self.agent_decision(deadline)
+        else:
+            if self.agent_to_move() and self.game.end_turn_action in self.state.legal_actions():
+                self.states.append(self.state.apply(self.game.end_turn_action))  # a turn without end: ended
+                self.infos.append({})
+                self.roll()
+        return info
+
+    def agent_decision(self, deadline: float) -> dict:
+        """One decision of the agent, to be made by ``deadline`` (perf_counter seconds)."""
         s = self.state
         start = time.perf_counter()
         try:
-            action = self.agent.choose(s, start + self.time_per_move)
+            action = self.agent.choose(s, max(deadline, start + 0.01))
         except Exception as exc:  # an agent's failure must not become a 500: report it
             raise RequestError(f"agent {self.agent_spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
         seconds = time.perf_counter() - start
