@@ -25,7 +25,6 @@ from core.reinforce_tactics.layout import (
     G_NS,
     G_STRUCT_CELL,
     G_TERRAIN,
-    H,
     H_COUNT,
     H_GOLD,
     H_STEP,
@@ -57,6 +56,7 @@ from core.reinforce_tactics.layout import (
     UF,
     UMAX,
     UNIT_CODES,
+    H,
     W,
 )
 
@@ -153,7 +153,7 @@ def picture(game: Any, state: Any) -> dict:
     cells: list[list[dict | None]] = [[None] * cols for _ in range(rows)]
     for u in units:
         cells[u["r"]][u["c"]] = {"p": u["p"], "t": u["type"]}
-    structures = []
+    structures: list[dict[str, Any]] = []
     for si in range(int(g[G_NS])):
         c = int(g[G_STRUCT_CELL + si])
         code = int(g[G_TERRAIN + c])
