@@ -229,7 +229,7 @@ def register(app: Flask) -> None:
         for i, state in enumerate(states):
             if i:
                 texts.append(("chance: " if (i - 1) in g.chance else "") + states[i - 1].action_to_string(state.history[-1]))
-            if turns and i and not _turn_over(states, i):
+            if turns and 0 < i < len(states) - 1 and not _turn_over(states, i):
                 continue  # a game of many moves a turn: one frame a turn, its moves joined
             pic = frame(states[:i + 1])
             if turns:
