@@ -64,8 +64,9 @@ function rtClick(pic, ui, cell) {
       return;
     }
   }
-  if (sel && same(sel, cell)) {
-    ui.sel = null;
+  if (sel && same(sel, cell)) {  // the picked unit again: its acts on its own cell (seize, a buff on itself), else drop it
+    const own = pic.moves.filter((m) => same(m.from, sel) && same(m.cell, cell));
+    ui.sel = own.length ? {kind: "rt-choice", unit: sel, cell, moves: own} : null;
     ui.redraw();
     return;
   }
@@ -231,8 +232,8 @@ function rtPanel(pic, ui, sel, selMoves) {
       }
     } else if (sel && sel.kind === "rt-choice") {
       choices.append(el("p", {}, `Which act on ${rtXY(pic, sel.cell)}?`));
-      for (const m of sel.moves) choices.append(el("button", {class: "rt-act", "data-action": m.action, "data-kind": m.kind, onclick: () => rtPlay(ui, m)}, RT_ACT_WORDS[m.kind] || m.kind));
-      choices.append(el("button", {class: "rt-cancel", onclick: () => { ui.sel = {kind: "rt-unit", cell: sel.unit}; ui.redraw(); }}, "cancel"));
+      for (const m of sel.moves) choices.append(el("button", {class: "rt-act", "data-choice": "1", "data-action": m.action, "data-kind": m.kind, onclick: () => rtPlay(ui, m)}, RT_ACT_WORDS[m.kind] || m.kind));
+      choices.append(el("button", {class: "rt-cancel", onclick: () => { ui.sel = same(sel.unit, sel.cell) ? null : {kind: "rt-unit", cell: sel.unit}; ui.redraw(); }}, "cancel"));
     } else if (sel && sel.kind === "rt-structure") {
       choices.append(el("p", {}, el("b", {}, `Recruit at ${rtXY(pic, sel.cell)}`), ` (you have ${pic.gold[pic.to_move]} gold)`));
       for (const [t, cost] of Object.entries(pic.costs)) {

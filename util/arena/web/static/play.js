@@ -120,7 +120,7 @@ function render() {
       hist.append(el("li", {class: "turn-head", onclick: () => showPly(next), title: "show the position at the end of this turn"},
         `Step ${k} · ${who(t.player)}`));
     }
-    hist.append(el("li", {class: `ply${h.startsWith("(") ? " chance" : ""}`, onclick: () => showPly(i + 1),
+    hist.append(el("li", {class: `ply${h.startsWith("(") ? " chance" : ""}`, value: i + 1, onclick: () => showPly(i + 1),
       title: "show the position after this move"}, h));
   });
   const turnGame = (view.turns || []).length > 0;
