@@ -86,10 +86,12 @@ def stored_states(game: Any, moves: Any) -> list:
     not legal, as the replay always stopped)."""
     states = [game.initial()]
     for col in moves:
-        state = states[-1]
-        if state.is_terminal() or col not in state.legal_actions():
+        if states[-1].is_terminal():
             break
-        states.append(state.apply(col))
+        try:
+            states.append(states[-1].apply(col))  # checks that the move is legal (once: Reinforce Tactics' legal set is slow)
+        except ValueError:
+            break
     return states
 
 

@@ -6,6 +6,7 @@ let GAMES = [];
 let view = null;  // the server's view of the current session
 let replayPly = null;  // null: the live position; else the ply shown
 let replayPic = null;
+let openedFrom = null;  // a replay's own link (a stored game: /?stored=ID), or its file's name (a Kaggle episode)
 const ui = {active: false, sel: null, cursor: null, kbd: false, move: (a) => move(a), redraw: () => drawBoard()};
 
 const $ = (id) => document.getElementById(id);
@@ -73,6 +74,7 @@ async function newGame(moves) {
       time: parseFloat($("time").value), human: parseInt($("human").value, 10)};
     if (moves && moves.length) body.moves = moves;
     view = await api("POST", "/api/sessions", body);
+    openedFrom = null;
     $("analysis").innerHTML = "";
     $("tree-view").innerHTML = "";
     $("tree-info").textContent = "";
@@ -179,10 +181,17 @@ function turnPly(dir) {
 }
 
 // A replay opened in the page: a Kaggle episode (its JSON file) or a stored game (?stored=ID).
-async function openReplay(path, body, label) {
+async function openReplay(path, body, label, source) {
   try {
     view = await whileBusy(label, () => api("POST", path, body));
+    openedFrom = source;
     $("game").value = view.name;
+    fillGameForm();
+    for (const kv of view.game.split(":").slice(1).join(":").split(",")) {  // the replayed game's parameters in the form
+      const [k, v] = kv.split("=");
+      const inp = document.querySelector(`#params input[data-param="${k}"]`);
+      if (inp) inp.value = v ?? "";
+    }
     $("analysis").innerHTML = "";
     replayPly = null;
     render();
@@ -202,7 +211,7 @@ async function openKaggleFile() {
     setStatus(`${file.name} is not a JSON file: save a Kaggle episode with env.toJSON() or the replay download`, "error");
     return;
   }
-  await openReplay("/api/replays/kaggle", {episode, agent: $("agent-spec").value.trim() || $("agent").value}, `Replaying ${file.name}`);
+  await openReplay("/api/replays/kaggle", {episode, agent: $("agent-spec").value.trim() || $("agent").value}, `Replaying ${file.name}`, file.name);
 }
 
 async function move(action) {
@@ -333,6 +342,7 @@ async function exportImage() {
 
 function shareUrl() {
   if (!view) return "";
+  if (openedFrom) return openedFrom.startsWith("/") ? `${location.origin}${openedFrom}` : `(the Kaggle episode ${openedFrom}: open its file again)`;
   const q = new URLSearchParams({game: view.name});
   const params = Object.entries(gameParams()).map(([k, v]) => `${k}=${v}`).join(",");
   if (params) q.set("params", params);
@@ -396,7 +406,7 @@ async function init() {
   document.addEventListener("keydown", onKey);
   $("board").addEventListener("pointerdown", () => { ui.kbd = false; });  // the mouse hides the keyboard cursor
   const stored = new URLSearchParams(location.search).get("stored");
-  if (stored) await openReplay("/api/replays/stored", {id: stored}, `Opening stored game ${stored}`);
+  if (stored) await openReplay("/api/replays/stored", {id: stored}, `Opening stored game ${stored}`, `/?stored=${encodeURIComponent(stored)}`);
   else if (!(await openFromUrl())) setStatus("Choose a game and press New game.");
 }
 
