@@ -472,7 +472,20 @@ def test_reinforce_tactics_turns_by_clicks(page, server, tmp_path, turns):
     rng = random.Random(3)
     start(page, server, "reinforce_tactics", "random:seed=2", params={"map": "beginner", "seed": 3})
     page.wait_for_selector("#board svg.rt")
-    acted = refused = 0
+    # by keys first: the cursor shows on the first building that can recruit, Enter opens its menu, 3 a Cleric
+    first = min(m["cell"] for m in server_view(page, server)["picture"]["moves"] if m["kind"] == "create_unit")
+    page.focus("#board")
+    page.keyboard.press("ArrowRight")
+    cursor = page.locator("#board svg rect.kbd-cursor")
+    assert [int(cursor.get_attribute("data-kr")), int(cursor.get_attribute("data-kc"))] == first
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".rt-recruit")
+    page.keyboard.press("3")
+    rt_wait_done(page, 0)
+    view = rt_check(page, server)
+    pic0 = view["picture"]
+    assert view["history"] == [f"create C {pic0['origin'][1] + first[1]},{pic0['origin'][0] + first[0]}"]
+    acted = refused = shots = 0
     for _turn in range(turns):
         view = rt_check(page, server)
         if view["terminal"]:
@@ -504,6 +517,9 @@ def test_reinforce_tactics_turns_by_clicks(page, server, tmp_path, turns):
                 continue
             rt_cell(page, *cell)
             assert rt_marks(page) == rt_offered(mine)
+            if _turn == 2 and not shots:  # the docs' picture: a unit picked, its dots and rings, the turns listed
+                shot(page, "rt_play", tmp_path, "#board-panel")
+                shots += 1
             # a cell nothing marks: refused with a reason, the unit stays picked
             marked = [m["to"] for m in mine if "to" in m]
             free = [[r, c] for r, row in enumerate(pic["terrain"]) for c, _t in enumerate(row)
@@ -545,8 +561,6 @@ def test_reinforce_tactics_turns_by_clicks(page, server, tmp_path, turns):
                 rt_cell(page, *here)  # a second click on the picked unit drops it
                 assert page.locator("#board svg circle.rt-dest, #board svg circle.rt-target").count() == 0
         rt_check(page, server)
-        if _turn == 2:
-            shot(page, "rt_play", tmp_path, "#board-panel")
         before = len(server_view(page, server)["history"])
         page.click(".rt-end")  # the agent's whole turn follows
         page.wait_for_function(
@@ -576,7 +590,9 @@ def test_reinforce_tactics_kaggle_episode_replayed_turn_by_turn(page, server, tm
     view = server_view(page, server)
     assert len(view["history"]) > 15 and view["turns"]
     sid = view["id"]
-    for _ in range(8):
+    assert view["agent"] == "random"
+    shots = 0
+    for _ in range(12):
         was = page.inner_text("#r-ply")
         page.click("#r-next-turn")
         page.wait_for_function(f"document.querySelector('#r-ply').textContent != {json.dumps(was)}")
@@ -589,7 +605,9 @@ def test_reinforce_tactics_kaggle_episode_replayed_turn_by_turn(page, server, tm
         if frame["last_turn"]:
             listed = page.eval_on_selector_all(".rt-actions.last li", "els => els.map(e => e.textContent)")
             assert [t.strip("()") for t in listed] == [m["text"] for m in frame["last_turn"]["moves"]]
-        if _ == 5:
+        if not shots and frame["last_turn"] and len(frame["last_turn"]["moves"]) >= 4:  # the docs' picture: a turn's arrows
             shot(page, "rt_replay", tmp_path, "#board-panel")
+            shots += 1
         if shown == len(view["history"]):
             break
+    assert shots == 1

@@ -39,6 +39,21 @@ function rtRefusal(pic, u, cell) {
   return `${rtXY(pic, cell)} is out of reach: a ${u.name} moves ${u.movement} cells, not through enemy units`;
 }
 
+// The cells keys act on: the picked unit's destinations and targets (and itself), else every
+// unit of yours that can do something and every building or HQ of yours that can recruit.
+function rtKeyCells(pic, ui) {
+  const sel = ui.sel && ui.sel.kind === "rt-unit" ? ui.sel.cell : null;
+  const out = new Map();
+  const add = (c) => out.set(`${c}`, c);
+  if (sel) {
+    add(sel);
+    for (const m of pic.moves) if (same(m.from, sel) && m.cell) add(m.cell);
+  } else {
+    for (const m of pic.moves) if (m.from) add(m.from); else if (m.kind === "create_unit") add(m.cell);
+  }
+  return [...out.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
 // Handles a click on a cell of the board.
 function rtClick(pic, ui, cell) {
   ui.rtMsg = "";
@@ -181,6 +196,7 @@ RENDERERS.reinforce_tactics = {
           class: `rt-ready${same(unitCell, [u.r, u.c]) ? " picked" : ""}`}));
       }
     }
+    if (ui.active) drawCursor(board, ui, rtKeyCells(pic, ui), 0, 0, size);
     if (sel && sel.kind === "rt-structure") board.append(S("rect", {x: sel.cell[1] * size + 2, y: sel.cell[0] * size + 2, width: size - 4, height: size - 4, rx: 6, class: "rt-ready picked"}));
     for (const m of selMoves) {
       if (!m.to) continue;
@@ -201,6 +217,18 @@ RENDERERS.reinforce_tactics = {
       if (end) rtPlay(ui, end);
       return Boolean(end);
     }
+    const digit = /^[1-9]$/.test(e.key) ? Number(e.key) - 1 : -1;
+    const buttons = [...document.querySelectorAll(".rt-choices button:not(.rt-cancel)")];
+    if (digit >= 0 && ui.sel && ui.sel.kind !== "rt-unit" && digit < buttons.length) {  // a unit type, or an act
+      buttons[digit].click();
+      return true;
+    }
+    const cells = rtKeyCells(pic, ui);
+    if (cursorKey(e, ui, cells)) return true;
+    if (ENTER(e) && cells.some((x) => same(x, ui.cursor))) {
+      rtClick(pic, ui, [...ui.cursor]);
+      return true;
+    }
     return false;
   },
   hint(pic, ui) {
@@ -209,7 +237,7 @@ RENDERERS.reinforce_tactics = {
     if (ui.sel && ui.sel.kind === "rt-choice") return "choose which act beside the board";
     return "pick a unit of yours (outlined) or a building or HQ of yours, or End turn";
   },
-  keys: "Escape drops the selection, e ends the turn",
+  keys: "the arrow keys move the cursor among your units and buildings, then among the picked unit's dots and rings; Enter clicks there; 1-8 choose a unit type or an act; Escape drops the selection, e ends the turn",
 };
 
 // Beside the board: gold, turn and whose turn; the selection's choices; End turn; the turns' actions.

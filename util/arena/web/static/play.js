@@ -127,6 +127,7 @@ function render() {
   });
   const turnGame = (view.turns || []).length > 0;
   $("r-prev-turn").hidden = $("r-next-turn").hidden = !turnGame;
+  hist.classList.toggle("turns", turnGame);
   $("undo").disabled = view.history.length === 0;
   $("share").value = shareUrl();
   if (view.last_analysis && view.last_analysis.seconds !== undefined) showAnalysis(view.last_analysis, "The agent's last move");
@@ -211,7 +212,7 @@ async function openKaggleFile() {
     setStatus(`${file.name} is not a JSON file: save a Kaggle episode with env.toJSON() or the replay download`, "error");
     return;
   }
-  await openReplay("/api/replays/kaggle", {episode, agent: $("agent-spec").value.trim() || $("agent").value}, `Replaying ${file.name}`, file.name);
+  await openReplay("/api/replays/kaggle", {episode}, `Replaying ${file.name}`, file.name);  // random plays on from its end
 }
 
 async function move(action) {
