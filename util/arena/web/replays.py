@@ -1,5 +1,5 @@
 """Games to replay in the play page: a Kaggle episode of Reinforce Tactics (kaggle-environments'
-``env.toJSON()``, or the replay Kaggle lets one download) turned into our states, one per action.
+``env.toJSON()``) turned into our states, one per action.
 
 The episode's ``configuration`` (``mapName``, ``episodeSteps``, ``startingGold``) and seed
 (``configuration.seed``, else ``info.seed``, as kaggle-environments records it) make the game;
