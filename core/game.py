@@ -16,6 +16,15 @@ game's constants, an int64 array on the compiled path and a list on the plain pa
 by :meth:`Game.constants`; ``s`` a state tuple; ``out``/``base`` an int array and an offset to
 write into, so that no kernel allocates):
 
+**Array states.** A game whose state is too big for a tuple (Reinforce Tactics: 1,804 words)
+sets :attr:`Game.array_state`: its kernels take ``s`` as a 1-D int64 array on the compiled path
+(a tuple or an array on the plain path: index it only), never write into it, and ``play``
+returns a new array (it allocates: numba's reference counting then stays on in every search
+bound to the game, :func:`bind`; ``legal`` may allocate scratch arrays too). Searches hand the
+kernels :func:`kernel_state`; a :class:`State` still holds a tuple of Python ints. Without a
+``key`` hook the table key of such a game is :func:`core.kernel_defaults.hashed_key` (four hash
+words, not the state: see :func:`key_function`).
+
 =============================================  ==================================================
 ``to_move(g, s) -> int``                        0 or 1, or :data:`CHANCE` at a chance node; at a
                                                terminal state, the player who would move next
@@ -73,6 +82,14 @@ CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
 Words = tuple  # a state: a tuple of ints
 
 
+def as_words(words: Any) -> Words:
+    """A kernel's state (a tuple, or an int64 array: :attr:`Game.array_state`) as the tuple of
+    Python ints a :class:`State` holds (an array converts through ``tolist``: 20 times faster
+    than int() word by word on Reinforce Tactics' 1,804 words)."""
+    tolist = getattr(words, "tolist", None)
+    return tuple(tolist()) if tolist is not None else tuple(int(w) for w in words)
+
+
 def param_bounds(spec: tuple) -> tuple | None:
     """The ``(lo, hi)`` of a ``PARAMS`` entry, or None."""
     return spec[3] if len(spec) > 3 else None
@@ -122,6 +139,7 @@ class Game:
     heuristics: str = ""  # module path of the game's heuristics (``heuristics/<game>/``), if any
     win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
     has_chance: bool = False
+    array_state: bool = False  # kernels take and return the state as an int64 array (module docstring: array states)
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple] = {}
     end_turn_action: int | None = None
@@ -192,6 +210,21 @@ class Game:
         when no legal action fits (the plan's act became impossible: skipped, as Kaggle does)."""
         return label if isinstance(label, int) and label in state.legal_actions() else None
 
+    # --- Kaggle's environment of a game with turns of several decisions: optional ---------------
+    kaggle_env: str = ""
+    """kaggle-environments' name of this game when its Kaggle agents return a whole turn as a
+    list of action dicts (Reinforce Tactics): the arena then plays Kaggle's built-in agents
+    (``kaggle:NAME``) through :meth:`kaggle_observation` and :meth:`label_action` (a dict's
+    sorted items are its label). Empty: no such agents (ConnectX's built-ins have their own path)."""
+
+    def kaggle_observation(self, state: State, remaining: float = 60.0) -> dict:
+        """Kaggle's observation for the side to move at ``state`` (a turn's start)."""
+        raise NotImplementedError(f"{self.name} has no Kaggle observation")
+
+    def kaggle_configuration(self, time_per_move: float) -> dict:
+        """Kaggle's configuration of this game with ``actTimeout = time_per_move``."""
+        raise NotImplementedError(f"{self.name} has no Kaggle configuration")
+
     # --- for pictures (web app): optional ----------------------------------------------------
     def grid(self, state: State) -> list[list[str]] | None:
         """The board as rows of cell labels, top row first (``""`` empty; a label's first
@@ -248,7 +281,7 @@ class Game:
         return State(self, tuple(self.initial_words()))
 
     def new_state(self, words: Iterable[int]) -> State:
-        return State(self, tuple(int(w) for w in words))
+        return State(self, as_words(words))
 
     def spec(self) -> str:
         """``name:key=value,...`` with every parameter: what stores record."""
@@ -300,8 +333,8 @@ class State:
         """The state after ``action``; raises ValueError for an action that is not legal."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
             raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")
-        words = self.game.kernel_module.play(self.game.g, self.words, action)
-        return State(self.game, tuple(int(w) for w in words), self.history + (action,))
+        return State(self.game, as_words(self.game.kernel_module.play(self.game.g, self.words, action)),
+                     self.history + (action,))
 
     def legal_text(self) -> str:
         """The legal actions in the game's notation with their numbers: ``"4 (3), 5 (4)"``, for
@@ -316,8 +349,9 @@ class State:
         return (r, -r if r else 0.0)
 
     def key(self) -> Words:
-        """The table key (the ``key`` hook's, else the state itself: the contract's default)."""
-        key_fn = getattr(self.game.kernel_module, "key", None)
+        """The table key (the ``key`` hook's, else the state itself: the contract's default;
+        an array-state game's default is hashed, :func:`key_function`)."""
+        key_fn = key_function(self.game)
         return tuple(int(w) for w in (key_fn(self.game.g, self.words) if key_fn else self.words))
 
     def action_to_string(self, action: int) -> str:
@@ -430,6 +464,27 @@ def key_mismatch(game: Game, states: Iterable[State], depth: int = 2) -> tuple[S
     return None
 
 
+def key_function(game: Game) -> Callable | None:
+    """The plain ``key(g, s)`` searches use for ``game``: its ``key`` hook, else for an array-state
+    game :func:`core.kernel_defaults.hashed_key`, else None (the state is the key)."""
+    key_fn = getattr(game.kernel_module, "key", None)
+    if key_fn is None and game.array_state:
+        from core.kernel_defaults import hashed_key
+
+        return hashed_key
+    return key_fn
+
+
+def kernel_state(game: Game, words: Any, jit: bool) -> Any:
+    """A state as ``game``'s kernels take it: a tuple of ints, or for an array-state game on the
+    compiled path an int64 array (a numba tuple of 1,804 words would not compile)."""
+    if jit and game.array_state:
+        import numpy as np
+
+        return np.asarray(words, dtype=np.int64)
+    return as_words(words)
+
+
 def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None) -> Any:
     """A game-generic ``search`` module with ``game``'s kernels (and ``heuristic`` as its
     ``evaluate``) bound in: compiled when numba is available and the state fits int64 (or as
@@ -447,6 +502,14 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
             overrides[name] = getattr(source, name)
         elif name in kernel_defaults.REQUIRED:
             raise TypeError(f"{kmod.__name__} lacks the required kernel {name!r}")
+    if "key" not in overrides and game.array_state:
+        from core import kernel_defaults as KD
+
+        overrides["key"] = J.compiled(KD).hashed_key if use_jit else KD.hashed_key
+    if game.array_state and use_jit:
+        # play allocates its new state: a search compiled without reference counting (MCTS,
+        # util.jit.NO_NRT_FLAG) gets a variant with it for this game (the others keep theirs).
+        overrides[J.NO_NRT_FLAG] = False
     if "expand" not in overrides:
         # The default expand calls the game's kernels: its module, bound to them.
         from core import kernel_expand

@@ -49,6 +49,30 @@ def key(g, s):
     return s
 
 
+HASH_P = 2147483647  # 2 ** 31 - 1: hash words stay below it, so a product of two stays in int64
+HASH_M = (1103515245, 1664525013, 69069, 1566083941)  # one multiplier a word of the hashed key
+HASH_WORDS = 4  # words of :func:`hashed_key`: about 124 bits
+
+
+@hot
+def hashed_key(g, s):
+    """The table key of an array-state game without a ``key`` hook (:attr:`core.game.Game.array_state`:
+    a search table cannot store 1,804 words an entry): four polynomial hashes of the words
+    modulo 2 ** 31 - 1. Two different states share it with probability about 2 ** -124 (the
+    key rule holds up to that); no overflow on either path (every product stays below 2 ** 62)."""
+    h0 = 1
+    h1 = 2
+    h2 = 3
+    h3 = 4
+    for i in range(len(s)):
+        w = s[i] % HASH_P
+        h0 = (h0 * HASH_M[0] + w) % HASH_P
+        h1 = (h1 * HASH_M[1] + w) % HASH_P
+        h2 = (h2 * HASH_M[2] + w) % HASH_P
+        h3 = (h3 * HASH_M[3] + w) % HASH_P
+    return (h0, h1, h2, h3)
+
+
 @hot
 def evaluate(g, s, params) -> float:
     return 0.0

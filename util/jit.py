@@ -143,7 +143,10 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
     if isinstance(module, str):
         module = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
     extra = dict(overrides or {})
-    key = _override_key(module.__name__, extra)
+    # ``{NO_NRT_FLAG: False}`` among the overrides: reference counting on in a module that turns
+    # it off (a game whose kernels allocate, core.game.bind); a flag, not a linked function.
+    nrt_on = extra.pop(NO_NRT_FLAG, True) is False and bool(getattr(module, NO_NRT_FLAG, False))
+    key = _override_key(module.__name__, extra) + (("nrt",) if nrt_on else ())
     ns = _COMPILED.get(key)
     if ns is not None:
         return ns
@@ -155,14 +158,14 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
             return ns
         ns = _BUILDING[key] = types.SimpleNamespace()
         try:
-            _fill(ns, module, extra)
+            _fill(ns, module, extra, nrt_on)
         finally:
             del _BUILDING[key]
         _COMPILED[key] = ns
     return ns
 
 
-def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, Any]) -> None:
+def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, Any], nrt_on: bool = False) -> None:
     import numba
 
     from util import jitcache
@@ -177,6 +180,8 @@ def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, 
     glob.update(extra)
     if COMPILED_FLAG in glob:
         glob[COMPILED_FLAG] = True
+    if nrt_on:
+        glob[NO_NRT_FLAG] = False  # also in the cache key: constants_key(glob)
     folder, stamp, base = _cache_keys(module, glob, linked)
     for k, value in list(module.__dict__.items()):
         if is_hot(value) and getattr(value, "__module__", None) == name:

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agents.engine.exact import refuse_exact
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import check_params, parse_params
 from core.game import State, first_decision
@@ -196,6 +197,7 @@ class SolverAgent(DepthFirstAgent):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        refuse_exact(self.game)
         if not 0.0 < self.solve_share <= 1.0:
             raise ValueError("solve_share must be in (0, 1]")
 

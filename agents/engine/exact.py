@@ -278,6 +278,14 @@ def next_prime(n: int) -> int:
     return n
 
 
+def refuse_exact(game: Any) -> None:
+    """ValueError for a game the exact solver cannot solve (an array-state game: 1,804-word
+    states, hundreds of decisions with chance), naming the searches that play it."""
+    if getattr(game, "array_state", False):
+        raise ValueError(f"{game.name} is too big to solve exactly (states of {game.words} words, games of "
+                         "hundreds of decisions with chance): play it with mcts, expectimax or alphabeta")
+
+
 class ExactSearch:
     """This kernel bound to one game, with its own array (two searches never share a table).
 
@@ -290,9 +298,10 @@ class ExactSearch:
     def __init__(self, game: Any, tt_size: int = 1 << 20, jit: bool | None = None, max_plies: int = 256) -> None:
         import sys
 
-        from core.game import bind
+        from core.game import bind, key_function
 
         wv = float(getattr(game, "win_value", 1.0))
+        refuse_exact(game)
         if wv > MAX_VALUE:
             raise ValueError(f"{game.name}'s outcomes reach {wv:g}: the exact solver keeps values within +-{MAX_VALUE}")
         self.game = game
@@ -311,7 +320,7 @@ class ExactSearch:
         # Prefetching costs a key per node and one more per child: worth it only for a key as
         # cheap as the game made its hook (compiled into the search) or the state itself
         # (Quantik's canonical key, a search of its symmetries: 0.62x the nodes/s with it).
-        key_fn = getattr(game.kernel_module, "key", None)
+        key_fn = key_function(game)
         head[PREFETCH] = int(key_fn is None or is_inline(key_fn))
         total = STATS + self.entries + (int(max_plies) + 1) * stride
         if self.jit:

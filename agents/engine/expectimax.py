@@ -64,7 +64,7 @@ from agents.engine.negamax import (
     tt_slot,
     tt_store,
 )
-from core.game import bind, constants_array, first_decision
+from core.game import bind, constants_array, first_decision, kernel_state
 from core.kernel_defaults import chance_prob, evaluate, key, legal, order, outcome, play, terminal, to_move
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.jit import hot, numba_available
@@ -299,7 +299,7 @@ class Search(TableSearch):
         ints = self.ints
         self._start(deadline_ns, node_limit)
         me = state.current_player()
-        v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta),
+        v = self.ns.node(self.g, kernel_state(self.game, state.words, self.jit), int(depth), 0, float(alpha), float(beta),
                          int(me), ints, self.floats)
         chance = bool(getattr(self.game, "has_chance", False))
         return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), chance, int(ints[NODES]))

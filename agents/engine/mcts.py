@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
-from core.game import CHANCE, SMALL_G, State, bind, search_constants
+from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
 from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
 
@@ -189,7 +189,7 @@ class MCTSAgent:
         self._settings(tree.floats)
         g = search_constants(self.game, jit)
         hp = self._hp_array(jit)
-        words = tuple(int(w) for w in state.words)
+        words = kernel_state(self.game, state.words, jit)
         sims = run_batches(lambda n: int(k.run(g, tree.ints, tree.floats, hp, 0, words, n)),
                            deadline - self.margin, self.max_sims)
         action = self._best(state, legal)
@@ -335,7 +335,7 @@ class MCTSAgent:
         ns = bind(self.game, K, self._hfn, jit=True)
         tree = Tree(self.game.num_actions, 64, True)
         self._settings(tree.floats)
-        words = tuple(int(w) for w in self.game.initial().words)
+        words = kernel_state(self.game, self.game.initial().words, True)
         g = search_constants(self.game, True)
         ns.new_tree(g, tree.ints, tree.floats, words, 1)
         ns.run(g, tree.ints, tree.floats, self._hp_array(True), 0, words, 30)
@@ -353,7 +353,7 @@ class MCTSAgent:
             tree = self._tree = Tree(self.game.num_actions, self.capacity, use_numpy)
             self._root = None
         self._settings(tree.floats)
-        words = tuple(int(w) for w in state.words)
+        words = kernel_state(self.game, state.words, jit)
         old = self._root
         if self.reuse and old is not None and old.game == state.game:
             node = self._find(old, state)

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from core.game import CHANCE, bind, search_constants
+from core.game import CHANCE, bind, kernel_state, key_function, search_constants
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
 from core.kernel_expand import expand
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
@@ -388,7 +388,7 @@ def heuristic_names(game: Any) -> list[str]:
 
 def key_words(game: Any) -> int:
     """Words of the game's table key: the length of ``key``'s tuple (a state's without the hook)."""
-    key_fn = getattr(game.kernel_module, "key", None)
+    key_fn = key_function(game)
     if key_fn is None:
         return int(game.words)
     return len(key_fn(game.g, tuple(game.initial_words())))
@@ -514,7 +514,7 @@ class Search(TableSearch):
             raise ValueError(f"depth {depth} exceeds this search's ply cap {self.ply_cap}")
         ints = self.ints
         self._start(deadline_ns, node_limit)
-        v = self.ns.node(self.g, tuple(int(w) for w in state.words), int(depth), 0, float(alpha), float(beta), ints, self.floats)
+        v = self.ns.node(self.g, kernel_state(self.game, state.words, self.jit), int(depth), 0, float(alpha), float(beta), ints, self.floats)
         return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), bool(ints[CHANCE_SEEN]), int(ints[NODES]))
 
     def root_values(self) -> list[tuple[int, float]]:
@@ -528,7 +528,7 @@ class Search(TableSearch):
     def lookup(self, state: Any, ply: int = 0) -> tuple[float, int, int, bool, int] | None:
         """``(value, flag, depth, cut, move)`` of ``state``'s table entry as seen at ``ply``, or None
         (``move``: the best action of whichever state wrote it, -1 if none)."""
-        key_fn = getattr(self.game.kernel_module, "key", None)
+        key_fn = key_function(self.game)
         k = tuple(int(w) for w in (key_fn(self.game.g, state.words) if key_fn else state.words))
         slot = slot_of(k, self.size)
         at = int(self.ints[TT]) + slot * (self.words + 1)
@@ -585,7 +585,7 @@ def exact_key_hook(game: Any, state: Any) -> bool:
     """Whether the game's table keys are exact (no ``key`` hook, no symmetries, or a key that
     tells ``state`` from a symmetric image of it, e.g. ConnectX's one-word code) rather than
     canonical images; a ``state`` equal to all its images cannot tell: then False."""
-    key_fn = getattr(game.kernel_module, "key", None)
+    key_fn = key_function(game)
     syms = game.symmetries()
     if key_fn is None or not syms:
         return True

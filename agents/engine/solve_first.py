@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.engine.exact import refuse_exact
 from agents.engine.mcts import MCTSAgent
 from core.game import State
 from util.jit import CompileGate
@@ -37,6 +38,7 @@ class SolveFirstAgent(MCTSAgent):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        refuse_exact(self.game)
         if not 0.0 < self.solve_share < 1.0:
             raise ValueError("solve_share must be in (0, 1): MCTS needs the rest of the move")
         if not 4 <= self.solver_tt_bits <= 28:
