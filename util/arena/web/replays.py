@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from core.game import Game, State
+from core.game import Game, State, as_words
 from core.games import make_game
 from util.bounds import as_int
 
@@ -80,7 +80,7 @@ def _play(state: State, action: int) -> State:
     legal set costs 13 ms a call in plain Python (a 2,000-action episode: 30 s)."""
     k = state.game.kernel_module
     words = k.play(state.game.g, np.array(state.words, np.int64), action)
-    return State(state.game, tuple(int(w) for w in words), state.history + (action,))
+    return State(state.game, as_words(words), state.history + (action,))
 
 
 def kaggle_states(episode: Any) -> list[State]:
