@@ -218,6 +218,10 @@ def test_bad_kaggle_episodes_get_a_4xx_with_a_message(client):
         assert 400 <= r.status_code < 500 and words in r.json["error"], (words, r.status_code, r.json)
     assert client.post("/api/sessions", json={"game": "tictactoe", "pad": "x" * 70_000}).status_code == 413
     assert client.post("/api/replays/kaggle", json={"episode": ep, "pad": "x" * 70_000}).status_code == 201
+    from util.arena.web.app import MAX_REPLAY_BODY
+
+    r = client.post("/api/replays/kaggle", data=b"{" + b" " * MAX_REPLAY_BODY + b"}", content_type="application/json")
+    assert r.status_code == 413 and f"{MAX_REPLAY_BODY // 1024} KiB" in r.json["error"], r.json
 
 
 def test_a_stored_game_replays_turn_by_turn(client, tmp_path):
@@ -244,3 +248,21 @@ def test_a_stored_game_replays_turn_by_turn(client, tmp_path):
         assert f["move"] and f["picture"]["moves"] == []
     assert c.post("/api/replays/stored", json={"id": gid + 1}).status_code == 404
     assert c.post("/api/replays/stored", json={"id": "x"}).status_code == 400
+
+
+def test_long_histories_push_out_the_oldest_sessions():
+    """The sessions' states are bounded too: a replayed game of many 1,804-word states makes room
+    by dropping the least recently used sessions, never the one just made."""
+    from util.arena.web.app import replay_session
+    from util.arena.web.sessions import WORD_BYTES, SessionStore
+
+    states = random_states(5, 60)
+    one = len(states) * L.STATE_LEN * WORD_BYTES
+    store = SessionStore(capacity=100, state_memory=int(2.5 * one))
+    first = [replay_session(store, states, None).id for _ in range(2)]
+    assert len(store) == 2 and store.state_bytes() <= 2.5 * one
+    last = replay_session(store, states, None)
+    assert len(store) == 2 and store.get(last.id) is last
+    with pytest.raises(ValueError, match="expired or never made"):
+        store.get(first[0])
+    store.get(first[1])

@@ -175,7 +175,9 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         session = store.get(sid)
         with search_slot(), session.lock:
             session.agent_move()
-            return jsonify(view(session))
+            out = view(session)
+        store.trim()  # a turn of many moves adds many states
+        return jsonify(out)
 
     @app.post("/api/sessions/<sid>/undo")
     def undo(sid: str):
@@ -347,6 +349,7 @@ def replay_session(store: SessionStore, states: list, agent: Any) -> Session:
     session.states = list(states)
     session.infos = [{} for _ in states]
     session.roll()
+    store.trim()  # its states count now
     return session
 
 

@@ -33,6 +33,8 @@ MAX_TIME = 30.0  # seconds an agent may think for one move, at most
 MAX_TURN_ACTIONS = 1000  # decisions an agent's turn may have before the server ends it (a turn of many moves)
 MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
 MEMORY = 3 << 30  # bytes the sessions' agents' tables may hold together (registry.table_bytes); the oldest go beyond
+STATE_MEMORY = 1 << 30  # bytes the sessions' histories of states may hold together (an estimate: state_bytes)
+WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
 
 
 def _time(value: Any, name: str = "time") -> float:
@@ -209,12 +211,14 @@ def analysis_of(agent: Any, state: State, seconds: float) -> dict:
 
 class SessionStore:
     """At most ``capacity`` sessions whose agents' tables take at most ``memory`` bytes
-    together (an upper estimate, :func:`agents.registry.table_bytes`): the least recently used
-    go first, so a big table does not stay for ever after its request."""
+    together (an upper estimate, :func:`agents.registry.table_bytes`) and whose states about
+    ``state_memory`` bytes (:meth:`state_bytes`): the least recently used go first, so a big
+    table or a long replayed game does not stay for ever after its request."""
 
-    def __init__(self, capacity: int = 200, memory: int = MEMORY) -> None:
+    def __init__(self, capacity: int = 200, memory: int = MEMORY, state_memory: int = STATE_MEMORY) -> None:
         self.capacity = capacity
         self.memory = memory
+        self.state_memory = state_memory  # a replayed Reinforce Tactics game holds thousands of 1,804-word states
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -239,8 +243,13 @@ class SessionStore:
         agent's and the analysts') take more than ``memory``: after a session is made and after
         an analysis adds an analyst."""
         with self._lock:
-            while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and self.table_bytes() > self.memory):
+            while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and (
+                    self.table_bytes() > self.memory or self.state_bytes() > self.state_memory)):
                 self._sessions.popitem(last=False)
+
+    def state_bytes(self) -> int:
+        """An estimate of the memory the sessions' states take (:data:`WORD_BYTES` a word)."""
+        return sum(len(s.states) * s.game.words * WORD_BYTES for s in list(self._sessions.values()))
 
     def table_bytes(self) -> int:
         return sum(agent_registry.table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))
