@@ -3,7 +3,8 @@
 // as arrows and listed beside the board. A turn is played by clicks: a unit of yours (outlined),
 // then a destination (green dots) or a target (rings; the page asks which act when several share
 // a cell); an owned building or HQ, then a unit type to recruit; "End turn". A click the rules
-// refuse says why under the board. Keys: Escape drops the selection, e ends the turn.
+// refuse says why beside the board. Keys: the arrow keys move a cursor among the cells a click
+// would use now, Enter clicks there, 1-8 choose in the menu, Escape drops the selection, e ends the turn.
 "use strict";
 
 const RT_TERRAIN = {p: "grass", w: "water", m: "mountain", f: "forest", r: "road", b: "grass", h: "grass", t: "grass", o: "ocean"};
@@ -33,7 +34,7 @@ function rtRefusal(pic, u, cell) {
     return `the ${other.name} at ${rtXY(pic, cell)} is out of ${name}'s reach from here (move first, or pick another unit)`;
   }
   if (other) return `${name} has no act on your ${other.name} (heal, cure and buffs are for Clerics and Sorcerers, in range)`;
-  if (!u.can_move) return u.moved || !u.can_act ? `${name} has already moved this turn` : `${name} cannot move now`;
+  if (!u.can_move) return u.can_act ? `${name} has already moved this turn (it may still act)` : `${name} has already acted this turn`;
   const t = pic.terrain[cell[0]][cell[1]];
   if (t === "w" || t === "o") return "no unit can stand on water";
   return `${rtXY(pic, cell)} is out of reach: a ${u.name} moves ${u.movement} cells, not through enemy units`;
@@ -73,7 +74,8 @@ function rtClick(pic, ui, cell) {
       return;
     }
     const other = rtUnitAt(pic, cell);
-    if (!(mine(other) && unitMoves(cell).length)) {
+    const recruits = !other && pic.moves.some((m) => m.kind === "create_unit" && same(m.cell, cell));
+    if (!(mine(other) && unitMoves(cell).length) && !recruits) {  // else: pick that unit or building instead
       ui.rtMsg = rtRefusal(pic, rtUnitAt(pic, sel), cell);
       ui.redraw();
       return;
