@@ -407,3 +407,207 @@ def test_dashboard_ratings_match_progress_and_replay(page, server, tmp_path):
     page.wait_for_function("document.querySelectorAll('#history li').length >= 2", timeout=60000)
     assert server_view(page, server)["history"][:2] == lines[1:3]
 
+
+
+# --- Reinforce Tactics: a turn of many moves by clicks, and a Kaggle episode replayed ------------
+def rt_drawn(page) -> tuple[list, list]:
+    """The units (row, column, owner, type, hp) and structures (row, column, owner, hp) the SVG draws."""
+    units = page.eval_on_selector_all("#board svg g.rt-unit", "els => els.map(e => [+e.dataset.r, +e.dataset.c, +e.dataset.p, e.dataset.label, +e.dataset.hp])")
+    structures = page.eval_on_selector_all("#board svg g.rt-structure", "els => els.map(e => [+e.dataset.r, +e.dataset.c, +e.dataset.owner, +e.dataset.hp])")
+    return sorted(units), sorted(structures)
+
+
+def rt_expected(pic: dict) -> tuple[list, list]:
+    return (sorted([u["r"], u["c"], u["p"], u["type"], u["hp"]] for u in pic["units"]),
+            sorted([s["r"], s["c"], s["owner"], s["hp"]] for s in pic["structures"]))
+
+
+def rt_check(page, server: str) -> dict:
+    """The board and the panel show the server's position: units, structures, gold, turn, and
+    the agent's last turn listed action by action."""
+    view = server_view(page, server)
+    pic = view["picture"]
+    assert rt_drawn(page) == rt_expected(pic)
+    gold = page.eval_on_selector_all(".rt-panel .rt-chip", "els => els.map(e => +e.dataset.gold)")
+    assert gold == pic["gold"]
+    assert int(page.get_attribute(".rt-panel .rt-turn", "data-step")) == pic["step"]
+    if pic["last_turn"]:
+        listed = page.eval_on_selector_all(".rt-actions.last li", "els => els.map(e => e.textContent)")
+        assert [t.strip("()") for t in listed] == [m["text"] for m in pic["last_turn"]["moves"]]
+    return view
+
+
+def rt_cell(page, r: int, c: int) -> None:
+    page.click(f'#board svg rect.rt-cell[data-r="{r}"][data-c="{c}"]')
+
+
+def rt_marks(page) -> list:
+    """The destinations (dots) and targets (rings) drawn for the picked unit, as (kind, row, column)."""
+    got = page.eval_on_selector_all("#board svg circle.rt-dest, #board svg circle.rt-target",
+                                    "els => els.map(e => [e.classList.contains('rt-dest') ? 'move' : 'act', +e.dataset.r, +e.dataset.c])")
+    return sorted({tuple(x) for x in got})
+
+
+def rt_offered(moves: list) -> list:
+    """What should be drawn for a unit's legal moves: a dot per destination, a ring per target cell."""
+    return sorted({("move" if m["kind"] == "move" else "act", m["to"][0], m["to"][1]) for m in moves if "to" in m})
+
+
+def rt_wait_done(page, before: int) -> None:
+    """Wait until the server has taken a click's move (more moves listed) and the page is idle."""
+    page.wait_for_function(
+        f"document.querySelectorAll('#history li.ply').length > {before} && "
+        "!document.querySelector('#status').classList.contains('busy')", timeout=60000)
+
+
+@pytest.mark.parametrize("turns", [pytest.param(3, id="3turns"), pytest.param(8, id="8turns", marks=pytest.mark.slow)])
+def test_reinforce_tactics_turns_by_clicks(page, server, tmp_path, turns):
+    """A person plays turns of Reinforce Tactics against random by clicks: recruits at the HQ
+    (a unit type from the menu), picks each unit (its dots and rings are the server's moves),
+    has a click elsewhere refused with a reason, moves it to a dot and acts on a ring (choosing
+    the act when several share the cell), ends the turn; the agent's whole turn follows and is
+    listed. After every step the drawing matches the server's state."""
+    import random
+
+    rng = random.Random(3)
+    start(page, server, "reinforce_tactics", "random:seed=2", params={"map": "beginner", "seed": 3})
+    page.wait_for_selector("#board svg.rt")
+    # by keys first: the cursor shows on the first building that can recruit, Enter opens its menu, 3 a Cleric
+    first = min(m["cell"] for m in server_view(page, server)["picture"]["moves"] if m["kind"] == "create_unit")
+    page.focus("#board")
+    page.keyboard.press("ArrowRight")
+    cursor = page.locator("#board svg rect.kbd-cursor")
+    assert [int(cursor.get_attribute("data-kr")), int(cursor.get_attribute("data-kc"))] == first
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".rt-recruit")
+    page.keyboard.press("3")
+    rt_wait_done(page, 0)
+    view = rt_check(page, server)
+    pic0 = view["picture"]
+    assert view["history"] == [f"create C {pic0['origin'][1] + first[1]},{pic0['origin'][0] + first[0]}"]
+    acted = refused = shots = 0
+    for _turn in range(turns):
+        view = rt_check(page, server)
+        if view["terminal"]:
+            break
+        pic = view["picture"]
+        # recruit: an own building or HQ with a recruit among the legal moves
+        creates = [m for m in pic["moves"] if m["kind"] == "create_unit"]
+        if creates:
+            m = rng.choice(creates)
+            rt_cell(page, *m["cell"])
+            assert page.locator(".rt-recruit").count() == 8  # every type, the unaffordable greyed
+            before = len(server_view(page, server)["history"])
+            page.click(f'.rt-recruit[data-type="{m["unit_type"]}"]')
+            rt_wait_done(page, before)
+            view = rt_check(page, server)
+            assert view["history"][-1] == m["text"]
+            # the new unit cannot do anything this turn: a click on it is refused with the server's reason
+            unit = next(u for u in view["picture"]["units"] if [u["r"], u["c"]] == m["cell"])
+            rt_cell(page, *m["cell"])
+            assert page.inner_text(".rt-refusal") == unit["why"]
+            refused += 1
+        # each unit that can do something: click it (its dots and rings are the server's moves
+        # from its cell), a refused click elsewhere, then a move (it stays picked) and an act
+        pic = server_view(page, server)["picture"]
+        for cell in sorted({tuple(m["from"]) for m in pic["moves"] if "from" in m}):
+            pic = server_view(page, server)["picture"]
+            mine = [m for m in pic["moves"] if m.get("from") == list(cell)]
+            if not mine:
+                continue
+            rt_cell(page, *cell)
+            assert rt_marks(page) == rt_offered(mine)
+            if _turn == 2 and not shots:  # the docs' picture: a unit picked, its dots and rings, the turns listed
+                shot(page, "rt_play", tmp_path, "#board-panel")
+                shots += 1
+            # a cell nothing marks: refused with a reason, the unit stays picked
+            marked = [m["to"] for m in mine if "to" in m]
+            free = [[r, c] for r, row in enumerate(pic["terrain"]) for c, _t in enumerate(row)
+                    if [r, c] not in marked and [r, c] != list(cell) and not any(u["r"] == r and u["c"] == c for u in pic["units"])
+                    and not any(s["r"] == r and s["c"] == c for s in pic["structures"])]
+            if free:
+                rt_cell(page, *rng.choice(free))
+                text = page.inner_text(".rt-refusal")
+                assert "out of reach" in text or "water" in text or "already moved" in text, text
+                refused += 1
+                assert rt_marks(page) == rt_offered(mine)
+            steps = [m for m in mine if m["kind"] == "move"]
+            here = list(cell)
+            if steps and rng.random() < 0.8:
+                m = rng.choice(steps)
+                before = len(server_view(page, server)["history"])
+                rt_cell(page, *m["to"])
+                rt_wait_done(page, before)
+                view = rt_check(page, server)
+                assert view["history"][-1] == m["text"]
+                here = m["to"]
+                mine = [a for a in view["picture"]["moves"] if a.get("from") == here]
+                assert rt_marks(page) == rt_offered(mine)  # the moved unit stays picked: its targets ringed
+            acts = [a for a in mine if a["kind"] not in ("move", "seize", "end_turn")]
+            if acts:
+                a = rng.choice(acts)
+                before = len(server_view(page, server)["history"])
+                rt_cell(page, *a["to"])
+                there = [x for x in mine if x.get("cell") == a["to"]]
+                if len(there) > 1 or a["to"] == here:  # several acts on that cell, or the unit's own: the page asks which
+                    page.wait_for_selector(".rt-choices [data-choice]")
+                    assert sorted(int(x) for x in page.eval_on_selector_all(".rt-choices [data-choice]", "els => els.map(e => e.dataset.action)")) == \
+                        sorted(x["action"] for x in there)
+                    page.click(f'.rt-choices [data-choice][data-action="{a["action"]}"]')
+                rt_wait_done(page, before)
+                assert a["text"] in server_view(page, server)["history"][before:][:1], (a, server_view(page, server)["history"][before:])
+                acted += 1
+            elif page.locator("#board svg rect.rt-ready.picked").count() and not any(x.get("cell") == here for x in mine):
+                rt_cell(page, *here)  # a second click on the picked unit drops it
+                assert page.locator("#board svg circle.rt-dest, #board svg circle.rt-target").count() == 0
+        rt_check(page, server)
+        before = len(server_view(page, server)["history"])
+        page.click(".rt-end")  # the agent's whole turn follows
+        page.wait_for_function(
+            f"document.querySelectorAll('#history li.ply').length > {before + 1} && "
+            "(document.querySelector('#status-text').textContent.startsWith('Your move') || "
+            "document.querySelector('#status-text').textContent.startsWith('Game over'))", timeout=120000)
+    assert refused >= turns, refused
+    assert acted >= (3 if turns > 3 else 0), acted  # the long game reaches the enemy (seeded: 5 acts in 6 turns)
+    view = rt_check(page, server)
+    assert len(view["turns"]) >= 2 * turns and view["picture"]["last_turn"]["player"] == 1
+
+
+@pytest.mark.slow
+def test_reinforce_tactics_kaggle_episode_replayed_turn_by_turn(page, server, tmp_path):
+    """A Kaggle episode (made here by kaggle-environments: its aggressive agent against random)
+    opened from its file and stepped turn by turn, each frame drawn as the server has it, with
+    the last turn's actions listed."""
+    page.goto(server + "/")
+    page.wait_for_selector("#game option", state="attached")
+    env_mod = pytest.importorskip("kaggle_environments")
+    env = env_mod.make("reinforce_tactics", configuration={"episodeSteps": 16, "mapName": "beginner", "seed": 5})
+    env.run(["aggressive", "random"])
+    episode = tmp_path / "episode.json"
+    episode.write_text(json.dumps(env.toJSON()))
+    page.set_input_files("#kaggle-file", str(episode))
+    page.wait_for_function("document.querySelector('#r-ply').textContent.startsWith('move 0 of')", timeout=60000)
+    view = server_view(page, server)
+    assert len(view["history"]) > 15 and view["turns"]
+    sid = view["id"]
+    assert view["agent"] == "random"
+    shots = 0
+    for _ in range(12):
+        was = page.inner_text("#r-ply")
+        page.click("#r-next-turn")
+        page.wait_for_function(f"document.querySelector('#r-ply').textContent != {json.dumps(was)}")
+        shown = int(page.inner_text("#r-ply").split()[1])
+        assert shown in [t["ply"] for t in view["turns"]] + [len(view["history"])]
+        with urllib.request.urlopen(f"{server}/api/sessions/{sid}/frame?ply={shown}") as res:
+            frame = json.load(res)
+        page.wait_for_function(f"document.querySelector('.rt-turn') && +document.querySelector('.rt-turn').dataset.step == {frame['step']}")
+        assert rt_drawn(page) == rt_expected(frame)
+        if frame["last_turn"]:
+            listed = page.eval_on_selector_all(".rt-actions.last li", "els => els.map(e => e.textContent)")
+            assert [t.strip("()") for t in listed] == [m["text"] for m in frame["last_turn"]["moves"]]
+        if not shots and frame["last_turn"] and len(frame["last_turn"]["moves"]) >= 4:  # the docs' picture: a turn's arrows
+            shot(page, "rt_replay", tmp_path, "#board-panel")
+            shots += 1
+        if shown == len(view["history"]):
+            break
+    assert shots == 1

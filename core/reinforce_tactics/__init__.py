@@ -17,6 +17,7 @@ from core.game import CHANCE, Game, State
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
+from core.reinforce_tactics import picture as PIC
 from core.reinforce_tactics.layout import (
     A_END,
     CELLS,
@@ -157,6 +158,18 @@ class ReinforceTactics(Game):
         for p, letter, x, y, _hp in self.units(state):
             cells[y][x] = f"{p}{letter}"
         return cells
+
+    def picture(self, state: State) -> dict:
+        """The web app's picture, cropped to the map: :func:`core.reinforce_tactics.picture.picture`."""
+        return PIC.picture(self, state)
+
+    def move_entry(self, state: State, action: int) -> dict:
+        """One action's picture entry (text, kind, cells), as :meth:`picture` lists the legal ones."""
+        return PIC.move_entry(self, state, action)
+
+    def why_illegal(self, state: State, action: int) -> str:
+        """Why ``action`` is not legal at ``state``, in words (the web app's refusal)."""
+        return PIC.why_illegal(self, state, action)
 
     def render(self, state: State) -> str:
         rows = [[PICTURE[self.g[G_TERRAIN + y * W + x]] for x in range(W)] for y in range(H)]

@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException
 from agents.engine import registry
 from core import games as game_registry
 from core.game import Game, param_bounds
-from util.arena.web.render import frame, move_texts, play_texts
+from util.arena.web.render import frame, move_texts, play_texts, turn_starts
 from util.arena.web.sessions import RequestError, Session, SessionStore, _time
 from util.bounds import as_int
 
@@ -34,6 +34,7 @@ LOG = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
 MAX_BODY = 64 * 1024  # bytes a request's body may have
+MAX_REPLAY_BODY = 16 << 20  # bytes a Kaggle episode sent to replay may have (a 200-step game is about 3 MB)
 MAX_DEPTH = 16  # nesting a request's JSON may have (the API's deepest is 2)
 MAX_THINKING = 4  # agents' searches (moves, analyses) running at once: the server's other threads stay free
 
@@ -99,7 +100,8 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
 
     @app.errorhandler(413)
     def _too_large(exc: Any):
-        return jsonify(error=f"the request body is larger than {MAX_BODY // 1024} KiB"), 413
+        limit = request.max_content_length or MAX_BODY
+        return jsonify(error=f"the request body is larger than {limit // 1024} KiB"), 413
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
@@ -133,6 +135,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
                 "doc": (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else "",
                 "params": [_param(k, spec) for k, spec in cls.PARAMS.items()],
                 "agents": registry.names(name),
+                "turns": cls.end_turn_action is not None,  # a turn is several moves, ended by an action
             })
         return jsonify(games=out)
 
@@ -172,7 +175,9 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         session = store.get(sid)
         with search_slot(), session.lock:
             session.agent_move()
-            return jsonify(view(session))
+            out = view(session)
+        store.trim()  # a turn of many moves adds many states
+        return jsonify(out)
 
     @app.post("/api/sessions/<sid>/undo")
     def undo(sid: str):
@@ -224,6 +229,22 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         return jsonify(tree=root.to_dict(), dot=tree_mod.to_dot(root, title=f"{session.game.spec()} {algorithm} depth {depth}"),
                        heuristic=heuristic)
 
+    @app.post("/api/replays/kaggle")
+    def kaggle_replay():
+        """A session at the end of a Kaggle episode (``{"episode": env.toJSON(), "agent": spec}``),
+        with every action of it in its history, to replay turn by turn (and play on from its end
+        when it stopped early; ``agent`` plays the second seat, default random)."""
+        request.max_content_length = MAX_REPLAY_BODY
+        data = body()
+        from util.arena.web.replays import kaggle_states
+
+        try:
+            states = kaggle_states(data.get("episode"))
+        except ValueError as exc:
+            raise RequestError(str(exc), 422) from None
+        return jsonify(view(replay_session(store, states, data.get("agent")))), 201
+
+    app.extensions["sessions"] = store  # the dashboard opens stored games as sessions too
     from util.arena.web.dashboard import register as register_dashboard
 
     register_dashboard(app)
@@ -314,10 +335,22 @@ def view(session: Session) -> dict:
         "text": str(s),
         "legal": [{"action": a, "text": s.action_to_string(a), "cell": _cell(game, s, a)} for a in legal],
         "history": history,
+        "turns": turn_starts(session.states),  # games of many moves a turn: where each turn starts
         "picture": frame(session.states),
         "agent_to_move": session.agent_to_move(),
         "last_analysis": last_info,
     }
+
+
+def replay_session(store: SessionStore, states: list, agent: Any) -> Session:
+    """A new session whose history is ``states`` (a replayed game, from its initial state): the
+    person holds the first seat, ``agent`` (default random) the other, to play on from the end."""
+    session = store.create(states[0].game, str(agent or "random"), 1.0, 0)
+    session.states = list(states)
+    session.infos = [{} for _ in states]
+    session.roll()
+    store.trim()  # its states count now
+    return session
 
 
 def replay_moves(session: Session, moves: Any) -> None:

@@ -81,6 +81,37 @@ def _stored_game(spec: str):
         raise RequestError(f"the stored game {spec[:80]!r} cannot be shown: {exc}", 422) from None
 
 
+def stored_states(game: Any, moves: Any) -> list:
+    """The states of a stored game from the start through its moves (up to the first that is
+    not legal, as the replay always stopped)."""
+    states = [game.initial()]
+    for col in moves:
+        if states[-1].is_terminal():
+            break
+        try:
+            states.append(states[-1].apply(col))  # checks that the move is legal (once: Reinforce Tactics' legal set is slow)
+        except ValueError:
+            break
+    return states
+
+
+def _turn_over(states: list, i: int) -> bool:
+    """Whether ``states[i]`` ends a turn: the game is over or a turn of another player starts."""
+    s = states[i]
+    if s.is_terminal():
+        return True
+    if s.is_chance_node():
+        return False
+    mover = next((p.current_player() for p in reversed(states[:i]) if not p.is_chance_node()), None)
+    return s.current_player() != mover
+
+
+def _view(session: Any) -> dict:
+    from util.arena.web.app import view
+
+    return view(session)
+
+
 def _which(store: Any, runs: list[int] | None):
     """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
     run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
@@ -193,18 +224,38 @@ def register(app: Flask) -> None:
         cx = _stored_game(g.game)  # any game: its spec is stored with it
         from util.arena.web.render import frame
 
-        states = [cx.initial()]
-        frames = [{"grid": cx.grid(states[0]), "text": str(states[0]), "move": None, "picture": frame(states)}]
-        for i, col in enumerate(g.moves):
-            state = states[-1]
-            if state.is_terminal() or col not in state.legal_actions():
-                break
-            move = ("chance: " if i in g.chance else "") + state.action_to_string(col)
-            states.append(state.apply(col))
-            frames.append({"grid": cx.grid(states[-1]), "text": str(states[-1]), "move": move, "picture": frame(states)})
+        states = stored_states(cx, g.moves)
+        turns = cx.end_turn_action is not None
+        frames = []
+        texts: list[str] = []
+        for i, state in enumerate(states):
+            if i:
+                texts.append(("chance: " if (i - 1) in g.chance else "") + states[i - 1].action_to_string(state.history[-1]))
+            if turns and 0 < i < len(states) - 1 and not _turn_over(states, i):
+                continue  # a game of many moves a turn: one frame a turn, its moves joined
+            pic = frame(states[:i + 1])
+            if turns:
+                pic["moves"] = []  # a replay offers no moves: the frame stays small
+            frames.append({"grid": cx.grid(state), "text": str(state), "move": "; ".join(texts) if texts else None,
+                           "picture": pic, "ply": i})
+            texts = []
         return jsonify(id=g.id, game=g.game, first=names[g.first], second=names[g.second], winner=g.winner,
                        termination=g.termination, errors=g.errors, opening=len(g.opening),
-                       move_times=list(g.move_times), frames=frames)
+                       move_times=list(g.move_times), frames=frames, turns=turns)
+
+    @app.post("/api/replays/stored")
+    def stored_replay():
+        """A play-page session holding a stored game (``{"id": N}``): replayed there turn by
+        turn, and played on from its end when it stopped early."""
+        from util.arena.web.app import body, replay_session
+
+        number = _id(body().get("id"), "game id")
+        with _open() as store:
+            g = store.game(number)
+        if g is None:
+            raise RequestError(f"no game {number} in the store", 404)
+        states = stored_states(_stored_game(g.game), g.moves)
+        return jsonify(_view(replay_session(current_app.extensions["sessions"], states, None))), 201
 
     @app.post("/api/db/matches")
     def start_match():

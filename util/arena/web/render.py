@@ -11,7 +11,16 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.game import Game, State
+from core.game import CHANCE, Game, State
+
+
+def move_entry(state: State, action: int) -> dict | None:
+    """``action``'s picture entry at ``state``: the game's ``move_entry`` when it has one (games
+    of many moves a turn: no whole picture for each), else the entry its picture lists."""
+    own = getattr(state.game, "move_entry", None)
+    if callable(own):
+        return own(state, action)
+    return next((m for m in state.game.picture(state)["moves"] if m["action"] == action), None)
 
 
 def last_move(states: list[State]) -> dict | None:
@@ -21,12 +30,62 @@ def last_move(states: list[State]) -> dict | None:
         prev = states[i]
         if prev.is_chance_node():
             continue
-        action = states[i + 1].history[-1]
-        entry = next((m for m in prev.game.picture(prev)["moves"] if m["action"] == action), None)
+        entry = move_entry(prev, states[i + 1].history[-1])
         if entry is None:
             return None
         return dict(entry, player=prev.current_player())
     return None
+
+
+def turn_starts(states: list[State]) -> list[dict]:
+    """For a game whose turn is several decisions (:attr:`core.game.Game.end_turn_action`):
+    where each turn starts, ``{"ply": index into states, "player": p}``, the first at ply 0;
+    chance outcomes belong to the turn they happen in. Empty for other games."""
+    if not states or states[0].game.end_turn_action is None:
+        return []
+    out: list[dict] = []
+    mover = None
+    for i, s in enumerate(states[:-1] if len(states) > 1 else states):
+        p = s.current_player()
+        if p != CHANCE and p != mover:
+            out.append({"ply": i, "player": p})
+            mover = p
+    return out
+
+
+def turn_moves(states: list[State]) -> tuple[list[dict], dict | None]:
+    """The moves of the turn in progress at ``states[-1]`` (its mover's, so far) and of the last
+    finished turn (``{"player", "moves"}``, None before any): picture entries, each with the
+    ``player`` whose turn it is (a chance outcome's entry too: its ``kind`` is ``counter`` or
+    ``evade``)."""
+    groups: list[list] = []  # [player, entries], the newest turn first
+    for i in range(len(states) - 2, -1, -1):
+        prev = states[i]
+        p = prev.current_player()
+        entry = move_entry(prev, states[i + 1].history[-1]) or {"text": prev.action_to_string(states[i + 1].history[-1])}
+        if not groups:
+            groups.append([None if p == CHANCE else p, []])
+        elif p != CHANCE:
+            if groups[-1][0] is None:
+                groups[-1][0] = p
+            elif groups[-1][0] != p:
+                if len(groups) == 2:
+                    break
+                groups.append([p, []])
+        groups[-1][1].insert(0, dict(entry))
+    for p, entries in groups:
+        for e in entries:
+            e["player"] = p
+    now = states[-1]
+    if now.is_terminal():
+        to_move = None
+    elif now.is_chance_node():
+        to_move = groups[0][0] if groups else None
+    else:
+        to_move = now.current_player()
+    current: list[dict] = groups.pop(0)[1] if groups and groups[0][0] == to_move else []
+    last = {"player": groups[0][0], "moves": groups[0][1]} if groups else None
+    return current, last
 
 
 def move_texts(states: list[State]) -> list[str]:
@@ -45,6 +104,8 @@ def frame(states: list[State]) -> dict:
     pic["last"] = last_move(states)
     pic["terminal"] = s.is_terminal()
     pic["chance"] = s.is_chance_node()
+    if s.game.end_turn_action is not None:
+        pic["turn_moves"], pic["last_turn"] = turn_moves(states)
     if pic["terminal"]:
         r = s.returns()
         pic["returns"] = [float(r[0]), float(r[1])]

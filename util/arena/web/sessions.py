@@ -30,8 +30,11 @@ class RequestError(ValueError):
 
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
+MAX_TURN_ACTIONS = 1000  # decisions an agent's turn may have before the server ends it (a turn of many moves)
 MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tree)
 MEMORY = 3 << 30  # bytes the sessions' agents' tables may hold together (registry.table_bytes); the oldest go beyond
+STATE_MEMORY = 1 << 30  # bytes the sessions' histories of states may hold together (an estimate: state_bytes)
+WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
 
 
 def _time(value: Any, name: str = "time") -> float:
@@ -97,18 +100,43 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise RequestError(f"action must be an integer or the game's text for one, got {action!r}")
         if action not in s.legal_actions():
+            why = getattr(s.game, "why_illegal", None)  # a game of many legal actions says why instead of listing them
+            if callable(why):
+                raise RequestError(f"{s.action_to_string(action) if 0 <= action < s.game.num_actions else 'action'} "
+                                   f"({shown(action)}) is not legal here: {why(s, action)}", 422)
             raise RequestError(f"action {shown(action)} is not legal here; legal: {s.legal_text()}", 422)
         self.states.append(s.apply(action))
         self.infos.append({})
         self.roll()
 
     def agent_move(self) -> dict:
+        """The agent's move; in a game whose turn is several decisions
+        (:attr:`core.game.Game.end_turn_action`) its whole turn, within one time budget
+        (at most :data:`MAX_TURN_ACTIONS` decisions). The info is of its last decision."""
         if not self.agent_to_move():
             raise RequestError("it is not the agent's turn", 409)
+        if self.game.end_turn_action is None:
+            return self.agent_decision(time.perf_counter() + self.time_per_move)
+        deadline = time.perf_counter() + self.time_per_move
+        mover = self.state.current_player()
+        info: dict = {}
+        for _ in range(MAX_TURN_ACTIONS):
+            if not self.agent_to_move() or self.state.current_player() != mover:
+                break
+            info = self.agent_decision(deadline)
+        else:
+            if self.agent_to_move() and self.game.end_turn_action in self.state.legal_actions():
+                self.states.append(self.state.apply(self.game.end_turn_action))  # a turn without end: ended
+                self.infos.append({})
+                self.roll()
+        return info
+
+    def agent_decision(self, deadline: float) -> dict:
+        """One decision of the agent, to be made by ``deadline`` (perf_counter seconds)."""
         s = self.state
         start = time.perf_counter()
         try:
-            action = self.agent.choose(s, start + self.time_per_move)
+            action = self.agent.choose(s, max(deadline, start + 0.01))
         except Exception as exc:  # an agent's failure must not become a 500: report it
             raise RequestError(f"agent {self.agent_spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
         seconds = time.perf_counter() - start
@@ -183,12 +211,14 @@ def analysis_of(agent: Any, state: State, seconds: float) -> dict:
 
 class SessionStore:
     """At most ``capacity`` sessions whose agents' tables take at most ``memory`` bytes
-    together (an upper estimate, :func:`agents.registry.table_bytes`): the least recently used
-    go first, so a big table does not stay for ever after its request."""
+    together (an upper estimate, :func:`agents.registry.table_bytes`) and whose states about
+    ``state_memory`` bytes (:meth:`state_bytes`): the least recently used go first, so a big
+    table or a long replayed game does not stay for ever after its request."""
 
-    def __init__(self, capacity: int = 200, memory: int = MEMORY) -> None:
+    def __init__(self, capacity: int = 200, memory: int = MEMORY, state_memory: int = STATE_MEMORY) -> None:
         self.capacity = capacity
         self.memory = memory
+        self.state_memory = state_memory  # a replayed Reinforce Tactics game holds thousands of 1,804-word states
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -213,8 +243,13 @@ class SessionStore:
         agent's and the analysts') take more than ``memory``: after a session is made and after
         an analysis adds an analyst."""
         with self._lock:
-            while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and self.table_bytes() > self.memory):
+            while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and (
+                    self.table_bytes() > self.memory or self.state_bytes() > self.state_memory)):
                 self._sessions.popitem(last=False)
+
+    def state_bytes(self) -> int:
+        """An estimate of the memory the sessions' states take (:data:`WORD_BYTES` a word)."""
+        return sum(len(s.states) * s.game.words * WORD_BYTES for s in list(self._sessions.values()))
 
     def table_bytes(self) -> int:
         return sum(agent_registry.table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))

@@ -76,7 +76,8 @@ function showPly() {
   else if (f.grid) $("replay-board").append(drawGrid(f.grid));
   else $("replay-board").append(el("pre", {}, f.text || ""));
   $("r-open").href = playLink();
-  $("r-ply").textContent = `ply ${ply} / ${replay.frames.length - 1}${f.move ? ` (last: ${f.move})` : ""}`;
+  const unit = replay.turns ? "turn" : "ply";
+  $("r-ply").textContent = `${unit} ${ply} / ${replay.frames.length - 1}${f.move ? ` (last: ${f.move})` : ""}`;
 }
 
 // The replay's moves in the game's notation (chance outcomes in brackets), up to ``upto`` plies.
@@ -92,6 +93,7 @@ function saveFile(name, href) {
 }
 
 function playLink() {
+  if (replay.turns) return `/?stored=${replay.id}`;  // a game of many moves a turn: the play page opens it from the store
   const [name, params] = replay.game.split(":");
   const q = new URLSearchParams({game: name});
   if (params) q.set("params", params);

@@ -6,6 +6,7 @@ let GAMES = [];
 let view = null;  // the server's view of the current session
 let replayPly = null;  // null: the live position; else the ply shown
 let replayPic = null;
+let openedFrom = null;  // a replay's own link (a stored game: /?stored=ID), or its file's name (a Kaggle episode)
 const ui = {active: false, sel: null, cursor: null, kbd: false, move: (a) => move(a), redraw: () => drawBoard()};
 
 const $ = (id) => document.getElementById(id);
@@ -30,7 +31,8 @@ function fillGameForm() {
   const agent = $("agent");
   agent.innerHTML = "";
   for (const a of g.agents) agent.append(el("option", {value: a}, a));
-  if (g.agents.includes("mcts")) agent.value = "mcts";
+  if (g.turns) agent.value = g.agents.includes("greedy") ? "greedy" : "random";  // a turn of many moves: a planner
+  else if (g.agents.includes("mcts")) agent.value = "mcts";
 }
 
 function gameParams() {
@@ -72,6 +74,7 @@ async function newGame(moves) {
       time: parseFloat($("time").value), human: parseInt($("human").value, 10)};
     if (moves && moves.length) body.moves = moves;
     view = await api("POST", "/api/sessions", body);
+    openedFrom = null;
     $("analysis").innerHTML = "";
     $("tree-view").innerHTML = "";
     $("tree-info").textContent = "";
@@ -111,8 +114,20 @@ function render() {
   drawBoard();
   const hist = $("history");
   hist.innerHTML = "";
-  view.history.forEach((h, i) => hist.append(el("li", {class: h.startsWith("(") ? "chance" : "", onclick: () => showPly(i + 1),
-    title: "show the position after this move"}, h)));
+  const starts = new Map((view.turns || []).map((t, k) => [t.ply, [t, k]]));
+  view.history.forEach((h, i) => {
+    if (starts.has(i)) {  // a game of many moves a turn: each turn under its heading
+      const [t, k] = starts.get(i);
+      const next = k + 1 < view.turns.length ? view.turns[k + 1].ply : view.history.length;
+      hist.append(el("li", {class: "turn-head", onclick: () => showPly(next), title: "show the position at the end of this turn"},
+        `Step ${k} · ${who(t.player)}`));
+    }
+    hist.append(el("li", {class: `ply${h.startsWith("(") ? " chance" : ""}`, value: i + 1, onclick: () => showPly(i + 1),
+      title: "show the position after this move"}, h));
+  });
+  const turnGame = (view.turns || []).length > 0;
+  $("r-prev-turn").hidden = $("r-next-turn").hidden = !turnGame;
+  hist.classList.toggle("turns", turnGame);
   $("undo").disabled = view.history.length === 0;
   $("share").value = shareUrl();
   if (view.last_analysis && view.last_analysis.seconds !== undefined) showAnalysis(view.last_analysis, "The agent's last move");
@@ -135,7 +150,7 @@ function drawBoard() {
   }
   const n = view.history.length;
   $("r-ply").textContent = live ? `move ${n} of ${n} (live)` : `move ${replayPly} of ${n}: replay (» returns to the game)`;
-  document.querySelectorAll("#history li").forEach((li, i) => li.classList.toggle("current", (live ? n : replayPly) === i + 1));
+  document.querySelectorAll("#history li.ply").forEach((li, i) => li.classList.toggle("current", (live ? n : replayPly) === i + 1));
 }
 
 async function showPly(ply) {
@@ -155,6 +170,49 @@ async function showPly(ply) {
     }
   }
   drawBoard();
+}
+
+// The ply where the turn before (dir -1) or after (dir +1) the shown position ends: a replay turn by turn.
+function turnPly(dir) {
+  const n = view.history.length;
+  const cur = replayPly ?? n;
+  const ends = (view.turns || []).map((t) => t.ply).filter((p) => p > 0).concat([n]);
+  const pick = dir < 0 ? ends.filter((p) => p < cur).pop() : ends.find((p) => p > cur);
+  return pick === undefined ? (dir < 0 ? 0 : n) : pick;
+}
+
+// A replay opened in the page: a Kaggle episode (its JSON file) or a stored game (?stored=ID).
+async function openReplay(path, body, label, source) {
+  try {
+    view = await whileBusy(label, () => api("POST", path, body));
+    openedFrom = source;
+    $("game").value = view.name;
+    fillGameForm();
+    for (const kv of view.game.split(":").slice(1).join(":").split(",")) {  // the replayed game's parameters in the form
+      const [k, v] = kv.split("=");
+      const inp = document.querySelector(`#params input[data-param="${k}"]`);
+      if (inp) inp.value = v ?? "";
+    }
+    $("analysis").innerHTML = "";
+    replayPly = null;
+    render();
+    await showPly(0);  // from the start: › and turn › step through it
+  } catch (e) {
+    setStatus(e.message, "error");
+  }
+}
+
+async function openKaggleFile() {
+  const file = $("kaggle-file").files[0];
+  if (!file) return;
+  let episode;
+  try {
+    episode = JSON.parse(await file.text());
+  } catch (e) {
+    setStatus(`${file.name} is not a JSON file: save a Kaggle episode with env.toJSON() or the replay download`, "error");
+    return;
+  }
+  await openReplay("/api/replays/kaggle", {episode}, `Replaying ${file.name}`, file.name);  // random plays on from its end
 }
 
 async function move(action) {
@@ -285,6 +343,7 @@ async function exportImage() {
 
 function shareUrl() {
   if (!view) return "";
+  if (openedFrom) return openedFrom.startsWith("/") ? `${location.origin}${openedFrom}` : `(the Kaggle episode ${openedFrom}: open its file again)`;
   const q = new URLSearchParams({game: view.name});
   const params = Object.entries(gameParams()).map(([k, v]) => `${k}=${v}`).join(",");
   if (params) q.set("params", params);
@@ -340,11 +399,16 @@ async function init() {
   $("r-prev").addEventListener("click", () => showPly((replayPly ?? view.history.length) - 1));
   $("r-next").addEventListener("click", () => showPly((replayPly ?? view.history.length) + 1));
   $("r-last").addEventListener("click", () => showPly(1e9));
+  $("r-prev-turn").addEventListener("click", () => showPly(turnPly(-1)));
+  $("r-next-turn").addEventListener("click", () => showPly(turnPly(1)));
+  $("kaggle-file").addEventListener("change", openKaggleFile);
   $("export-moves").addEventListener("click", exportMoves);
   $("export-image").addEventListener("click", exportImage);
   document.addEventListener("keydown", onKey);
   $("board").addEventListener("pointerdown", () => { ui.kbd = false; });  // the mouse hides the keyboard cursor
-  if (!(await openFromUrl())) setStatus("Choose a game and press New game.");
+  const stored = new URLSearchParams(location.search).get("stored");
+  if (stored) await openReplay("/api/replays/stored", {id: stored}, `Opening stored game ${stored}`, `/?stored=${encodeURIComponent(stored)}`);
+  else if (!(await openFromUrl())) setStatus("Choose a game and press New game.");
 }
 
 init();
