@@ -214,12 +214,12 @@ class RTKaggleAdapter:
         end = game.end_turn_action
         for label in labels:
             a = game.label_action(s, label) if isinstance(label, tuple) else None
-            if a is None:
+            if a is None or not isinstance(label, tuple):
                 self.stats["dropped"] += 1
                 continue
             if a == end:
                 break
-            out.append(dict(label))  # type: ignore[arg-type]  # a label is the dict's sorted items
+            out.append(dict(label))  # a label is the action dict's sorted items
             s = s.apply(a)
             if s.is_terminal() or s.is_chance_node():
                 break
