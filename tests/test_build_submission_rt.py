@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import build_submission
-import build_submission_rt
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
