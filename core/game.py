@@ -73,6 +73,14 @@ CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
 Words = tuple  # a state: a tuple of ints
 
 
+def as_words(words: Any) -> Words:
+    """A kernel's state (a tuple, or an int64 array: :attr:`Game.array_state`) as the tuple of
+    Python ints a :class:`State` holds (an array converts through ``tolist``: 20 times faster
+    than int() word by word on Reinforce Tactics' 1,804 words)."""
+    tolist = getattr(words, "tolist", None)
+    return tuple(tolist()) if tolist is not None else tuple(int(w) for w in words)
+
+
 def param_bounds(spec: tuple) -> tuple | None:
     """The ``(lo, hi)`` of a ``PARAMS`` entry, or None."""
     return spec[3] if len(spec) > 3 else None
@@ -192,6 +200,21 @@ class Game:
         when no legal action fits (the plan's act became impossible: skipped, as Kaggle does)."""
         return label if isinstance(label, int) and label in state.legal_actions() else None
 
+    # --- Kaggle's environment of a game with turns of several decisions: optional ---------------
+    kaggle_env: str = ""
+    """kaggle-environments' name of this game when its Kaggle agents return a whole turn as a
+    list of action dicts (Reinforce Tactics): the arena then plays Kaggle's built-in agents
+    (``kaggle:NAME``) through :meth:`kaggle_observation` and :meth:`label_action` (a dict's
+    sorted items are its label). Empty: no such agents (ConnectX's built-ins have their own path)."""
+
+    def kaggle_observation(self, state: State, remaining: float = 60.0) -> dict:
+        """Kaggle's observation for the side to move at ``state`` (a turn's start)."""
+        raise NotImplementedError(f"{self.name} has no Kaggle observation")
+
+    def kaggle_configuration(self, time_per_move: float) -> dict:
+        """Kaggle's configuration of this game with ``actTimeout = time_per_move``."""
+        raise NotImplementedError(f"{self.name} has no Kaggle configuration")
+
     # --- for pictures (web app): optional ----------------------------------------------------
     def grid(self, state: State) -> list[list[str]] | None:
         """The board as rows of cell labels, top row first (``""`` empty; a label's first
@@ -248,7 +271,7 @@ class Game:
         return State(self, tuple(self.initial_words()))
 
     def new_state(self, words: Iterable[int]) -> State:
-        return State(self, tuple(int(w) for w in words))
+        return State(self, as_words(words))
 
     def spec(self) -> str:
         """``name:key=value,...`` with every parameter: what stores record."""
@@ -300,8 +323,8 @@ class State:
         """The state after ``action``; raises ValueError for an action that is not legal."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
             raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")
-        words = self.game.kernel_module.play(self.game.g, self.words, action)
-        return State(self.game, tuple(int(w) for w in words), self.history + (action,))
+        return State(self.game, as_words(self.game.kernel_module.play(self.game.g, self.words, action)),
+                     self.history + (action,))
 
     def legal_text(self) -> str:
         """The legal actions in the game's notation with their numbers: ``"4 (3), 5 (4)"``, for

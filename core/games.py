@@ -17,6 +17,7 @@ GAME_CLASSES: dict[str, str] = {
     "quixo": "core.quixo:Quixo",
     "connect4_count": "core.connect4_count:Connect4Count",
     "einstein": "core.einstein:Einstein",
+    "reinforce_tactics": "core.reinforce_tactics:ReinforceTactics",
 }
 
 

@@ -68,7 +68,7 @@ def uncapped(n: int):
 
 # --- the key rule on every game --------------------------------------------------------------------
 SMALL = {"connectx": {"rows": 4, "columns": 4, "inarow": 3}, "connect4_count": {"rows": 4, "columns": 4},
-         "quixo": {"size": 3, "max_plies": 8}}
+         "quixo": {"size": 3, "max_plies": 8}, "reinforce_tactics": {"episode_steps": 4}}
 
 
 def visited(game, games: int, seed: int) -> list:

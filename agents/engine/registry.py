@@ -26,6 +26,7 @@ ENGINE_AGENTS: dict[str, str] = {
     "quixo_perfect": "agents.engine.quixo_perfect:QuixoPerfectAgent",
     "course_minimax": "agents.engine.course_minimax:CourseMinimaxAgent",
     "mc_learner": "agents.engine.mc_learner:MCLearnerAgent",
+    "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
 }
 
 

@@ -55,6 +55,7 @@ class ReinforceTactics(Game):
     words = STATE_LEN
     num_actions = NUM_ACTIONS
     kernels = "core.reinforce_tactics.kernels"
+    heuristics = "heuristics.reinforce_tactics"
     has_chance = True
     end_turn_action = A_END
     PARAMS = {
@@ -107,6 +108,16 @@ class ReinforceTactics(Game):
             return None
         a = KG.dict_to_action(self.g, state.words, dict(label))
         return a if a is not None and a in state.legal_actions() else None
+
+    kaggle_env = "reinforce_tactics"
+
+    def kaggle_observation(self, state: State, remaining: float = 60.0) -> dict:
+        return KG.observation_from_state(self.g, state.words, remaining)
+
+    def kaggle_configuration(self, time_per_move: float) -> dict:
+        p = self.params
+        return {"episodeSteps": p["episode_steps"], "actTimeout": time_per_move, "runTimeout": 1200,
+                "mapName": p["map"], "enabledUnits": ",".join(UNIT_CODES), "startingGold": p["starting_gold"]}
 
     def action_to_string(self, state: State, action: int) -> str:
         if state.current_player() == CHANCE:

@@ -19,6 +19,7 @@ from core.reinforce_tactics.layout import (
     G_CELL_STRUCT,
     G_NS,
     G_STRUCT_CELL,
+    G_TERRAIN,
     H_COUNT,
     H_GOLD,
     H_OVER,
@@ -30,6 +31,7 @@ from core.reinforce_tactics.layout import (
     H_WINNER,
     K_HEAL,
     KIND_NAMES,
+    MAX_HP,
     OUT_COUNTER,
     OUT_EVADE,
     S_BASE,
@@ -38,8 +40,10 @@ from core.reinforce_tactics.layout import (
     S_REGEN,
     SF,
     STATE_LEN,
+    STRUCT_MAX_HP_BY_CODE,
     SUB_SEIZE,
     SUB_TARGET,
+    TILE_CODES,
     U_ATK_CD,
     U_ATK_TURNS,
     U_BASE,
@@ -271,3 +275,38 @@ def log_to_actions(g, s, log: Iterable[dict]) -> list[int]:
         if s[H_OVER]:
             break
     return out
+
+
+def observation_from_state(g, s, remaining: float = 60.0) -> dict:
+    """Kaggle's observation for the side to move at ``s`` (the inverse of
+    :func:`state_from_observation` at a turn's start): board, structures, units, gold, player,
+    turnNumber, step, map size. Units are listed player 1's first, each side in its slot order
+    (recruitment order, as the engine's); the engine interleaves the two sides by recruitment,
+    which our state does not keep, so an agent that breaks ties by list order may break them
+    differently. ``actionLog`` is empty (the previous turn's log is not kept)."""
+    board = [[TILE_CODES[int(g[G_TERRAIN + y * W + x])] for x in range(W)] for y in range(W)]
+    structures = []
+    for si in sorted(range(int(g[G_NS])), key=lambda i: int(g[G_STRUCT_CELL + i])):
+        c = int(g[G_STRUCT_CELL + si])
+        b = S_BASE + si * SF
+        code = int(g[G_TERRAIN + c])
+        structures.append({"x": c % W, "y": c // W, "type": TILE_CODES[code], "owner": int(s[b + S_OWNER]) + 1,
+                           "hp": int(s[b + S_HP]), "maxHp": STRUCT_MAX_HP_BY_CODE[code],
+                           "regenerating": bool(s[b + S_REGEN])})
+    units = []
+    for q in range(2):
+        for k in range(int(s[H_COUNT + q])):
+            u = U_BASE + (q * UMAX + k) * UF
+            typ = int(s[u + U_TYPE])
+            unit = {"type": UNIT_CODES[typ - 1], "owner": q + 1, "x": int(s[u + U_CELL]) % W,
+                    "y": int(s[u + U_CELL]) // W, "hp": int(s[u + U_HP]), "maxHp": MAX_HP[typ]}
+            for key, f in OBS_FIELDS:
+                unit[key] = bool(s[u + f]) if key in BOOL_FIELDS else int(s[u + f])
+            units.append(unit)
+    return {"board": board, "structures": structures, "units": units,
+            "gold": [int(s[H_GOLD]), int(s[H_GOLD + 1])], "player": int(s[H_PLAYER]),
+            "turnNumber": int(s[H_TURN]), "step": int(s[H_STEP]), "mapWidth": W, "mapHeight": W,
+            "actionLog": [], "remainingOverageTime": remaining}
+
+
+BOOL_FIELDS = ("canMove", "canAttack", "isHasted")  # observation keys the engine gives as booleans

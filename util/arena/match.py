@@ -57,7 +57,7 @@ class GameJob:
     b: PlayerSpec  # the pairing's second agent
     index: int  # game number within the pairing: opening index // 2, seats swapped on odd
     game: str  # the game's spec (core.game.Game.spec()), e.g. connectx:rows=6,columns=7,inarow=4
-    time_per_move: float  # seconds per move
+    time_per_move: float  # seconds per move (per turn in a game whose turn is several decisions: match.play)
     engine: str  # "direct" (this module's loop) or "kaggle" (kaggle-environments, ConnectX only)
     seed: int  # seeds the players' randomness for this game
     plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
@@ -139,12 +139,44 @@ def default_hard_limit(time_per_move: float) -> float:
     return time_per_move + max(1.0, time_per_move)
 
 
+class TurnClock:
+    """The arena's time control: ``time_per_move`` seconds a move, or a *turn* in a game whose
+    turn is several decisions (:attr:`core.game.Game.end_turn_action`), as Kaggle's ``actTimeout``
+    is: every decision of the mover until the turn ends (a new :meth:`core.game.Game.turn_index`
+    or mover) shares it; what the agent spent on the turn's earlier decisions is taken off the
+    next one's deadline (chance outcomes and the loop's own work between decisions do not count)."""
+
+    def __init__(self, game: Game, time_per_move: float) -> None:
+        self.game, self.time_per_move = game, time_per_move
+        self.turn: tuple[int, int] | None = None  # (turn index, mover) of the turn being timed
+        self.used = 0.0  # seconds the mover's agent spent on this turn's earlier decisions
+
+    def deadline(self, state: State, start: float) -> float:
+        """The deadline of the decision at ``state`` that starts at ``start`` (perf_counter)."""
+        if self.game.end_turn_action is None:
+            return start + self.time_per_move
+        turn = (self.game.turn_index(state), state.current_player())
+        if turn != self.turn:
+            self.turn, self.used = turn, 0.0
+        return start + self.time_per_move - self.used
+
+    def spend(self, elapsed: float) -> tuple[float, str]:
+        """Count a decision's ``elapsed`` seconds; returns the time the hard limit judges (the
+        move's, or the turn's so far) and what it is ("move" or "turn")."""
+        if self.turn is None:
+            return elapsed, "move"
+        self.used += elapsed
+        return self.used, "turn" if self.used != elapsed else "move"
+
+
 def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, opening: Sequence[int] = (),
          hard_limit: float | None = None, chance_seed: int = 0) -> dict[str, Any]:
     """Play one game of ``first`` (player 0, mark 1) against ``second`` (player 1, mark 2).
 
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
-    optionally ``reset()``, called before the game. ``opening``: actions (chance outcomes
+    optionally ``reset()``, called before the game. In a game whose turn is several decisions
+    ``time_per_move`` is the time of a whole turn (:class:`TurnClock`), and the hard limit
+    applies to the turn's total. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
     after which a move forfeits (default :func:`default_hard_limit`); an agent cannot
     be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
@@ -181,6 +213,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     times: list[float] = []
     movers: list[int] = []
     agents = (first, second)
+    clock = TurnClock(game, time_per_move)
 
     def result(winner: int, how: str, errors: dict[int, str], returns: Any = None) -> dict[str, Any]:
         return {"moves": moves, "chance": chance, "winner": winner, "termination": how, "errors": errors,
@@ -201,7 +234,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         mark = player + 1
         start = time.perf_counter()
         try:
-            choice = agents[mark - 1].choose(state, start + time_per_move)
+            choice = agents[mark - 1].choose(state, clock.deadline(state, start))
         except Exception as exc:  # the agent's failure decides the game; it must not stop the caller
             times.append(time.perf_counter() - start)
             movers.append(mark)
@@ -209,8 +242,9 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         elapsed = time.perf_counter() - start
         times.append(elapsed)
         movers.append(mark)
-        if elapsed > limit:
-            return result(3 - mark, "timeout", {mark: f"move took {elapsed:.3f} s, hard limit {limit:.3f} s"})
+        used, what = clock.spend(elapsed)
+        if used > limit:
+            return result(3 - mark, "timeout", {mark: f"{what} took {used:.3f} s, hard limit {limit:.3f} s"})
         if isinstance(choice, bool) or not isinstance(choice, numbers.Integral):
             return result(3 - mark, "illegal", {mark: f"returned {choice!r} ({type(choice).__name__}), not an int"})
         action = int(choice)

@@ -22,6 +22,7 @@ from agents.registry import SpecError
 from core.game import Game, State, play_line
 from core.games import add_game_arguments
 from util.arena import openings, players
+from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
 from util.cli import SEED, OneLineParser, int_in, seconds_in
@@ -128,6 +129,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
     quit. ``seed`` seeds the chance outcomes the tool rolls. ``tree_file``: before each agent
     move, the search tree of that position is written there (numbered from the second on)."""
     rng = random.Random(seed)
+    clock = TurnClock(game, time_per_move)  # per move, or per turn in a game of several decisions a turn
     trees = 0
     history: list[tuple[int, str, float]] = []  # (action, "human" | "agent" | "chance", seconds the agent took)
     state = game.initial()
@@ -166,11 +168,12 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
                 write_tree(state, tree_path(tree_file, trees), tree_depth, out)
             start = time.perf_counter()
             try:
-                action = agent.choose(state, start + time_per_move)
+                action = agent.choose(state, clock.deadline(state, start))
             except Exception as exc:  # the agent forfeits, as in a tournament
                 out.write(f"the agent failed ({type(exc).__name__}: {exc}): you win\n")
                 return result(human_mark, "error", {3 - human_mark: f"{type(exc).__name__}: {exc}"}, failed=time.perf_counter() - start)
             took = time.perf_counter() - start
+            clock.spend(took)
             if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
                 what = "column" if _connectx(state) else "action"
                 out.write(f"the agent played an illegal {what} ({action!r}): you win\n")
@@ -197,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
     add_game_arguments(p, default="connectx")
     p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
-    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per agent move (default 1.0)")
+    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per agent move; per turn in games whose turn is several decisions (default 1.0)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")
     p.add_argument("--seed", type=SEED, default=0, help="seed for the agent's randomness and the dice (default 0)")
     p.add_argument("--tree", metavar="FILE", default=None,

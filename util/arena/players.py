@@ -3,7 +3,10 @@
 Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
   ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.registry`);
   ``kaggle:negamax``, ``kaggle:random``       kaggle-environments' built-in agents (their names
-                                              clash with ours, hence the prefix);
+                                              clash with ours, hence the prefix); on a game whose
+                                              turn is a list of action dicts, that game's
+                                              built-ins (Reinforce Tactics: ``kaggle:aggressive``,
+                                              :mod:`util.arena.kaggle_turns`);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
                                               its own process as Kaggle would;
   ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed);
@@ -53,7 +56,7 @@ LOAD_TIMEOUT = 120.0  # seconds an agent file may take to load (a submission may
 @dataclass(frozen=True)
 class PlayerSpec:
     text: str  # canonical spec: name and sorted parameters, or the file path
-    kind: str  # "agent", "kaggle", "file" or "openspiel"
+    kind: str  # "agent", "kaggle", "file", "openspiel", "engine" or "kaggle_turns" (a turn-list game's Kaggle built-in)
     name: str  # registry name, built-in name, or file path
     params: tuple[tuple[str, Any], ...] = ()  # parameters the agent is built with (converted values)
     version: str = ""  # code version: hash of the source the player runs
@@ -137,6 +140,8 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
     files, OpenSpiel's MCTS and ConnectX's own agents play ConnectX only."""
     from agents.engine import registry as engine
     here = f"agents that play {game.name}: {', '.join(engine.names(game.name))}"
+    if spec.startswith("kaggle:") and game.kaggle_env:
+        return _resolve_kaggle_turns(spec, game)
     if _is_file(spec) or spec.startswith("kaggle:"):
         raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
     name, params = registry.parse_spec(spec)
@@ -159,6 +164,18 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
     return PlayerSpec(text, "engine", name, tuple(sorted(built.items())), _module_version(*modules))
 
 
+def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
+    """``kaggle:NAME``: kaggle-environments' built-in agent of a game whose turn is a list of
+    action dicts (:mod:`util.arena.kaggle_turns`)."""
+    from util.arena.kaggle_turns import builtin_names
+    which = spec.partition(":")[2].strip()
+    valid = builtin_names(game)
+    if which not in valid:
+        raise SpecError(f"unknown kaggle built-in {which!r} for {game.name}; valid: {', '.join('kaggle:' + v for v in valid)}")
+    import kaggle_environments
+    return PlayerSpec(f"kaggle:{which}", "kaggle_turns", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
+
+
 def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int) -> Any:
     """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
     ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
@@ -173,6 +190,9 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
         if "seed" in fields and params.get("seed") is None:
             params["seed"] = seed
         return EnginePlayer(cls(game=game, **params))
+    if spec.kind == "kaggle_turns":
+        from util.arena.kaggle_turns import KaggleTurnPlayer
+        return KaggleTurnPlayer(spec.name, as_game(shape), time_per_move, seed)
     shape = _shape_of(shape)
     if spec.kind == "agent":
         params = dict(spec.params)
@@ -196,7 +216,7 @@ def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int) 
     """A fresh player of any kind that chooses on :class:`core.game.State` (ConnectX's players
     are wrapped: they get ``game.position(state)``)."""
     player = build(spec, game, time_per_move, seed)
-    return player if spec.kind == "engine" else PositionPlayer(player, game)
+    return player if spec.kind in ("engine", "kaggle_turns") else PositionPlayer(player, game)
 
 
 def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:

@@ -192,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=10,
                    help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
-    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per move (default 1.0; Kaggle gives 2)")
+    p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per move; per turn in games whose turn is several decisions, "
+                   "such as reinforce_tactics (default 1.0; Kaggle gives 2 for ConnectX, 5 a turn for Reinforce Tactics)")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(MAX_WORKERS, os.cpu_count() or 1),
                    help="parallel games (default: CPU count; 1 = in this process)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB}); several runners may share one")

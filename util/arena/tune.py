@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.arena.tournament")
     p.add_argument("--trials", type=int_in(1, MAX_TRIALS), default=20, help="total completed trials the study should reach (default 20)")
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=20, help="games per opponent and trial (default 20)")
-    p.add_argument("--time", type=seconds_in(), default=0.5, help="seconds per move (default 0.5)")
+    p.add_argument("--time", type=seconds_in(), default=0.5, help="seconds per move, per turn in games whose turn is several decisions (default 0.5)")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=1, help="parallel games within a trial (default 1)")
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="process pool (default) or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")

@@ -1,0 +1,115 @@
+"""``greedy``: a one-turn planner for Reinforce Tactics. It builds the turn sub-action by
+sub-action, taking at each decision the sub-action whose resulting state the heuristic
+(:mod:`heuristics.reinforce_tactics`) scores best for it, expected over a Rogue's evasion,
+and ends the turn when nothing beats ending it (:mod:`agents.reinforce_tactics.planner`, one
+compiled call scores every legal sub-action of a state).
+
+In a match it decides one sub-action per ``choose`` (the plan's first step from the state it
+is shown, so a chance outcome inside the turn is seen as it falls); :meth:`plan_turn` (and
+:meth:`plan_labels`, for a Kaggle agent) gives the whole turn at once, following the likelier
+outcome at a chance node. Its parameters are the heuristic's weights (inherited from
+:class:`heuristics.reinforce_tactics.params.Weights`: ``greedy:w_gold=0.5``) and the
+planner's own below.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.engine.turn_plan import TurnPlanAgent
+from agents.reinforce_tactics import planner
+from core.game import State, constants_array
+from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
+from heuristics.reinforce_tactics.params import Weights, weights_of
+from util import jit as J
+from util.budget import NO_DEADLINE_NS, deadline_ns
+from util.jit import CompileGate
+
+PLANNER = "agents.reinforce_tactics.planner"
+MAX_TURN = 1000  # sub-actions a planned turn holds at most (each unit moves and acts once; a backstop)
+
+
+@dataclass
+class GreedyAgent(Weights, TurnPlanAgent):
+    game: Any = None  # the ReinforceTactics game played (set by the registry)
+    lookahead: bool = True  # score a move by the best follow-up it enables (the moved unit's act, a recruit where it stood)
+    min_gain: float = field(default=0.0, metadata={"bounds": (0.0, 1.0)})  # a sub-action must beat ending the turn by more than this (heuristic units)
+    jit: bool | None = None  # compiled planner (None: when numba is available; False: plain Python, slow)
+    games = ("reinforce_tactics",)
+
+    compile_share: float = 0.7  # share of a move's time spent waiting for a background compile (then plain Python)
+
+    def __post_init__(self) -> None:
+        self._want_jit = J.numba_available() if self.jit is None else bool(self.jit)
+        self._gate = CompileGate("rt-greedy")
+        self._jit = False  # the path the last call ran
+        self._params = np.array(weights_of(self), np.float64)
+        self._acts = np.empty(NUM_ACTIONS, np.int64)
+        self._buf = np.empty(NUM_ACTIONS, np.int64)
+        self._scores = np.empty(NUM_ACTIONS, np.float64)
+        self._work = np.empty(3 * 400, np.int64)
+
+    def warm_up(self) -> float:
+        """Compile the planner's entry points now (no-op on the plain path); seconds taken."""
+        t0 = time.perf_counter()
+        if self._want_jit:
+            state = self.game.initial()
+            k = J.compiled(PLANNER)
+            g, s = constants_array(self.game, True), np.asarray(state.words, np.int64)
+            k.best_action(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS,
+                          self._acts, self._scores, self._work, self._buf)
+            k.plan(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS, np.empty(MAX_TURN, np.int64))
+        self._gate.ready = True
+        return time.perf_counter() - t0
+
+    def _compiled_before(self) -> bool:
+        k = J.compiled(PLANNER)
+        return bool(k.best_action.signatures) and bool(k.plan.signatures)
+
+    def _kernels(self, deadline: float | None) -> Any:
+        """The planner's namespace for a call ending at ``deadline``: compiled once numba has
+        compiled it (in place, or in the background while the plain path plays: CompileGate)."""
+        jit = self._want_jit and (deadline is None or self._gate.admit(
+            deadline, self.warm_up, self._compiled_before, True, self.compile_share))
+        if jit and deadline is None and not self._gate.ready:
+            self.warm_up()
+        self._jit = jit
+        return J.compiled(PLANNER) if jit else planner
+
+    def _args(self, state: State) -> tuple[Any, Any]:
+        return constants_array(self.game, self._jit), np.asarray(state.words, np.int64)
+
+    def scores(self, state: State, deadline: float | None = None) -> dict[int, float]:
+        """Every legal sub-action's value at decision node ``state`` (planner's docstring)."""
+        k = self._kernels(deadline)
+        g, s = self._args(state)
+        n = k.score_actions(g, s, self._params, self.lookahead, deadline_ns(deadline),
+                                  self._acts, self._scores, self._work, self._buf)
+        if n < 0:
+            raise TimeoutError("the deadline passed before every sub-action was scored")
+        return {int(self._acts[i]): float(self._scores[i]) for i in range(n)}
+
+    def choose(self, state: State, deadline: float) -> int:
+        if state.is_chance_node() or state.is_terminal():
+            return state.legal_actions()[0]
+        k = self._kernels(deadline)
+        g, s = self._args(state)
+        a = int(k.best_action(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline),
+                                    self._acts, self._scores, self._work, self._buf))
+        return a if a == A_END or a in state.legal_actions() else A_END
+
+    def plan_turn(self, state: State, deadline: float) -> list[int]:
+        k = self._kernels(deadline)
+        g, s = self._args(state)
+        out = np.empty(MAX_TURN, np.int64)
+        n = k.plan(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline), out)
+        return [int(a) for a in out[:n]]
+
+    def info(self) -> dict:
+        return {"jit": self._jit}
+
+    def reset(self) -> None:
+        TurnPlanAgent.reset(self)

@@ -1,0 +1,64 @@
+"""The Reinforce Tactics heuristic's weights: names, defaults and meaning in one place.
+
+:class:`Weights` is a dataclass so that an agent that uses the heuristic inherits its fields
+(``greedy:w_gold=0.5`` sets one; ``util.arena.tune --space w_gold=float:0:2`` tunes it), and
+:meth:`Weights.vector` is the ``params`` array the hot ``evaluate(g, s, params)`` reads, by the
+index constants ``P_*`` below (one per field, in field order). The engine's generic agents take
+the same numbers positionally (``alphabeta:heuristic=standard,params=1.2/0.3/...``).
+
+Values are in gold (a unit's cost is what it is worth at full health), then squashed:
+``top * tanh(z / scale)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+WEIGHT = {"bounds": (-1.0e6, 1.0e6)}
+SHARE = {"bounds": (0.0, 1.0)}
+POSITIVE = {"bounds": (1.0e-6, 1.0e9)}
+
+
+@dataclass
+class Weights:
+    """Weights of :func:`heuristics.reinforce_tactics.evaluate` (gold units unless said)."""
+
+    w_material: float = field(default=1.2, metadata=WEIGHT)  # value of a unit per gold of its cost, at full hp (above w_gold: recruiting pays)
+    hp_floor: float = field(default=0.3, metadata=SHARE)  # share of a unit's value it keeps at 0 hp; the rest scales with its hp fraction
+    w_paralysed: float = field(default=0.3, metadata=SHARE)  # share of a unit's value lost while it is paralysed
+    w_gold: float = field(default=1.0, metadata=WEIGHT)  # value of a gold coin in hand
+    w_income: float = field(default=4.0, metadata=WEIGHT)  # value of owning a structure, per gold of income it pays a turn (i.e. turns of income)
+    w_hq: float = field(default=1500.0, metadata=WEIGHT)  # extra value of an HQ (what a unit seizing it threatens)
+    w_seize: float = field(default=1.0, metadata=WEIGHT)  # share of a structure's value moved to the unit seizing it, per share of its hp taken
+    w_occupy: float = field(default=0.1, metadata=WEIGHT)  # share of a structure's value for a unit standing on it (not its side's): a seizure next
+    w_advance: float = field(default=3.0, metadata=WEIGHT)  # per unit, per cell (Manhattan) nearer the enemy HQ
+    w_capture: float = field(default=2.0, metadata=WEIGHT)  # per unit, per cell nearer the nearest structure not its side's
+    scale: float = field(default=3000.0, metadata=POSITIVE)  # gold of advantage at which the estimate reaches tanh(1) of top
+    top: float = field(default=0.9, metadata=SHARE)  # the largest |estimate| (a win scores 1)
+
+    def vector(self) -> list[float]:
+        """The weights as ``evaluate``'s ``params``, in field order (indices ``P_*``)."""
+        return [float(getattr(self, f.name)) for f in fields(Weights)]
+
+
+NAMES = tuple(f.name for f in fields(Weights))
+(P_MATERIAL, P_HP_FLOOR, P_PARALYSED, P_GOLD, P_INCOME, P_HQ, P_SEIZE, P_OCCUPY, P_ADVANCE,
+ P_CAPTURE, P_SCALE, P_TOP) = range(len(NAMES))
+assert NAMES[P_TOP] == "top" and NAMES[P_ADVANCE] == "w_advance"
+
+
+def weights_of(obj: object) -> list[float]:
+    """The ``params`` vector of any object carrying the weights as attributes (an agent that
+    inherits :class:`Weights`)."""
+    return [float(getattr(obj, name)) for name in NAMES]
+
+
+def help_text() -> dict[str, str]:
+    """Each weight's meaning (the comment beside its field), for ``--help`` and the docs."""
+    import inspect
+
+    out = {}
+    for line in inspect.getsource(Weights).splitlines():
+        name, _, rest = line.strip().partition(":")
+        if name in NAMES and "#" in rest:
+            out[name] = rest.split("#", 1)[1].strip()
+    return out

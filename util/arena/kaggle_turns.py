@@ -1,0 +1,88 @@
+"""Kaggle's built-in agents of a game whose turn is a list of action dicts (Reinforce Tactics:
+``kaggle:random``, ``kaggle:aggressive``) as arena players on our states.
+
+At the first decision of a turn the player builds Kaggle's observation of the state
+(:meth:`core.game.Game.kaggle_observation`), calls the built-in once and keeps the list it
+returns; each decision of the turn then plays the list's next entry that the rules accept here,
+found by its label (:meth:`core.game.Game.label_action`: a dict's sorted items), as Kaggle's
+interpreter does: an entry it would skip (illegal, unaffordable, naming no unit) is skipped, an
+``end_turn`` entry or the list's end ends the turn, and an entry that is not a dict forfeits
+(Kaggle marks that agent as lost: here the player raises, and the arena records the error).
+"""
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from typing import Any
+
+from core.game import Game, State
+
+
+def builtin_names(game: Game) -> list[str]:
+    """The names of kaggle-environments' built-in agents for ``game`` (empty: none)."""
+    if not game.kaggle_env:
+        return []
+    return sorted(_builtins(game.kaggle_env))
+
+
+def _builtins(env: str) -> dict[str, Callable[[Any, Any], Any]]:
+    module = importlib.import_module(f"kaggle_environments.envs.{env}.{env}")
+    return dict(getattr(module, "agents", {}))
+
+
+class KaggleTurnPlayer:
+    """A built-in Kaggle agent ``name`` of ``game`` (see the module docstring). ``seed`` seeds
+    the module-level ``random`` the built-ins draw from (this worker owns it for the game)."""
+
+    def __init__(self, name: str, game: Game, time_per_move: float, seed: int = 0) -> None:
+        from kaggle_environments.utils import structify
+
+        agents = _builtins(game.kaggle_env)
+        if name not in agents:
+            raise ValueError(f"kaggle-environments has no built-in {name!r} for {game.name}; valid: {', '.join(sorted(agents))}")
+        self.name, self.game, self.seed = name, game, seed
+        self.fn = agents[name]
+        self._structify = structify
+        self._config = structify(game.kaggle_configuration(time_per_move))
+        self.reset()
+
+    def reset(self) -> None:
+        random.seed(self.seed)
+        self._turn: tuple[int, int] | None = None
+        self._left: list[Any] = []
+
+    def turn_actions(self, state: State) -> list[Any]:
+        """The built-in's answer for the turn starting at ``state``, as Kaggle reads it (a lone
+        answer becomes a list of one)."""
+        obs = self._structify(self.game.kaggle_observation(state))
+        answer = self.fn(obs, self._config)
+        return list(answer) if isinstance(answer, list) else [answer] if answer else []
+
+    def choose(self, state: State, deadline: float) -> int:
+        end = self.game.end_turn_action
+        turn = (self.game.turn_index(state), state.current_player())
+        if turn != self._turn:
+            self._turn = turn
+            self._left = self.turn_actions(state)
+        while self._left:
+            entry = self._left.pop(0)
+            if not isinstance(entry, dict):
+                self._left = []
+                raise ValueError(f"kaggle:{self.name} returned {entry!r} in its turn's list, not an action dict (Kaggle forfeits it)")
+            if entry.get("type", "") == "end_turn":
+                self._left = []
+                break
+            try:
+                a = self.game.label_action(state, tuple(sorted(entry.items())))
+            except TypeError:  # keys that do not sort (not strings): no action of the game's
+                a = None
+            if a is not None:
+                return a
+        return end if end is not None else state.legal_actions()[0]
+
+    def info(self) -> dict:
+        return {}
+
+    def close(self) -> None:
+        pass
