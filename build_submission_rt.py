@@ -41,7 +41,7 @@ import build_submission as B  # noqa: E402
 from agents.engine import registry as engine_registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
-from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, import_graph  # noqa: E402
+from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import render  # noqa: E402
 from util.cli import SEED, int_in  # noqa: E402
 from util.clock import RT_ACT_TIMEOUT  # noqa: E402
@@ -210,6 +210,8 @@ def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], out
         raise B.BuildFailed(str(exc)) from None
     compile(text, str(output), "exec")
     warnings = [f"imported project module has no file (optional import?): {m}" for m in missing]
+    for mod in modules.values():
+        warnings += [f"a project module named in a string is not bundled: {where}" for where in dynamic_imports(mod, tuple(folders))]
     return {"text": text, "modules": list(modules), "size": len(text.encode()), "prefix": prefix, "warnings": warnings}
 
 

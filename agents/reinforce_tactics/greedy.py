@@ -28,7 +28,6 @@ from util import jit as J
 from util.budget import NO_DEADLINE_NS, deadline_ns
 from util.jit import CompileGate
 
-PLANNER = "agents.reinforce_tactics.planner"
 MAX_TURN = 1000  # sub-actions a planned turn holds at most (each unit moves and acts once; a backstop)
 
 
@@ -57,7 +56,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         t0 = time.perf_counter()
         if self._want_jit:
             state = self.game.initial()
-            k = J.compiled(PLANNER)
+            k = J.compiled(planner)
             g, s = constants_array(self.game, True), np.asarray(state.words, np.int64)
             k.best_action(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS,
                           self._acts, self._scores, self._work, self._buf)
@@ -66,7 +65,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return time.perf_counter() - t0
 
     def _compiled_before(self) -> bool:
-        k = J.compiled(PLANNER)
+        k = J.compiled(planner)
         return bool(k.best_action.signatures) and bool(k.plan.signatures)
 
     def _kernels(self, deadline: float | None) -> Any:
@@ -77,7 +76,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         if jit and deadline is None and not self._gate.ready:
             self.warm_up()
         self._jit = jit
-        return J.compiled(PLANNER) if jit else planner
+        return J.compiled(planner) if jit else planner
 
     def _args(self, state: State) -> tuple[Any, Any]:
         return constants_array(self.game, self._jit), np.asarray(state.words, np.int64)
