@@ -178,6 +178,16 @@ def test_an_agent_that_raises_or_answers_nonsense_still_gets_a_legal_turn(observ
     assert ours.stats["errors"] + ours.stats["dropped"] > 0
 
 
+def test_an_agent_that_cannot_be_created_costs_its_turns_and_one_error_line(observations):
+    def factory(game):
+        raise ValueError("no such agent")
+
+    ours = RTKaggleAdapter(factory, verbose=False)
+    for obs in observations[:5]:
+        assert ours(copy.deepcopy(obs), CONFIG) == END_TURN_ONLY
+    assert ours.stats["errors"] == 1 and ours.stats["fallbacks"] == 5
+
+
 def test_a_turn_with_no_time_left_ends_at_once(observations):
     ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game), policy=ClockPolicy(min_budget=0.0), verbose=False)
     obs = observations[len(observations) // 2]

@@ -39,6 +39,7 @@ from util.clock import RT_ACT_TIMEOUT, ClockPolicy, kaggle_times, read_field
 END_TURN_ONLY: list[dict] = [{"type": "end_turn"}]
 EPISODE_STEPS = (2, 100_000)  # accepted range of configuration.episodeSteps (Kaggle's default 200)
 VALUE_MAX = 10_000  # largest hit points, gold/1000, counter or turn number an observation may hold
+MAX_BOARDS = 4  # games on different boards kept (a Kaggle process plays one; a local one may play many)
 MAX_DECISIONS = 400  # decisions one turn may hold when built through choose() (50 units, a few acts each)
 
 
@@ -119,7 +120,9 @@ class RTKaggleAdapter:
         self.policy = policy if policy is not None else ClockPolicy()
         self._started_at = started_at
         self._verbose = verbose
-        self._games: dict[tuple[str, int], tuple[ReinforceTactics, Any]] = {}
+        self._boards: dict[tuple[str, int], ReinforceTactics] = {}  # (board, episodeSteps) -> game
+        self._agent_game: ReinforceTactics | None = None  # the game self._agent_now plays
+        self._agent_now: Any = None
         self._last: tuple[str, int, int] | None = None  # (board, player, step) of the last turn
         self._calls = 0
         self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0}
@@ -146,13 +149,17 @@ class RTKaggleAdapter:
             steps = read_field(config, "episodeSteps")
             steps = 200 if steps is None else _int(steps, *EPISODE_STEPS)
             check_observation(obs, code)
-            game, agent = self._game_and_agent(code, steps)
+            game = self._game(code, steps)
             state = game.from_observation(obs)
         except Exception as exc:
             self.stats["fallbacks"] += 1
             self._log("ERROR", f"not a Reinforce Tactics position ({type(exc).__name__}: {exc}); ending the turn")
             return [dict(d) for d in END_TURN_ONLY]
         if state.is_terminal() or state.is_chance_node():
+            return [dict(d) for d in END_TURN_ONLY]
+        agent = self._agent(game)
+        if agent is None:
+            self.stats["fallbacks"] += 1
             return [dict(d) for d in END_TURN_ONLY]
         self._notice_game(agent, code, state)
         if time.perf_counter() >= deadline:
@@ -166,12 +173,26 @@ class RTKaggleAdapter:
             self._log("LATE", f"the plan came {late * 1000:.0f} ms after the deadline (turn {self.stats['turns']})")
         return self.checked(game, state, labels)
 
-    def _game_and_agent(self, code: str, steps: int) -> tuple[ReinforceTactics, Any]:
+    def _game(self, code: str, steps: int) -> ReinforceTactics:
+        """The game on board ``code`` (the last few kept: a Kaggle process plays one game)."""
         key = (code, steps)
-        if key not in self._games:
-            game = ReinforceTactics(board=code, episode_steps=steps)
-            self._games[key] = (game, self._factory(game))
-        return self._games[key]
+        if key not in self._boards:
+            if len(self._boards) >= MAX_BOARDS:
+                self._boards.pop(next(iter(self._boards)))
+            self._boards[key] = ReinforceTactics(board=code, episode_steps=steps)
+        return self._boards[key]
+
+    def _agent(self, game: ReinforceTactics) -> Any:
+        """The agent for ``game``: made by the factory once per game; None when that failed
+        (logged once; the turns of that game then end at once)."""
+        if self._agent_game is not game:
+            self._agent_game = game
+            try:
+                self._agent_now = self._factory(game)
+            except Exception as exc:
+                self._agent_now = None
+                self._log("ERROR", f"could not create the agent ({type(exc).__name__}: {exc}); every turn on this board ends at once", trace=True)
+        return self._agent_now
 
     def _notice_game(self, agent: Any, code: str, state: State) -> None:
         """A new game starts when the board or our side changes or the step does not grow."""
