@@ -7,6 +7,8 @@ numba unimportable (the baseline: the plain path throughout), for ``--turns`` of
 one game against Kaggle's ``random`` on ``--map``, at Kaggle's ``--act-timeout`` (5 s). Prints
 one row a turn and the medians; the ratio of the two runs' median turn times.
 Usage: ``python -m bench.rt_first_turns FILE.py [--turns 12] [--map beginner] [--act-timeout 5]``.
+``--compile-time`` instead measures, in a fresh process with the compile cache off, what one
+compile of greedy's planner costs (``GreedyAgent.warm_up``): the time a first turn would wait.
 """
 from __future__ import annotations
 
@@ -43,6 +45,24 @@ print(json.dumps({"load": load, "rows": rows}))
 '''
 
 
+COMPILE = r'''
+import time
+t0 = time.perf_counter()
+from agents.reinforce_tactics.greedy import GreedyAgent
+from core.reinforce_tactics import ReinforceTactics
+agent = GreedyAgent(game=ReinforceTactics(map="beginner"))
+t1 = time.perf_counter()
+print(f"import and create {t1 - t0:.1f} s; compile of greedy's planner (warm_up) {agent.warm_up():.1f} s")
+'''
+
+
+def compile_time() -> str:
+    root = Path(__file__).resolve().parents[1]
+    env = {**__import__("os").environ, "CONNECTX_JIT_CACHE": "0", "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-c", COMPILE], capture_output=True, text=True, timeout=3600, env=env, cwd=root)
+    return proc.stdout.strip() or proc.stderr.strip().splitlines()[-1]
+
+
 def run(path: str, map_name: str, turns: int, act: float, no_numba: bool) -> dict:
     proc = subprocess.run([sys.executable, "-I", "-c", PROBE, path, map_name, str(turns), str(act), "1" if no_numba else "0"],
                           capture_output=True, text=True, timeout=3600)
@@ -53,12 +73,16 @@ def run(path: str, map_name: str, turns: int, act: float, no_numba: bool) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(prog="python -m bench.rt_first_turns", description=__doc__.split("\n\n")[0])
-    p.add_argument("file", help="a file built by build_submission.py --game reinforce_tactics")
+    p.add_argument("file", nargs="?", help="a file built by build_submission.py --game reinforce_tactics")
+    p.add_argument("--compile-time", action="store_true", help="only measure one compile of greedy's planner")
     p.add_argument("--turns", type=int, default=12, help="our turns to play (default 12)")
     p.add_argument("--map", default="beginner", help="built-in map (default beginner)")
     p.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout, seconds (default 5)")
     args = p.parse_args(argv)
-    if not Path(args.file).is_file():
+    if args.compile_time:
+        print(compile_time())
+        return 0
+    if not args.file or not Path(args.file).is_file():
         p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
     runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False),
             "no numba": run(args.file, args.map, args.turns, args.act_timeout, True)}
