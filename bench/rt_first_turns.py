@@ -13,6 +13,7 @@ compile of greedy's planner costs (``GreedyAgent.warm_up``): the time a first tu
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -58,7 +59,7 @@ print(f"import and create {t1 - t0:.1f} s; compile of greedy's planner (warm_up)
 
 def compile_time() -> str:
     root = Path(__file__).resolve().parents[1]
-    env = {**__import__("os").environ, "CONNECTX_JIT_CACHE": "0", "PYTHONPATH": str(root)}
+    env = {**os.environ, "CONNECTX_JIT_CACHE": "0", "PYTHONPATH": str(root)}
     proc = subprocess.run([sys.executable, "-c", COMPILE], capture_output=True, text=True, timeout=3600, env=env, cwd=root)
     return proc.stdout.strip() or proc.stderr.strip().splitlines()[-1]
 
