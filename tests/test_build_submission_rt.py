@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import build_submission
+import build_submission_rt
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -287,9 +288,11 @@ def run_validator(path: Path, *args: str) -> dict:
 
 def test_a_built_file_plays_in_a_fresh_process_without_the_repo_or_numba(tmp_path, capsys):
     """Built with --no-validate into tmp, then played by the validator (``python -I``, repo
-    hidden) with numba unimportable: the plain path, one short game in each seat."""
+    hidden) with numba unimportable: the plain path, one short game in each seat. The fast
+    random-turn agent here; the default agent (greedy) in the slow test below, with and without numba."""
     out = tmp_path / "rt.py"
-    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate"]) == 0
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
+                                  "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8"]) == 0
     text = out.read_text()
     assert "Reinforce Tactics submission" in text and text.rstrip().splitlines()[-1].startswith("    return")
     report = run_validator(out, "--maps", "starter", "--opponents", "random", "--seats", "0,1", "--episode-steps", "12",
