@@ -21,6 +21,7 @@ defaults); shorter values make quick runs. Details: ``submissions/README.md``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -167,6 +168,20 @@ def resolve_agent(text: str | None) -> tuple[B.Target, dict[str, str]]:
     if not isinstance(found, type):
         raise B.UsageError(f"{name} has no agent class {rest.strip()!r}")
     return B.Target(text, name.strip(), found), {}
+
+
+def submission_defaults(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
+    """What a Kaggle file should use that ``params`` leave unset: the class's
+    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field. Measured
+    (``python -m bench.rt_first_turns``, docs/reinforce-tactics-submission.md): while numba
+    compiles greedy's planner in the background, the plain planner it falls back on starves for
+    the interpreter lock and sends no action for tens of turns; the plain path throughout plays
+    from the first turn. ``--param jit=true`` builds the compiling variant."""
+    out = B.submission_defaults(target, params)
+    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
+    if "jit" in fields and "jit" not in params:
+        out.setdefault("jit", False)
+    return out
 
 
 def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
@@ -323,10 +338,13 @@ def run(argv: list[str] | None) -> int:
         params = {**B.load_params_file(args.params), **params}
     params.update(B.parse_pairs(args.param, "--param"))
     clock = B.clock_policy(B.parse_pairs(args.clock, "--clock"))
-    converted = make_agent(target, params)
+    defaults = submission_defaults(target, params)
+    converted = make_agent(target, {**defaults, **params})
     facts = build(target, converted, clock, output)
     shown = B._shown(output)
     print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
+    if defaults:
+        print(f"  submission defaults: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides; see submission_defaults)")
     print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, package {facts['prefix']}")
     for w in facts["warnings"]:
         print(f"  warning: {w}")
