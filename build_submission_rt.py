@@ -210,6 +210,10 @@ def list_agents() -> str:
 # --- building ------------------------------------------------------------------------------------
 def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
     folders = {name: ROOT for name in PROJECT_PACKAGES}
+    top = target.module.split(".")[0]
+    if top not in folders:  # an agent kept outside the repo: bundle its own package too
+        origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
+        folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
         modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, "util.clock"], tuple(folders))
     except BundleError as exc:
