@@ -5,6 +5,7 @@
     python build_submission.py --agent alphabeta --param max_depth=6 --params tuned.json --games 40
     python build_submission.py --agent mypkg.module:MyAgent --no-validate
     python build_submission.py --list                # agents and their parameters with defaults
+    python build_submission.py --game reinforce_tactics   # Reinforce Tactics: build_submission_rt.py
 
 The file embeds every project module the agent imports (each in its own namespace, under a
 private package name), the agent's data (``bundle_data()``, packed by :mod:`util.codec`), the
@@ -488,11 +489,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="build without the agent's data file (book, MCTS opening cache); without it, a missing data file is an error")
     p.add_argument("--no-validate", action="store_true", help="only build")
     p.add_argument("--list", action="store_true", help="list agents and their parameters with defaults, then exit")
-    p.add_argument("--game", default="connectx", help="the game: connectx only (Kaggle's game; the board comes from Kaggle's configuration)")
+    p.add_argument("--game", default="connectx", help="the game: connectx (the board comes from Kaggle's configuration) "
+                                                    "or reinforce_tactics (build_submission_rt.py; --game reinforce_tactics --help)")
     args = p.parse_args(argv)
     if args.game.partition(":")[0].strip() != "connectx":
-        raise UsageError(f"Kaggle submissions exist only for ConnectX, not {args.game!r}: build_submission.py builds "
-                         "connectx agents (other games: python -m util.arena.tournament/util.arena.play --game NAME)")
+        raise UsageError(f"Kaggle submissions exist for connectx and reinforce_tactics, not {args.game!r} "
+                         "(other games: python -m util.arena.tournament/util.arena.play --game NAME)")
     if not 1 <= args.games <= MAX_GAMES or not 1 <= args.workers <= MAX_WORKERS:
         raise UsageError(f"--games must be at least 1 and at most {MAX_GAMES:,}, --workers at least 1 and at most {MAX_WORKERS}")
     return args
@@ -561,7 +563,21 @@ def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
         raise BuildFailed(f"{exc}\n  the failed build is kept at {_shown(failed)}; {_shown(output)} {kept}") from None
 
 
+def _game_of(argv: list[str]) -> str:
+    """The value of ``--game`` in ``argv`` ("" when absent)."""
+    for i, item in enumerate(argv):
+        if item == "--game" and i + 1 < len(argv):
+            return argv[i + 1].strip()
+        if item.startswith("--game="):
+            return item.split("=", 1)[1].strip()
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
+    if _game_of(sys.argv[1:] if argv is None else argv) == "reinforce_tactics":  # its own builder
+        import build_submission_rt
+
+        return build_submission_rt.main(argv)
     try:
         return run(argv)
     except (UsageError, registry.SpecError) as exc:

@@ -17,7 +17,7 @@ from typing import Any
 
 from util.bundle import ModuleSource, rewrite_imports
 
-_HEADER = '''"""ConnectX submission for Kaggle, built by build_submission.py: do not edit, rebuild.
+_HEADER = '''"""{title} submission for Kaggle, built by build_submission.py: do not edit, rebuild.
 
 Agent: {label} ({target}), parameters {params}
 Clock: {clock}
@@ -27,7 +27,7 @@ Kaggle plays the last callable, agent(observation, configuration). numba is used
 """
 '''
 
-_LOADER = '''
+_INSTALLER = '''
 
 def _install_bundle(prefix, sources):
     """Serve each embedded module as <prefix>.<name> (its own module, its own namespace) through a
@@ -63,6 +63,9 @@ def _install_bundle(prefix, sources):
 
     _sys.meta_path.append(BundleFinder())
 
+'''
+
+_CONNECTX_ADAPTER = '''
 
 def _make_agent():
     import importlib
@@ -133,10 +136,15 @@ def render(
     clock: dict[str, Any],
     packed_data: str | None,
     meta: dict[str, str],
+    adapter: str = "",
 ) -> str:
-    """The submission's text. ``meta``: label, target, built, commit (shown in the docstring)."""
+    """The submission's text. ``meta``: label, target, built, commit, title (the game's name;
+    shown in the docstring). ``adapter``: the file's tail after the module installer, which
+    defines ``agent(observation, configuration)`` last (default: ConnectX's; Reinforce
+    Tactics': :data:`RT_ADAPTER`)."""
     tops = {name.split(".")[0] for name in modules}
     header = _HEADER.format(
+        title=meta.get("title", "ConnectX"),
         label=meta.get("label", agent_class),
         target=f"{agent_module}:{agent_class}",
         params=params or "(defaults)",
@@ -162,5 +170,5 @@ def render(
         text = rewrite_imports(mod.source, prefix, tops)
         parts.append(f"    {name!r}: ({mod.is_package}, {_source_literal(text)}),\n")
     parts.append("}\n")
-    parts.append(_LOADER)
+    parts.append(_INSTALLER + (adapter or _CONNECTX_ADAPTER))
     return "".join(parts)

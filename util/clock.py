@@ -15,7 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default, used when the configuration has no valid actTimeout
+KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default for ConnectX, used when the configuration has no valid actTimeout
+RT_ACT_TIMEOUT = 5.0  # seconds; Kaggle's default actTimeout for reinforce_tactics (design.md section 9)
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,14 @@ def read_field(obj: Any, key: str) -> Any:
         return None
 
 
-def kaggle_times(observation: Any, configuration: Any) -> tuple[float, float]:
+def kaggle_times(observation: Any, configuration: Any, default_act: float = KAGGLE_ACT_TIMEOUT) -> tuple[float, float]:
     """``(actTimeout, remainingOverageTime)`` in seconds, read defensively.
 
-    A missing or invalid ``actTimeout`` counts as Kaggle's default (2 s); a missing or invalid
+    A missing or invalid ``actTimeout`` counts as the game's Kaggle default ``default_act``
+    (ConnectX 2 s, :data:`KAGGLE_ACT_TIMEOUT`; Reinforce Tactics 5 s, :data:`RT_ACT_TIMEOUT`); a missing or invalid
     bank counts as empty (0 s), so that a bad observation never makes us plan on time we may not
     have. Negative values count as 0.
     """
     act = _number(read_field(configuration, "actTimeout"))
     bank = _number(read_field(observation, "remainingOverageTime"))
-    return (KAGGLE_ACT_TIMEOUT if act is None else max(0.0, act), 0.0 if bank is None else max(0.0, bank))
+    return (default_act if act is None else max(0.0, act), 0.0 if bank is None else max(0.0, bank))

@@ -1,4 +1,6 @@
 """Reinforce Tactics agents that know the game: the greedy one-turn planner
 (:mod:`agents.reinforce_tactics.greedy`, its compiled inner loop in
 :mod:`agents.reinforce_tactics.planner`). Uniform random play is the generic
-``agents.engine.random_agent`` (why no variant: ``docs/reinforce-tactics.md``, Agents)."""
+``agents.engine.random_agent`` (why no variant: ``docs/reinforce-tactics.md``, Agents).
+The Kaggle adapter (:mod:`agents.reinforce_tactics.kaggle_agent`) and the builder's floor agent
+(:mod:`agents.reinforce_tactics.random_turn`) serve the submission (build_submission_rt.py)."""

@@ -1,0 +1,105 @@
+"""The first turns of a built Reinforce Tactics submission in a fresh process: how long each
+takes, how many actions it sends, and from which turn the agent plays compiled code (numba's
+compile runs in a background thread meanwhile: docs/reinforce-tactics-submission.md).
+
+Runs the file with ``python -I`` (repo hidden, as on Kaggle) once with numba and once with
+numba unimportable (the baseline: the plain path throughout), for ``--turns`` of our turns of
+one game against Kaggle's ``random`` on ``--map``, at Kaggle's ``--act-timeout`` (5 s). Prints
+one row a turn and the medians; the ratio of the two runs' median turn times.
+Usage: ``python -m bench.rt_first_turns FILE.py [--turns 12] [--map beginner] [--act-timeout 5]``.
+``--compile-time`` instead measures, in a fresh process with the compile cache off, what one
+compile of greedy's planner costs (``GreedyAgent.warm_up``): the time a first turn would wait.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from util.cli import OneLineParser  # noqa: E402
+
+PROBE = r'''
+import json, sys, time
+if sys.argv[5] == "1":
+    sys.modules["numba"] = None
+t0 = time.perf_counter()
+from kaggle_environments import make
+from kaggle_environments.agent import get_last_callable
+path, map_name, turns, act = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+fn = get_last_callable(open(path).read(), path=path)
+load = time.perf_counter() - t0
+rows = []
+def ours(obs, config):
+    t = time.perf_counter()
+    out = fn(obs, config)
+    agent = getattr(fn.__globals__.get("_ADAPTER"), "_agent_now", None)
+    rows.append({"seconds": time.perf_counter() - t, "actions": len(out) - 1, "compiled": bool(getattr(agent, "_jit", False))})
+    return out
+env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": 1, "episodeSteps": 2 * turns + 1, "actTimeout": act})
+env.run([ours, "random"])
+print(json.dumps({"load": load, "rows": rows}))
+'''
+
+
+COMPILE = r'''
+import time
+t0 = time.perf_counter()
+from agents.reinforce_tactics.greedy import GreedyAgent
+from core.reinforce_tactics import ReinforceTactics
+agent = GreedyAgent(game=ReinforceTactics(map="beginner"))
+t1 = time.perf_counter()
+print(f"import and create {t1 - t0:.1f} s; compile of greedy's planner (warm_up) {agent.warm_up():.1f} s")
+'''
+
+
+def compile_time() -> str:
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "CONNECTX_JIT_CACHE": "0", "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-c", COMPILE], capture_output=True, text=True, timeout=3600, env=env, cwd=root)
+    return proc.stdout.strip() or proc.stderr.strip().splitlines()[-1]
+
+
+def run(path: str, map_name: str, turns: int, act: float, no_numba: bool) -> dict:
+    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, path, map_name, str(turns), str(act), "1" if no_numba else "0"],
+                          capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        raise SystemExit(f"rt_first_turns: the probe failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = OneLineParser(prog="python -m bench.rt_first_turns", description=__doc__.split("\n\n")[0])
+    p.add_argument("file", nargs="?", help="a file built by build_submission.py --game reinforce_tactics")
+    p.add_argument("--compile-time", action="store_true", help="only measure one compile of greedy's planner")
+    p.add_argument("--turns", type=int, default=12, help="our turns to play (default 12)")
+    p.add_argument("--map", default="beginner", help="built-in map (default beginner)")
+    p.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout, seconds (default 5)")
+    args = p.parse_args(argv)
+    if args.compile_time:
+        print(compile_time())
+        return 0
+    if not args.file or not Path(args.file).is_file():
+        p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
+    runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False),
+            "no numba": run(args.file, args.map, args.turns, args.act_timeout, True)}
+    print(f"{args.file} on {args.map}, actTimeout {args.act_timeout:g} s; load: "
+          + ", ".join(f"{k} {r['load']:.2f} s" for k, r in runs.items()))
+    print(f"{'turn':>4} {'numba s':>8} {'acts':>4} {'compiled':>8} {'plain s':>8} {'acts':>4}")
+    a, b = runs["numba"]["rows"], runs["no numba"]["rows"]
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else {"seconds": float("nan"), "actions": 0, "compiled": False}
+        y = b[i] if i < len(b) else {"seconds": float("nan"), "actions": 0}
+        print(f"{i + 1:>4} {x['seconds']:>8.2f} {x['actions']:>4} {str(x['compiled']):>8} {y['seconds']:>8.2f} {y['actions']:>4}")
+    ma, mb = statistics.median(r["seconds"] for r in a), statistics.median(r["seconds"] for r in b)
+    first = next((i + 1 for i, r in enumerate(a) if r["compiled"]), None)
+    print(f"median turn: numba {ma:.2f} s, plain {mb:.2f} s (ratio {ma / mb:.2f}); first compiled turn: {first or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+"""Build a Reinforce Tactics agent into one self-contained Kaggle submission file, then validate
+it in kaggle-environments on every built-in map (``build_submission.py --game reinforce_tactics``).
+
+    python build_submission.py --game reinforce_tactics                   # strongest agent -> submissions/reinforce_tactics.py
+    python build_submission.py --game reinforce_tactics --agent random_turn --act-timeout 0.5 --episode-steps 60
+    python build_submission.py --game reinforce_tactics --maps beginner,starter --no-validate
+    python build_submission.py --game reinforce_tactics --list
+
+The file bundles ``core/reinforce_tactics``, the agent and the util pieces it imports (see
+``util/bundle.py``), and ends with ``agent(observation, configuration)`` returning a list of
+action dicts: :class:`agents.reinforce_tactics.kaggle_agent.RTKaggleAdapter` around the agent,
+and, should the bundle itself fail to load, ``[{"type": "end_turn"}]``.
+
+Validation (``util/bundle_validate_rt.py``, processes that cannot see the repo) plays every map
+of ``--maps`` against every opponent of ``--opponents`` in both seats, plus one game with numba
+made unimportable, and fails (exit 1) on any error line, forfeit, timeout, game not DONE,
+action the engine skipped as illegal, or a game that used more than ``--max-bank`` seconds of
+the 60 s overage bank. Kaggle's real clock is ``--act-timeout 5 --episode-steps 200`` (the
+defaults); shorter values make quick runs. Details: ``submissions/README.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import build_submission as B  # noqa: E402
+from agents.engine import registry as engine_registry  # noqa: E402
+from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
+from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
+from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
+from util.bundle_file import render  # noqa: E402
+from util.cli import SEED, int_in  # noqa: E402
+from util.clock import RT_ACT_TIMEOUT  # noqa: E402
+
+GAME = "reinforce_tactics"
+DEFAULT_OUTPUT = ROOT / "submissions" / "reinforce_tactics.py"
+VALIDATOR = ROOT / "util" / "bundle_validate_rt.py"
+ADAPTER_MODULE = "agents.reinforce_tactics.kaggle_agent"
+RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
+# The default agent: the first of these that loads here, strongest first. Only agents measured
+# stronger go before greedy (the macro-move searches, macro_mcts & co., are not yet: issue 27 point 4).
+STRONGEST = ("greedy", RANDOM_TURN)
+NO_NUMBA_MAP = "beginner"  # the map of the one game played without numba
+MAX_STEPS = 10_000  # --episode-steps
+
+RT_ADAPTER = '''
+
+def _make_adapter():
+    import importlib
+
+    _install_bundle(_PREFIX, _SOURCES)
+    rt = importlib.import_module(_PREFIX + ".agents.reinforce_tactics.kaggle_agent")
+    clock = importlib.import_module(_PREFIX + ".util.clock")
+
+    def factory(game):
+        cls = getattr(importlib.import_module(_PREFIX + "." + _AGENT_MODULE), _AGENT_CLASS)
+        return cls(game=game, **_PARAMS)
+
+    return rt.RTKaggleAdapter(factory, policy=clock.ClockPolicy(**_CLOCK), started_at=_LOAD_STARTED)
+
+
+def _last_resort(observation, configuration):
+    """Used only if the bundle itself cannot load: end the turn."""
+    return [{"type": "end_turn"}]
+
+
+try:
+    _ADAPTER = _make_adapter()
+except Exception as _exc:  # a broken bundle: still answer, and say so in Kaggle's logs
+    _sys.stderr.write("[rt] ERROR the bundled modules failed to load (%s: %s)\\n" % (type(_exc).__name__, _exc))
+    _ADAPTER = _last_resort
+
+
+def agent(observation, configuration):
+    """Kaggle's entry point: always a list of dicts (a non-dict entry forfeits), at least end_turn."""
+    try:
+        out = _ADAPTER(observation, configuration)
+        if isinstance(out, list) and all(type(d) is dict for d in out):
+            return out
+        _sys.stderr.write("[rt] ERROR the adapter answered %r; ending the turn\\n" % (out,))
+    except BaseException as exc:  # noqa: BLE001 (nothing may escape to Kaggle)
+        _sys.stderr.write("[rt] ERROR %s: %s; ending the turn\\n" % (type(exc).__name__, exc))
+    return [{"type": "end_turn"}]
+'''
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise B.UsageError(message)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = _Parser(prog="build_submission.py --game reinforce_tactics", description=__doc__.split("\n\n")[0],
+                formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--game", required=True, help="reinforce_tactics")
+    p.add_argument("--agent", help="engine registry name, spec (name:key=value) or package.module:Class; "
+                                   f"default: the first of {', '.join(STRONGEST)} that loads")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
+    p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
+    p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS", help="clock policy (util.clock.ClockPolicy)")
+    p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"where to write the file (default {DEFAULT_OUTPUT.relative_to(ROOT)})")
+    p.add_argument("--maps", default="all", help="built-in maps to validate on, comma-separated (default all 19)")
+    p.add_argument("--opponents", default="random,aggressive", help="Kaggle's built-in agents to validate against (default random,aggressive)")
+    p.add_argument("--episode-steps", type=int_in(None, None), default=200, help="Kaggle's episodeSteps in validation (default 200; fewer: quicker)")
+    p.add_argument("--act-timeout", type=B.seconds(0.0, 60.0), default=RT_ACT_TIMEOUT,
+                   help="Kaggle's actTimeout in validation, seconds (default 5, Kaggle's; less: quicker)")
+    p.add_argument("--max-bank", type=B.seconds(0.0, 60.0, zero_ok=True), default=30.0, metavar="SECONDS",
+                   help="fail when one validation game uses more of the 60 s overage bank (default 30)")
+    p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
+    p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
+    p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
+    p.add_argument("--no-validate", action="store_true", help="only build")
+    p.add_argument("--list", action="store_true", help="list the agents that play reinforce_tactics, then exit")
+    args = p.parse_args(argv)
+    if not 2 <= args.episode_steps <= MAX_STEPS or not 1 <= args.workers <= B.MAX_WORKERS:
+        raise B.UsageError(f"--episode-steps must be in [2, {MAX_STEPS}] and --workers in [1, {B.MAX_WORKERS}]")
+    names = maps.map_names()
+    args.map_list = names if args.maps == "all" else [m.strip() for m in args.maps.split(",") if m.strip()]
+    unknown = [m for m in args.map_list if m not in names]
+    if unknown or not args.map_list:
+        raise B.UsageError(f"unknown map {', '.join(unknown) or '(none given)'}; valid maps: all, {', '.join(names)}")
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    if not opponents or any(o not in ("random", "aggressive", "noop") for o in opponents):
+        raise B.UsageError(f"--opponents {args.opponents!r}: write names of Kaggle's built-ins random, aggressive, noop, comma-separated")
+    args.opponent_list = opponents
+    return args
+
+
+# --- the agent ---------------------------------------------------------------------------------
+def resolve_agent(text: str | None) -> tuple[B.Target, dict[str, str]]:
+    """An engine registry name or spec that plays reinforce_tactics, or ``package.module:Class``."""
+    if not text:
+        for candidate in STRONGEST:
+            try:
+                return resolve_agent(candidate)
+            except (B.UsageError, SpecError):
+                continue
+        raise B.UsageError("no Reinforce Tactics agent is available to build")
+    name, _, rest = text.partition(":")
+    if name in engine_registry.ENGINE_AGENTS:
+        name, spec_params = parse_spec(text)
+        cls = engine_registry.agent_class(name)
+        if not engine_registry.supports(cls, GAME):
+            raise B.UsageError(f"agent {name!r} does not play {GAME}; agents that do: {', '.join(engine_registry.names(GAME))}")
+        return B.Target(name, cls.__module__, cls), spec_params
+    if not rest or "=" in rest:
+        raise B.UsageError(f"unknown agent {text!r}; agents that play {GAME}: {', '.join(engine_registry.names(GAME))}, or package.module:Class")
+    try:
+        module = importlib.import_module(name.strip())
+    except ImportError as exc:
+        raise B.UsageError(f"cannot import module {name!r} of --agent {text!r} ({exc})") from None
+    found = getattr(module, rest.strip(), None)
+    if not isinstance(found, type):
+        raise B.UsageError(f"{name} has no agent class {rest.strip()!r}")
+    return B.Target(text, name.strip(), found), {}
+
+
+def submission_defaults(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
+    """What a Kaggle file should use that ``params`` leave unset: the class's
+    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field. Measured
+    (``python -m bench.rt_first_turns``, docs/reinforce-tactics-submission.md): while numba
+    compiles greedy's planner in the background, the plain planner it falls back on starves for
+    the interpreter lock and sends no action for tens of turns; the plain path throughout plays
+    from the first turn. ``--param jit=true`` builds the compiling variant."""
+    out = B.submission_defaults(target, params)
+    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
+    if "jit" in fields and "jit" not in params:
+        out.setdefault("jit", False)
+    return out
+
+
+def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
+    """The converted parameters, after building the agent once on a small map to check them."""
+    kwargs = convert_params(target.cls, target.label, params)
+    try:
+        target.cls(game=ReinforceTactics(map="beginner"), **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"agent {target.label!r}: {exc}") from None
+    except Exception as exc:
+        raise B.BuildFailed(f"creating agent {target.label!r} failed: {type(exc).__name__}: {exc}") from None
+    return kwargs
+
+
+def list_agents() -> str:
+    lines = [f"{name}" for name in engine_registry.names(GAME)]
+    lines.append(f"{RANDOM_TURN} (a random turn that seizes and attacks first)")
+    try:
+        default = resolve_agent(None)[0].label
+    except B.UsageError:
+        default = "none"
+    lines.append(f"default (no --agent): {default}")
+    return "\n".join(lines)
+
+
+# --- building ------------------------------------------------------------------------------------
+def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
+    folders = {name: ROOT for name in PROJECT_PACKAGES}
+    top = target.module.split(".")[0]
+    if top not in folders:  # an agent kept outside the repo: bundle its own package too
+        origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
+        folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
+    try:
+        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, "util.clock"], tuple(folders))
+    except BundleError as exc:
+        raise B.BuildFailed(str(exc)) from None
+    commit = B._git("rev-parse", "--short", "HEAD") or "?"
+    paths = [m.path for m in modules.values() if Path(m.path).is_relative_to(ROOT)]
+    if commit != "?" and B._git("status", "--porcelain", "--", *paths):
+        commit += "+local changes"
+    prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock)))
+    meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
+            "title": "Reinforce Tactics"}
+    try:
+        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, None, meta, adapter=RT_ADAPTER)
+    except (ValueError, BundleError) as exc:
+        raise B.BuildFailed(str(exc)) from None
+    compile(text, str(output), "exec")
+    warnings = [f"imported project module has no file (optional import?): {m}" for m in missing]
+    for mod in modules.values():
+        warnings += [f"a project module named in a string is not bundled: {where}" for where in dynamic_imports(mod, tuple(folders))]
+    return {"text": text, "modules": list(modules), "size": len(text.encode()), "prefix": prefix, "warnings": warnings}
+
+
+# --- validating ------------------------------------------------------------------------------------
+def _jobs(args: argparse.Namespace, tmp: Path) -> list[tuple[list[str], Path]]:
+    common = ["--opponents", ",".join(args.opponent_list), "--episode-steps", str(args.episode_steps),
+              "--act-timeout", str(args.act_timeout), "--seed", str(args.seed)]
+    shares = [args.map_list[w::args.workers] for w in range(args.workers)]
+    jobs = [(["--maps", ",".join(share), *common], tmp / f"w{w}.json") for w, share in enumerate(shares) if share]
+    nn = ["--maps", NO_NUMBA_MAP, "--opponents", "random", "--seats", "0", "--no-numba",
+          "--episode-steps", str(args.episode_steps), "--act-timeout", str(args.act_timeout), "--seed", str(args.seed)]
+    return jobs + [(nn, tmp / "nonumba.json")]
+
+
+def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], dict]:
+    """Reports of the worker processes (numba as Kaggle has it) and of the no-numba one."""
+    tmp = Path(tempfile.mkdtemp(prefix="rt-validate-"))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}
+    env["NUMBA_CACHE_DIR"] = "/proc/rt-validate-no-cache"  # no writable cache, as on a read-only system
+    pending = list(enumerate(_jobs(args, tmp)))
+    running: list[tuple[int, subprocess.Popen, Path]] = []
+    results: dict[int, dict] = {}
+    give_up = time.monotonic() + args.timeout
+    try:
+        while pending or running:
+            while pending and len(running) < args.workers:
+                i, (extra, out) = pending.pop(0)
+                cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
+                running.append((i, subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True), out))
+            i, proc, out = running[0]
+            B._wait(proc, give_up - time.monotonic(), args.timeout)
+            running.pop(0)
+            if not out.exists():
+                tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
+                raise B.BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
+            results[i] = json.loads(out.read_text())
+    finally:
+        for _, proc, _ in running:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    reports = [results[i] for i in sorted(results)]
+    return reports[:-1], reports[-1]
+
+
+def _result(g: dict) -> str:
+    return {1: "won", -1: "lost", 0: "drawn"}.get(g["reward"], f"reward {g['reward']}") if g["status"] == "DONE" else g["status"]
+
+
+def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
+    """The per-game table and the reasons validation fails (empty: passed)."""
+    failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
+    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"]
+    games = [g for r in reports for g in r["games"]] + [dict(g, map=g["map"] + " (no numba)") for g in no_numba.get("games", [])]
+    for g in games:
+        slowest = max(g["durations"], default=0.0)
+        lines.append(f"  {g['map']:<18} {g['opponent']:<10} {g['seat']:>4} {_result(g):<7} {g['steps']:>5} {slowest:>7.2f}s "
+                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6}")
+        where = f"{g['map']} against {g['opponent']} in seat {g['seat']}"
+        if g["status"] != "DONE":
+            failures.append(f"{where}: status {g['status']}")
+        if g["skipped"]:
+            failures.append(f"{where}: the engine skipped {g['skipped']} of our actions, e.g. {g['skipped_examples'][:1]}")
+        if g["forfeits"] or g["error_count"]:
+            failures.append(f"{where}: {g['forfeits']} non-dict answers, {g['error_count']} error lines: {g['errors'][:2]}")
+        if g["bank_used"] > max_bank:
+            failures.append(f"{where}: {g['bank_used']:.1f} s of the overage bank used (limit --max-bank {max_bank:g})")
+    if no_numba.get("numba_loaded"):
+        failures.append("the no-numba check still loaded numba")
+    durations = [d for g in games for d in g["durations"]]
+    if durations:
+        firsts = [g["durations"][0] for g in games if g["durations"]]
+        lines.append(f"  {len(games)} games, {len(durations)} turns: median turn {statistics.median(durations) * 1000:.0f} ms, "
+                     f"slowest {max(durations):.2f} s, slowest first turn {max(firsts):.2f} s (actTimeout {games[0]['act_timeout']:g} s)")
+        lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost")))
+    return lines, failures
+
+
+def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
+    n = len(args.map_list) * len(args.opponent_list) * 2
+    print(f"validating: {n} games ({len(args.map_list)} maps x {', '.join(args.opponent_list)} x both seats) + 1 without numba, "
+          f"episodeSteps {args.episode_steps}, actTimeout {args.act_timeout:g} s, {args.workers} processes without the repo ...", flush=True)
+    started = time.perf_counter()
+    try:
+        reports, no_numba = run_validators(temp, args)
+        lines, failures = summarize(reports, no_numba, args.max_bank)
+        print("\n".join(lines))
+        print(f"  validation took {time.perf_counter() - started:.0f} s")
+        if failures:
+            raise B.BuildFailed("validation failed: " + "\n  ".join(failures[:12]))
+    except B.BuildFailed as exc:
+        failed = B.failed_path(output)
+        os.replace(temp, failed)
+        kept = "was not there before" if not output.exists() else "is unchanged"
+        raise B.BuildFailed(f"{exc}\n  the failed build is kept at {B._shown(failed)}; {B._shown(output)} {kept}") from None
+
+
+def run(argv: list[str] | None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        print(list_agents())
+        return 0
+    output = args.output.resolve()
+    B.check_output(output)
+    target, params = resolve_agent(args.agent)
+    if args.params:
+        params = {**B.load_params_file(args.params), **params}
+    params.update(B.parse_pairs(args.param, "--param"))
+    clock = B.clock_policy(B.parse_pairs(args.clock, "--clock"))
+    defaults = submission_defaults(target, params)
+    converted = make_agent(target, {**defaults, **params})
+    facts = build(target, converted, clock, output)
+    shown = B._shown(output)
+    print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
+    if defaults:
+        print(f"  submission defaults: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides; see submission_defaults)")
+    print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, package {facts['prefix']}")
+    for w in facts["warnings"]:
+        print(f"  warning: {w}")
+    temp = B.write_beside(output, facts["text"])
+    try:
+        if not args.no_validate:
+            validate(temp, output, args)
+        os.replace(temp, output)
+    finally:
+        temp.unlink(missing_ok=True)
+    print(f"wrote {shown}" + ("" if args.no_validate else "\nOK: ready to submit"))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``build_submission.py --game reinforce_tactics ...``: exit codes as build_submission.py's."""
+    try:
+        return run(argv)
+    except (B.UsageError, SpecError) as exc:
+        print(f"build_submission.py: error: {exc}", file=sys.stderr)
+        return 2
+    except B.BuildFailed as exc:
+        print(f"build_submission.py: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("build_submission.py: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,341 @@
+"""The Reinforce Tactics submission: ``build_submission.py --game reinforce_tactics``
+(build_submission_rt.py), its Kaggle adapter (agents/reinforce_tactics/kaggle_agent.py) and its
+validator (util/bundle_validate_rt.py).
+
+The adapter must answer every observation with a list of dicts that the engine executes in full;
+the validator must notice an action the engine skips; a built file must play in a process that
+cannot see the repo, with and without numba."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import build_submission
+import build_submission_rt
+from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
+from agents.reinforce_tactics.random_turn import RandomTurnAgent
+from core.reinforce_tactics import ReinforceTactics
+from core.reinforce_tactics.kaggle import dict_to_action
+from util.bundle_validate_rt import skipped_entries
+from util.clock import ClockPolicy
+
+ROOT = Path(__file__).resolve().parents[1]
+VALIDATOR = ROOT / "util" / "bundle_validate_rt.py"
+END = {"type": "end_turn"}
+CONFIG = {"episodeSteps": 200, "actTimeout": 5, "mapName": "", "seed": None}
+
+
+def adapter(seed: int = 0, actions: int = 8) -> RTKaggleAdapter:
+    """Random turns of at most ``actions`` decisions (few: the plain rules are slow with many units)."""
+    return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=actions), verbose=False)
+
+
+def play_env(map_name: str, seed: int, steps: int, agents: list) -> tuple[list, object]:
+    from kaggle_environments import make
+
+    random.seed(seed)
+    env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps})
+    return env.run(agents), env
+
+
+@pytest.fixture(scope="module")
+def observations() -> list[dict]:
+    """Observations (as plain dicts) met by the adapter in short games on a small, a middle and
+    a 20 x 20 map, random turns against Kaggle's random and aggressive bots."""
+    seen: list[dict] = []
+    for map_name, opponent, seed, steps in (("beginner", "random", 1, 30), ("crossroads", "aggressive", 3, 14)):
+        ours = adapter(seed)
+
+        def record(obs, config, ours=ours):
+            seen.append(json.loads(json.dumps(dict(obs))))
+            return ours(obs, config)
+
+        play_env(map_name, seed, steps, [record, opponent])
+    return seen
+
+
+def replayed(obs: dict, answer: list[dict]) -> list[int]:
+    """Our actions for ``answer`` played from ``obs``'s position; AssertionError at an entry the
+    engine would skip (not accepted, or not legal where it stands)."""
+    game = ReinforceTactics(board="".join(c.split("_")[0] for row in obs["board"] for c in row), episode_steps=200)
+    s = game.from_observation(obs)
+    out = []
+    for d in answer:
+        a = dict_to_action(game.g, s.words, d, check=True)
+        assert a is not None and a in s.legal_actions(), f"entry {d} would be skipped"
+        out.append(a)
+        if a == game.end_turn_action:
+            break
+        s = s.apply(a)
+        if s.is_chance_node() or s.is_terminal():
+            break
+    return out
+
+
+# --- the validator's check of skipped actions ------------------------------------------------------
+MOVE = {"type": "move", "from_x": 1, "from_y": 1, "to_x": 1, "to_y": 2}
+SEIZE = {"type": "seize", "x": 1, "y": 2}
+
+
+@pytest.mark.parametrize("sent, executed, over, skipped", [
+    ([MOVE, SEIZE, END], [MOVE, SEIZE, END], False, 0),
+    ([MOVE, SEIZE, END], [SEIZE, END], False, 1),  # the move skipped
+    ([MOVE, SEIZE, END], [MOVE, END], False, 1),  # the seize skipped
+    ([MOVE, SEIZE], [MOVE], False, 1),  # no end_turn: the list ran out, the seize was skipped
+    ([MOVE, SEIZE, END], [MOVE], True, 0),  # the move won the game: the rest was never reached
+    ([END, MOVE], [END], False, 0),  # after end_turn nothing is read
+    ([MOVE, END], [END], False, 1),
+    ([MOVE, END], [SEIZE, END], False, 2),  # not a subsequence: everything counts
+    ([], [], False, 0),
+])
+def test_skipped_entries_are_those_the_engine_did_not_execute(sent, executed, over, skipped):
+    assert skipped_entries(sent, executed, over) == skipped
+
+
+def test_the_validator_sees_skipped_actions_and_a_clean_agent(tmp_path):
+    """A file that sends an illegal move and an illegal recruitment each turn is caught, from the
+    engine's own record; one that only ends its turn is clean."""
+    from util.bundle_validate_rt import play
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("def agent(observation, configuration):\n"
+                   "    return [{'type': 'move', 'from_x': 0, 'from_y': 0, 'to_x': 1, 'to_y': 0},\n"
+                   "            {'type': 'create_unit', 'unit_type': 'W', 'x': 0, 'y': 0}, {'type': 'end_turn'}]\n")
+    good = tmp_path / "good.py"
+    good.write_text("def agent(observation, configuration):\n    return [{'type': 'end_turn'}]\n")
+    r_bad = play(str(bad), "beginner", "random", 0, 5, 12, 5.0)
+    r_good = play(str(good), "beginner", "random", 1, 5, 12, 5.0)
+    assert r_bad["turns"] >= 5 and r_bad["skipped"] == 2 * r_bad["turns"], r_bad
+    assert r_good["turns"] >= 5 and r_good["skipped"] == 0 and r_good["status"] == "DONE", r_good
+
+
+# --- the adapter -------------------------------------------------------------------------------------
+def check_no_action_skipped(games):
+    """The engine executes every entry the adapter sends (its executed list equals what was
+    sent, up to end_turn or the game's end)."""
+    for map_name, seed, seat, length in games:
+        ours = adapter(seed)
+        sent: dict[int, list] = {}
+
+        def record(obs, config, ours=ours, sent=sent):
+            out = ours(obs, config)
+            sent[int(obs.step)] = copy.deepcopy(out)
+            return out
+
+        steps, _ = play_env(map_name, seed, length, [record, "aggressive"] if seat == 0 else ["aggressive", record])
+        assert steps[-1][seat].status == "DONE"
+        acted = [k for k in sent if sent[k] != [END]]
+        assert len(acted) >= 5, f"{map_name}: the random turns did almost nothing"
+        for k, answer in sent.items():
+            if k + 1 < len(steps):
+                assert skipped_entries(answer, list(steps[k + 1][seat].action or []), steps[k + 1][seat].status == "DONE") == 0, (map_name, k, answer)
+        assert ours.stats["errors"] == 0 and ours.stats["dropped"] == 0
+
+
+def test_the_adapter_plays_a_whole_game_with_no_action_skipped():
+    check_no_action_skipped([("beginner", 11, 0, 40)])
+
+
+@pytest.mark.slow
+def test_the_adapter_plays_longer_games_in_both_seats_with_no_action_skipped():
+    check_no_action_skipped([("beginner", 21, 1, 80), ("crossroads", 12, 1, 60), ("rogue_flank", 13, 0, 60)])
+
+
+def test_every_answer_on_real_observations_is_legal_in_order(observations):
+    ours = adapter(3)
+    assert len(observations) >= 15
+    busy = 0
+    for obs in observations:
+        answer = ours(copy.deepcopy(obs), CONFIG)
+        assert answer[-1] == END
+        busy += len(replayed(obs, answer)) > 1
+    assert busy > len(observations) // 4 and ours.stats["errors"] == 0
+
+
+class Raises(RandomTurnAgent):
+    def plan_turn(self, state, deadline):
+        raise RuntimeError("planned failure")
+
+
+class Nonsense(RandomTurnAgent):
+    def plan_labels(self, state, deadline):
+        return [None, 5, "move", (("type", "move"), ("from_x", 99)), (("type", "end_turn"),), 3.5]
+
+
+@pytest.mark.parametrize("cls", [Raises, Nonsense])
+def test_an_agent_that_raises_or_answers_nonsense_still_gets_a_legal_turn(observations, cls):
+    ours = RTKaggleAdapter(lambda game: cls(game=game), verbose=False)
+    for obs in observations[::7]:
+        assert ours(copy.deepcopy(obs), CONFIG) == END_TURN_ONLY
+    assert ours.stats["errors"] + ours.stats["dropped"] > 0
+
+
+def test_an_agent_that_cannot_be_created_costs_its_turns_and_one_error_line(observations):
+    def factory(game):
+        raise ValueError("no such agent")
+
+    ours = RTKaggleAdapter(factory, verbose=False)
+    for obs in observations[:5]:
+        assert ours(copy.deepcopy(obs), CONFIG) == END_TURN_ONLY
+    assert ours.stats["errors"] == 1 and ours.stats["fallbacks"] == 5
+
+
+def test_a_turn_with_no_time_left_ends_at_once(observations):
+    ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game), policy=ClockPolicy(min_budget=0.0), verbose=False)
+    obs = observations[len(observations) // 2]
+    assert ours(copy.deepcopy(obs), {**CONFIG, "actTimeout": 0}) == END_TURN_ONLY
+    assert ours.stats["late"] == 1
+    assert len(ours(copy.deepcopy(obs), CONFIG)) > 1  # with time, the same position gets a plan
+
+
+GARBAGE = st.sampled_from([None, 0, -3, 10**30, 1.5, float("nan"), "", "x", [], {}, [[]], True, object()])
+
+
+@st.composite
+def garbled(draw, observations):
+    obs = copy.deepcopy(draw(st.sampled_from(observations)))
+    for _ in range(draw(st.integers(1, 3))):
+        how = draw(st.sampled_from(["drop", "garbage", "board", "unit", "water", "twin", "structure", "whole"]))
+        if how == "drop" and obs:
+            obs.pop(draw(st.sampled_from(sorted(obs))), None)
+        elif how == "garbage" and obs:
+            obs[draw(st.sampled_from(sorted(obs)))] = draw(GARBAGE)
+        elif how == "board":
+            obs["board"] = draw(st.sampled_from([[], [["p"] * 20] * 19, [["p"] * 19] * 20, [["zz"] * 20] * 20, [[5] * 20] * 20, "p" * 400]))
+        elif how in ("unit", "water", "twin") and isinstance(obs.get("units"), list) and obs["units"]:
+            u = draw(st.sampled_from(obs["units"]))
+            if how == "unit":
+                u[draw(st.sampled_from(["x", "y", "hp", "type", "owner", "canMove"]))] = draw(st.sampled_from([-1, 20, 99, None, "Q", 0, 3]))
+            elif how == "water":
+                u["x"], u["y"] = 0, 0  # ocean on every map smaller than 20 x 20, else a corner
+            else:
+                obs["units"].append(dict(u))
+        elif how == "structure" and isinstance(obs.get("structures"), list) and obs["structures"]:
+            s = draw(st.sampled_from(obs["structures"]))
+            s[draw(st.sampled_from(["x", "owner", "hp"]))] = draw(st.sampled_from([0, 7, -4, None]))
+        elif how == "whole":
+            return draw(GARBAGE)
+    return obs
+
+
+@pytest.fixture(scope="module")
+def garbage_adapter():
+    return adapter(7)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_garbled_observations_get_a_list_of_dicts_that_ends_the_turn(observations, garbage_adapter, data):
+    obs = data.draw(garbled(observations))
+    config = data.draw(st.sampled_from([CONFIG, None, {}, {"episodeSteps": "abc"}, {"actTimeout": -1}, {"episodeSteps": 10**9}, 7]))
+    answer = garbage_adapter(obs, config)
+    assert isinstance(answer, list) and answer and all(type(d) is dict for d in answer)
+    assert answer[-1] == END
+
+
+def test_a_unit_on_water_or_two_units_on_a_cell_is_refused(observations):
+    obs = next(o for o in observations if o["units"] and o["board"][0][0] == "o")
+    for change in ("water", "twin"):
+        bad = copy.deepcopy(obs)
+        if change == "water":
+            bad["units"][0]["x"], bad["units"][0]["y"] = 0, 0
+        else:
+            bad["units"].append(dict(bad["units"][0]))
+        ours = adapter()
+        assert ours(bad, CONFIG) == END_TURN_ONLY and ours.stats["fallbacks"] == 1
+
+
+# --- the builder -----------------------------------------------------------------------------------
+def test_only_game_reinforce_tactics_goes_to_its_builder():
+    assert build_submission._game_of(["--game", "reinforce_tactics", "--list"]) == "reinforce_tactics"
+    assert build_submission._game_of(["--game=reinforce_tactics"]) == "reinforce_tactics"
+    assert build_submission._game_of(["--agent", "rules"]) == ""
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--maps", "nowhere"], "unknown map nowhere"),
+    (["--opponents", "negamax"], "--opponents"),
+    (["--agent", "nobody"], "unknown agent"),
+    (["--agent", "quixo_perfect"], "does not play reinforce_tactics"),
+    (["--episode-steps", "1"], "--episode-steps"),
+    (["--act-timeout", "0"], "seconds"),
+    (["--param", "max_actions=-2"], "max_actions"),
+    (["--clock", "nonsense=1"], "unknown --clock"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, args, expected):
+    code = build_submission.main(["--game", "reinforce_tactics", "--output", str(tmp_path / "x.py"), "--no-validate", *args])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and expected in err, err
+
+
+def run_validator(path: Path, *args: str) -> dict:
+    out = path.with_suffix(".json")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}
+    cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *args]
+    proc = subprocess.run(cmd, cwd=path.parent, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def test_a_built_file_plays_in_a_fresh_process_without_the_repo_or_numba(tmp_path, capsys):
+    """Built with --no-validate into tmp, then played by the validator (``python -I``, repo
+    hidden) with numba unimportable: the plain path, one short game in each seat. The fast
+    random-turn agent here; the default agent (greedy) in the slow test below, with and without numba."""
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
+                                  "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8"]) == 0
+    text = out.read_text()
+    assert "Reinforce Tactics submission" in text and text.rstrip().splitlines()[-1].startswith("    return")
+    report = run_validator(out, "--maps", "starter", "--opponents", "random", "--seats", "0,1", "--episode-steps", "12",
+                           "--act-timeout", "2", "--no-numba")
+    assert "fatal" not in report and not report["numba_loaded"], report
+    for g in report["games"]:
+        assert g["status"] == "DONE" and g["turns"] >= 5, g
+        assert g["skipped"] == 0 and g["forfeits"] == 0 and g["error_count"] == 0, g
+
+
+@pytest.mark.slow
+def test_the_builder_validates_and_says_ok(tmp_path):
+    """The whole command on two maps with a short clock: every game DONE, nothing skipped, OK."""
+    out = tmp_path / "rt.py"
+    cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--output", str(out),
+           "--maps", "beginner,crossroads", "--act-timeout", "1", "--episode-steps", "40"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "OK: ready to submit" in proc.stdout and "crossroads" in proc.stdout and out.is_file()
+
+
+BROKEN_AGENT = '''
+from agents.reinforce_tactics.random_turn import RandomTurnAgent
+
+
+class Broken(RandomTurnAgent):
+    def plan_turn(self, state, deadline):
+        if state.words[2] >= 4:  # Kaggle's step: fail from the third turn on
+            raise RuntimeError("planned failure")
+        return super().plan_turn(state, deadline)
+'''
+
+
+@pytest.mark.slow
+def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
+    pkg = tmp_path / "brokenrt"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "agent.py").write_text(BROKEN_AGENT)
+    out = tmp_path / "rt.py"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--agent", "brokenrt.agent:Broken",
+           "--output", str(out), "--maps", "beginner", "--opponents", "random", "--act-timeout", "1", "--episode-steps", "12"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 1 and "validation failed" in proc.stderr, proc.stderr + proc.stdout
+    assert not out.exists() and (tmp_path / "rt.failed.py").is_file()

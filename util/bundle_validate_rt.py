@@ -1,0 +1,162 @@
+"""Play a built Reinforce Tactics submission in kaggle-environments, in a process that cannot
+see the repo, and check every turn it sent.
+
+Run by ``build_submission.py --game reinforce_tactics`` as ``python -I util/bundle_validate_rt.py
+...`` (``-I``: neither the repo, the current folder nor PYTHONPATH is on ``sys.path``), so it
+imports nothing from the project: a submission that still needs the repo fails here, as it
+would on Kaggle. It loads the file as kaggle-environments does (``get_last_callable``, once per
+game: the bundle's modules stay loaded, as in one Kaggle process) and writes a JSON report.
+
+**Skipped actions, from the engine's own record.** The interpreter replaces the acting agent's
+``action`` in the step with the entries it executed (``_process_turn``: ``agent.action =
+executed``). The agent is called through a wrapper that keeps the list it returned, keyed by
+the observation's ``step``; the entries of that list the engine did not execute are the skipped
+ones (:func:`skipped_entries`): those before the last executed entry, and those after it unless
+the turn ended there (an ``end_turn``, or the game over). A list entry that is not a dict is a
+forfeit, counted apart.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import json
+import os
+import random
+import sys
+import time
+
+
+def _check_repo_hidden(repo: str) -> str:
+    """'' when no project package resolves to the repo, else the reason."""
+    import importlib.util
+
+    repo = os.path.realpath(repo)
+    for name in ("core", "util", "agents", "heuristics"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        origin = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        if any(os.path.realpath(p).startswith(repo) for p in [origin, *locations] if p):
+            return f"the repo's package {name!r} is importable in the validation process"
+    return ""
+
+
+def skipped_entries(sent: list, executed: list, game_over: bool) -> int:
+    """How many dict entries of the turn ``sent`` the engine skipped, given the entries it
+    ``executed`` (in order; a subsequence of ``sent``) and whether the game ended in this turn."""
+    sent = [d for d in sent if isinstance(d, dict)]
+    j = 0
+    last = -1  # index in sent of the last executed entry
+    for i, d in enumerate(sent):
+        if j < len(executed) and d == executed[j]:
+            j += 1
+            last = i
+    if j < len(executed):  # the engine's record is not a subsequence of what was sent: count it all
+        return len(sent)
+    ended = last >= 0 and (sent[last].get("type") == "end_turn" or game_over)
+    before = (last + 1) - j
+    after = 0 if ended else len(sent) - (last + 1)
+    return before + after
+
+
+def _errors(text: str) -> list[str]:
+    return [line for line in (text or "").splitlines() if line.startswith("[rt] ERROR") or "Traceback" in line]
+
+
+def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float) -> dict:
+    """One game; ``seat`` 0 moves first. Our turns' durations as Kaggle logged them."""
+    from kaggle_environments import make
+    from kaggle_environments.agent import get_last_callable
+
+    random.seed(seed)
+    with open(path, encoding="utf-8") as f:
+        raw = f.read()
+    started = time.perf_counter()
+    with contextlib.redirect_stderr(io.StringIO()) as load_err:
+        fn = get_last_callable(raw, path=path)
+    load_s = time.perf_counter() - started
+    sent: dict[int, list] = {}
+    forfeits = 0
+
+    def wrapped(observation, configuration):
+        nonlocal forfeits
+        out = fn(observation, configuration)
+        kept = copy.deepcopy(out)
+        if not isinstance(kept, list) or any(not isinstance(d, dict) for d in kept):
+            forfeits += 1
+        sent[int(observation.step)] = kept if isinstance(kept, list) else [kept]
+        return out
+
+    env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
+    players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
+    result = env.run(players)
+    durations, errors, skipped = [], _errors(load_err.getvalue()), 0
+    turns: list[dict] = []
+    for k in sorted(sent):
+        if k + 1 >= len(result):
+            continue
+        executed = result[k + 1][seat].action or []
+        over = result[k + 1][seat].status == "DONE"
+        n = skipped_entries(sent[k], list(executed), over)
+        skipped += n
+        if n and len(turns) < 3:
+            turns.append({"step": k, "sent": sent[k], "executed": executed})
+    for step_logs in env.logs:
+        if len(step_logs) > seat and isinstance(step_logs[seat], dict) and "duration" in step_logs[seat]:
+            durations.append(step_logs[seat]["duration"])
+            errors += _errors(step_logs[seat].get("stderr", ""))
+    last = result[-1][seat]
+    return {
+        "map": map_name, "opponent": opponent, "seat": seat, "seed": seed,
+        "status": last.status, "reward": last.reward, "steps": len(result) - 1,
+        "turns": len(sent), "durations": durations, "load_s": load_s,
+        "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
+        "forfeits": forfeits, "act_timeout": act,
+        "bank_used": sum(max(0.0, d - act) for d in durations),
+    }
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.exit(2, f"bundle_validate_rt: error: {message}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="python -I util/bundle_validate_rt.py", description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("submission", help="the built .py file")
+    parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
+    parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--maps", required=True, help="built-in map names, comma-separated")
+    parser.add_argument("--opponents", default="random,aggressive", help="kaggle-environments built-in agents, comma-separated")
+    parser.add_argument("--seats", default="0,1", help="our seats to play on each map (0 moves first)")
+    parser.add_argument("--episode-steps", type=int, default=200, help="Kaggle's episodeSteps (200)")
+    parser.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout in seconds (5)")
+    parser.add_argument("--seed", type=int, default=0, help="episode seed (terrain flips) and seed of Python's random")
+    parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
+    args = parser.parse_args(argv)
+    if args.no_numba:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
+    report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba, "games": []}
+    hidden = _check_repo_hidden(args.repo)
+    if hidden:
+        report["fatal"] = hidden
+    else:
+        try:
+            for m in filter(None, args.maps.split(",")):
+                for opp in filter(None, args.opponents.split(",")):
+                    for seat in (int(x) for x in args.seats.split(",")):
+                        report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout))
+        except Exception as exc:  # the report says what broke; the builder fails on it
+            report["fatal"] = f"{type(exc).__name__}: {exc}"
+    report["numba_loaded"] = sys.modules.get("numba") is not None
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(report, f, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
