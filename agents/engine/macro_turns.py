@@ -40,6 +40,7 @@ class TurnSearch(TurnPlanAgent):
     max_iters: int = 0  # turn evaluations per turn (0: until the deadline); tests fix it
     seed: int = 0  # random seed; each turn's search starts from seed and the turn number
     margin: float = 0.02  # seconds kept before the deadline
+    plan_share: float = 0.5  # share of the turn's time spent searching; the rest serves the plan's decisions (labels, legality checks in Python)
     jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
     background_compile: bool = True  # short turns: compile in a thread, search on the plain path meanwhile
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
@@ -58,6 +59,7 @@ class TurnSearch(TurnPlanAgent):
                   (0.0 <= self.opp_eps <= 1.0, "opp_eps must be in [0, 1]"),
                   (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
                   (self.max_len >= 2, "max_len must be at least 2"),
+                  (0.0 < self.plan_share <= 1.0, "plan_share must be in (0, 1]"),
                   (self.max_iters >= 0, "max_iters must be 0 (no limit) or positive"),
                   (0.0 <= self.compile_share < 1.0, "compile_share must be in [0, 1)")]
         for ok, message in checks + self.checks():
@@ -96,7 +98,7 @@ class TurnSearch(TurnPlanAgent):
                           "compiled": False, "evaluations": 0}
             return [end]
         turns = Turns(self, state, k, jit)
-        plan, info = self.search(turns, deadline - self.margin)
+        plan, info = self.search(turns, start + self.plan_share * (deadline - start) - self.margin)
         plan = turns.legal_line(plan)
         info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations)
         self._info = info
