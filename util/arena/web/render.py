@@ -260,9 +260,6 @@ def _turn_search_report(info: dict, state: State, seconds: float, turn: bool) ->
     rep.value_text, rep.share = turn_value_text(rep.value, unit, win_value)
     evaluations, candidates = _number(info.get("evaluations")), _number(info.get("candidates"))
     if evaluations is not None:
-        rep.simulations = int(evaluations)
-        if seconds > 0:
-            rep.rate = round(evaluations / seconds, 1)
         rep.notes.append(f"{count_text(evaluations)} turn evaluations"
                          + (f" of {count_text(candidates)} distinct turns" if candidates is not None else ""))
     if turn:
