@@ -327,7 +327,7 @@ def turn_report(info: dict, state: State) -> dict:
     for alt in raw:
         line = turn_line(state, alt.get("actions"))
         row: dict = {"moves": line, "actions": [m["action"] for m in line],
-                     "text": ", ".join(m["text"] for m in line) or "(nothing legal)"}
+                     "text": " · ".join(m["text"] for m in line) or "(nothing legal)"}
         for k in ("visits", "evaluations"):
             if _number(alt.get(k)) is not None:
                 row[k] = int(alt[k])

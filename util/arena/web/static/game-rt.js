@@ -125,7 +125,8 @@ function rtDrawPlan(plan, size) {
   for (const m of plan.moves) {
     if (!m.cell) continue;
     step += 1;
-    const item = S("g", {class: `rt-plan-item ${m.kind}`, "data-action": m.action, "data-step": step}, tip(`${step}. ${m.text}`));
+    const item = S("g", {class: `rt-plan-item ${m.kind}`, "data-action": m.action, "data-step": step, "data-cell": `${m.cell}`,
+      "data-from": m.from ? `${m.from}` : ""}, tip(`${step}. ${m.text}`));
     const at = m.from && m.to && !same(m.from, m.to) ? m.to : m.cell;
     if (m.from && m.to && !same(m.from, m.to)) {
       const cls = `rt-plan-arrow ${m.kind === "move" ? "move" : RT_FRIENDLY.has(m.kind) ? "friendly" : "hostile"}`;
