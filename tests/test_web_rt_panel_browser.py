@@ -35,7 +35,7 @@ def server():
 def page():
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = b.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        pg = b.new_context(viewport={"width": 1400, "height": 1300}).new_page()
         errors: list[str] = []
         pg.on("pageerror", lambda exc: errors.append(str(exc)))
         yield pg
@@ -75,11 +75,11 @@ def test_the_planned_turn_is_drawn_as_the_api_sent_it(page, server, tmp_path):
     listed = page.eval_on_selector_all("#analysis .rt-plan-list li", "els => els.map(e => e.textContent)")
     assert listed == [m["text"] for m in turn["moves"]]
     assert "mean reward" in page.inner_text("#analysis")
-    rows = page.locator("#analysis tr.rt-alt")
+    rows = page.locator("#analysis li.rt-alt")
     assert rows.count() == len(turn["alternatives"]) >= 2
     folder = Path(os.environ.get("WEB_SCREENSHOTS") or tmp_path)  # the board and the panel, not the long move list
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / "rt_analysis.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1000})
+    page.screenshot(path=str(folder / "rt_analysis.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1300})
     # another sampled turn, clicked: drawn instead (a different turn, so a different drawing)
     k = next(i for i, alt in enumerate(turn["alternatives"]) if expected(alt["moves"]) != expected(turn["moves"]))
     rows.nth(k).click()

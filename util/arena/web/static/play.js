@@ -320,17 +320,16 @@ function showTurn(box, turn) {
       "first decision": "Best-scored acts of its first decision"}[turn.ranked_by] || "Alternatives";
     box.append(el("h4", {}, `${what}: click one to draw it`));
     const count = turn.ranked_by === "visits" ? "visits" : turn.ranked_by === "fitness" ? "evaluations" : null;
-    const t = el("table", {class: "values rt-alts"}, el("tr", {}, el("th", {}, "#"), el("th", {}, "turn"), el("th", {}, "value"), el("th", {}, ""),
-      el("th", {}, count || "")));
+    const list = el("ol", {class: "rt-alts"});
     alts.forEach((alt, i) => {
-      const bcell = el("td", {});
-      if (alt.share !== undefined && alt.share !== null) bcell.append(bar(alt.share, "mini"));
       const v = alt.fitness !== undefined ? alt.fitness : alt.value;
-      t.append(el("tr", {class: "rt-alt", "data-index": i, "data-actions": alt.actions.join(","), title: "draw this turn on the board", onclick: () => pick(alt.moves, i)},
-        el("td", {}, String(i + 1)), el("td", {class: "rt-alt-text"}, alt.text), el("td", {title: alt.value_text || ""}, v === undefined ? "" : numberText(v)),
-        bcell, el("td", {}, count && alt[count] !== undefined ? countText(alt[count]) : "")));
+      const head = el("div", {class: "rt-alt-head"}, el("b", {}, v === undefined ? "" : numberText(v)));
+      if (alt.share !== undefined && alt.share !== null) head.append(bar(alt.share, "mini"));
+      if (count && alt[count] !== undefined) head.append(el("span", {class: "muted"}, `${countText(alt[count])} ${count}`));
+      list.append(el("li", {class: "rt-alt", "data-index": i, "data-actions": alt.actions.join(","), title: `${alt.value_text || ""}: click to draw this turn on the board`,
+        onclick: () => pick(alt.moves, i)}, head, el("div", {class: "rt-alt-text"}, alt.text)));
     });
-    box.append(t);
+    box.append(list);
   }
   pick(turn.moves, -1);
 }
