@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("flask")
 
-from agents.engine.turn_plan import likeliest_line  # noqa: E402
+from agents.engine.turn_plan import alternatives, likeliest_line  # noqa: E402
 from core.games import make_game  # noqa: E402
 from util.arena.web.app import create_app  # noqa: E402
 from util.arena.web.render import move_texts, turn_report  # noqa: E402
@@ -132,3 +132,12 @@ def test_other_games_panels_have_no_turn():
     sid = client.post("/api/sessions", json={"game": "tictactoe", "agent": "random:seed=1", "time": 0.1, "human": 0}).json["id"]
     a = client.post(f"/api/sessions/{sid}/analyze", json={"agent": "mcts:seed=1,jit=false", "time": 0.3}).json
     assert a["kind"] == "mcts" and a["turn"] is None  # its panel as before: rows and line, no turn
+
+
+def test_alternatives_rank_as_the_searches_choose():
+    tried = [[(1, 9), 3, 0.3], [(2, 9), 5, -1.0], [(3, 9), 3, 0.9], [(4, 9), 0, 0.0], [(5, 9), 1, 0.95, "extra"]]
+    by_visits = alternatives(tried, limit=3)
+    assert [a["actions"] for a in by_visits] == [[2, 9], [3, 9], [1, 9]]  # most visited, ties: the better mean
+    assert by_visits[1] == {"actions": [3, 9], "visits": 3, "value": 0.3}
+    by_fitness = alternatives(tried, by="fitness")
+    assert [a["actions"] for a in by_fitness] == [[5, 9], [3, 9], [1, 9], [2, 9]]  # the unevaluated one left out

@@ -85,7 +85,7 @@ class NaiveMCTSAgent(TurnSearch):
                 arm = max(arms.values(), key=lambda a: a[2] / a[1] if a[1] else -math.inf)
         best = max(arms.values(), key=lambda a: (a[1], a[2] / a[1] if a[1] else -math.inf))
         return best[0], {"value": best[2] / best[1], "candidates": len(arms), "units": len(units),
-                         "alternatives": alternatives(a[:3] for a in arms.values())}
+                         "alternatives": alternatives(arms.values())}
 
 
 def _best(bandit: dict[int, list], prior: float) -> int:

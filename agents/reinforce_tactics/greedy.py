@@ -84,7 +84,10 @@ class GreedyAgent(Weights, TurnPlanAgent):
 
     def scores(self, state: State, deadline: float | None = None) -> dict[int, float]:
         """Every legal sub-action's value at decision node ``state`` (planner's docstring)."""
-        k = self._kernels(deadline)
+        return self._scores_by(self._kernels(deadline), state, deadline)
+
+    def _scores_by(self, k: Any, state: State, deadline: float | None = None) -> dict[int, float]:
+        """:meth:`scores` by the planner's namespace ``k`` (its path: ``self._jit``)."""
         g, s = self._args(state)
         n = k.score_actions(g, s, self._params, self.lookahead, deadline_ns(deadline),
                                   self._acts, self._scores, self._work, self._buf)
@@ -121,7 +124,8 @@ class GreedyAgent(Weights, TurnPlanAgent):
         if self._planned is None:
             return out
         state, plan = self._planned
-        first = sorted(self.scores(state).items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
+        k = J.compiled(planner) if self._jit else planner  # the plan's own path: no compile started here
+        first = sorted(self._scores_by(k, state).items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
         s = likeliest_line(state)
         for a in plan:
             if a == A_END or s.is_terminal():
@@ -129,7 +133,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
             if a in s.legal_actions():  # else skipped, as plan_labels skips it
                 s = likeliest_line(s.apply(a))
         if not s.is_terminal() and s.current_player() == state.current_player():
-            out["value"] = self.scores(s)[A_END]
+            out["value"] = self._scores_by(k, s)[A_END]
         out.update(plan=list(plan), value_unit="heuristic",
                    alternatives=[{"actions": [a], "value": v} for a, v in first])
         return out
