@@ -9,7 +9,7 @@ import pytest
 
 from agents.engine.evolution import EvolutionAgent
 from agents.engine.macro_mcts import MacroMCTSAgent
-from agents.engine.macro_turns import legal_line
+from agents.engine.macro_turns import Turns
 from agents.engine.naive_mcts import NaiveMCTSAgent
 from agents.engine.turn_plan import likeliest_line
 from core.game import State
@@ -195,5 +195,7 @@ def test_plans_drop_entries_the_turn_would_skip():
     """A search's turn may hold entries the kernels skip (crossover children); the plan handed
     out has none: every entry is legal along the line."""
     s = Squad(start="0/1/4/6/7/9").initial()  # unit 0 at cell 0: stepping left (action 0) is never legal
-    assert legal_line(s, (0, 3, 0, 6)) == (3, 6)
-    assert legal_line(s, (0, 6, 3)) == (6,)
+    agent = MacroMCTSAgent(game=s.game, jit=False)
+    turns = Turns(agent, s, agent.kernels(1e18)[0], False)
+    assert turns.legal_line((0, 3, 0, 6)) == (3, 6)
+    assert turns.legal_line((0, 6, 3)) == (6,)

@@ -379,3 +379,38 @@ def play_combo(g, s, me: int, end: int, firsts, m: int, eps: float, rng, params,
             n += 1
             s = nxt
     return continue_turn(g, s, me, end, eps, rng, params, width, invwin, work, na, out, ob, n, cap, stamp)
+
+
+@hot
+def likeliest(g, s, work, na: int):
+    """``s`` past its chance nodes, each resolved by its most probable outcome."""
+    cb = regions(na)[3]
+    while not terminal(g, s) and to_move(g, s) == CHANCE:
+        n = legal(g, s, work, cb)
+        a, best = work[cb], -1.0
+        for i in range(n):
+            p = chance_prob(g, s, work[cb + i])
+            if p > best:
+                a, best = work[cb + i], p
+        s = play(g, s, a)
+    return s
+
+
+@hot
+def legal_turn(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int) -> int:
+    """Writes to ``out[ob:]`` the entries of ``turn`` legal when their time comes along the
+    likeliest line of the turn's chance (what a plan's labels follow), up to the end of the
+    turn; returns how many."""
+    n = 0
+    for i in range(tn):
+        s = likeliest(g, s, work, na)
+        if terminal(g, s) or to_move(g, s) != me:
+            break
+        a = turn[i]
+        if is_legal(g, s, a, work, na):
+            out[ob + n] = a
+            n += 1
+            s = play(g, s, a)
+            if a == end:
+                break
+    return n

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import macro_kernels as K
-from agents.engine.turn_plan import TurnPlanAgent, likeliest_line
+from agents.engine.turn_plan import TurnPlanAgent
 from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
 from util.jit import CompileGate, numba_available
 
@@ -40,6 +40,7 @@ class TurnSearch(TurnPlanAgent):
     max_iters: int = 0  # turn evaluations per turn (0: until the deadline); tests fix it
     seed: int = 0  # random seed; each turn's search starts from seed and the turn number
     margin: float = 0.02  # seconds kept before the deadline
+    plan_share: float = 0.5  # share of the turn's time spent searching; the rest serves the plan's decisions (labels, legality checks in Python)
     jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
     background_compile: bool = True  # short turns: compile in a thread, search on the plain path meanwhile
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
@@ -58,6 +59,7 @@ class TurnSearch(TurnPlanAgent):
                   (0.0 <= self.opp_eps <= 1.0, "opp_eps must be in [0, 1]"),
                   (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
                   (self.max_len >= 2, "max_len must be at least 2"),
+                  (0.0 < self.plan_share <= 1.0, "plan_share must be in (0, 1]"),
                   (self.max_iters >= 0, "max_iters must be 0 (no limit) or positive"),
                   (0.0 <= self.compile_share < 1.0, "compile_share must be in [0, 1)")]
         for ok, message in checks + self.checks():
@@ -89,7 +91,7 @@ class TurnSearch(TurnPlanAgent):
             self._resolve_heuristic()
         if state.is_terminal() or state.current_player() == CHANCE:
             raise ValueError("a turn starts at a decision node of a game not over")
-        k, jit = self._kernels(deadline)
+        k, jit = self.kernels(deadline)
         end = self.game.end_turn_action
         if not jit and self._compiled_possible() and self.wait_plan and end is not None:
             # Compiling in the background: the plain path's first greedy sample alone may not fit
@@ -98,8 +100,8 @@ class TurnSearch(TurnPlanAgent):
                           "compiled": False, "evaluations": 0}
             return [end]
         turns = Turns(self, state, k, jit)
-        plan, info = self.search(turns, deadline - self.margin)
-        plan = legal_line(state, plan)
+        plan, info = self.search(turns, start + self.plan_share * (deadline - start) - self.margin)
+        plan = turns.legal_line(plan)
         info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations,
                     value_unit="reward")
         self._info = info
@@ -146,7 +148,7 @@ class TurnSearch(TurnPlanAgent):
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())
 
-    def _kernels(self, deadline: float) -> tuple[Any, bool]:
+    def kernels(self, deadline: float) -> tuple[Any, bool]:
         plain = bind(self.game, K, self._hfn, jit=False)
         if not self._compiled_possible():
             return plain, False
@@ -167,24 +169,6 @@ class TurnSearch(TurnPlanAgent):
         turns.exercise()
         self._gate.ready = True
         return time.perf_counter() - t
-
-
-def legal_line(state: State, plan: tuple[int, ...]) -> tuple[int, ...]:
-    """``plan`` without the entries the kernels skip as illegal, along the likeliest line of the
-    turn's chance (what :meth:`TurnPlanAgent.plan_labels` labels), up to the end of the turn."""
-    out: list[int] = []
-    end = state.game.end_turn_action
-    me = state.current_player()
-    for a in plan:
-        state = likeliest_line(state)
-        if state.is_terminal() or state.current_player() != me:
-            break
-        if a in state.legal_actions():
-            out.append(a)
-            state = state.apply(a)
-            if a == end:
-                break
-    return tuple(out)
 
 
 class Turns:
@@ -282,6 +266,14 @@ class Turns:
                 out.setdefault(int(actor(game.g, state.words, a)) if actor else 0, []).append(a)
         return out
 
+    def legal_line(self, turn: tuple[int, ...]) -> tuple[int, ...]:
+        """``turn`` without the entries the kernels would skip as illegal, along the likeliest
+        line of the turn's chance (what :meth:`TurnPlanAgent.plan_labels` labels)."""
+        turn = turn[:self.cap]
+        n = self.k.legal_turn(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), self.work, self.na,
+                              self.out, 0)
+        return self.built(n)
+
     def exercise(self) -> None:
         """Call every kernel once (compiles them all)."""
         t = self.greedy()
@@ -290,3 +282,4 @@ class Turns:
         self.key(t)
         self.actors(t)
         self.combo([-1])
+        self.legal_line(t)

@@ -37,10 +37,12 @@ class TurnPlanAgent:
             s = likeliest_line(s)
             if s.is_terminal():
                 break
-            if a not in s.legal_actions():
+            try:
+                nxt = s.apply(a)
+            except ValueError:
                 continue  # not legal on this line: Kaggle would skip it too
             labels.append(self.game.action_label(s, a))
-            s = s.apply(a)
+            s = nxt
             if a == end:
                 return labels
         s = likeliest_line(s)
