@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from agents.engine.macro_turns import Turns, TurnSearch
+from agents.engine.turn_plan import alternatives
 
 
 @dataclass
@@ -74,7 +75,8 @@ class EvolutionAgent(TurnSearch):
 
     def _result(self, members: dict[int, list], generations: int) -> tuple[tuple[int, ...], dict]:
         best = max((m for m in members.values() if m[1]), key=lambda m: (m[2] / m[1], m[1]))
-        return best[0], {"value": best[2] / best[1], "candidates": len(members), "generations": generations}
+        return best[0], {"value": best[2] / best[1], "candidates": len(members), "generations": generations,
+                         "alternatives": alternatives(members.values(), by="fitness")}
 
     def _mutate(self, turns: Turns, turn: tuple[int, ...]) -> tuple[int, ...]:
         decisions = len(turn) - (1 if turn and turn[-1] == turns.end else 0)

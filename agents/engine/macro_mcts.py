@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 from agents.engine.macro_turns import Turns, TurnSearch
+from agents.engine.turn_plan import alternatives
 
 RULES = ("epsilon", "widening")
 
@@ -68,7 +69,8 @@ class MacroMCTSAgent(TurnSearch):
             i = self._next(turns, kids, iters, add)
         best = max(kids, key=lambda k: (k[1], k[2] / k[1] if k[1] else -math.inf))
         return best[0], {"value": best[2] / best[1], "candidates": len(kids), "duplicates": duplicates,
-                         "iterations": iters}
+                         "iterations": iters,
+                         "alternatives": alternatives(kids)}
 
     def _next(self, turns: Turns, kids: list[list], iters: int, add) -> int:
         """The child to evaluate next: a new sample (perturbing the best known turn) or UCB1's."""

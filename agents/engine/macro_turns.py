@@ -79,7 +79,9 @@ class TurnSearch(TurnPlanAgent):
 
     def info(self) -> dict:
         """The last turn's search: ``plan`` (actions), ``value`` (its mean reward for the mover in
-        [-1, 1]), ``evaluations``, ``candidates`` (distinct turns tried), ``seconds``, ``compiled``."""
+        [-1, 1]; ``value_unit`` "reward"), ``evaluations``, ``candidates`` (distinct turns tried),
+        ``alternatives`` (the best turns tried: :func:`agents.engine.turn_plan.alternatives`),
+        ``seconds``, ``compiled``."""
         return dict(self._info)
 
     def plan_turn(self, state: State, deadline: float) -> list[int]:
@@ -100,7 +102,8 @@ class TurnSearch(TurnPlanAgent):
         turns = Turns(self, state, k, jit)
         plan, info = self.search(turns, start + self.plan_share * (deadline - start) - self.margin)
         plan = turns.legal_line(plan)
-        info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations)
+        info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations,
+                    value_unit="reward")
         self._info = info
         return list(plan)
 

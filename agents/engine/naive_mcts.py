@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from agents.engine.macro_turns import Turns, TurnSearch
+from agents.engine.turn_plan import alternatives
 
 IDLE = -1  # a unit's choice of no decision
 
@@ -83,7 +84,8 @@ class NaiveMCTSAgent(TurnSearch):
             else:
                 arm = max(arms.values(), key=lambda a: a[2] / a[1] if a[1] else -math.inf)
         best = max(arms.values(), key=lambda a: (a[1], a[2] / a[1] if a[1] else -math.inf))
-        return best[0], {"value": best[2] / best[1], "candidates": len(arms), "units": len(units)}
+        return best[0], {"value": best[2] / best[1], "candidates": len(arms), "units": len(units),
+                         "alternatives": alternatives(arms.values())}
 
 
 def _best(bandit: dict[int, list], prior: float) -> int:

@@ -14,7 +14,7 @@ instead, the whole turn at once.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from core.game import State
@@ -66,6 +66,25 @@ class TurnPlanAgent:
     def reset(self) -> None:
         self._plan_turn_id = None
         self._plan_left = []
+
+
+ALTERNATIVES = 8  # turns a planner's info() lists under "alternatives" at most (the analysis panel's)
+
+
+def alternatives(tried: Iterable[Sequence[Any]], by: str = "visits",
+                 limit: int = ALTERNATIVES) -> list[dict]:
+    """A turn planner's ``info()["alternatives"]``: of the turns it ``tried``, each (actions,
+    evaluations, sum of their values, anything more: a search's own ``[turn, n, sum, ...]``
+    lists), the best ``limit`` as ``{"actions", "visits", "value"}``
+    (``by="visits"``: most visited first, a sampling search's choice) or ``{"actions",
+    "evaluations", "fitness"}`` (``by="fitness"``: best mean first, an evolution's). Values are
+    means for the mover, in the planner's ``value_unit``; unevaluated turns are left out."""
+    rows = [(list(t), int(n), float(s) / n) for t, n, s, *_rest in tried if n > 0]
+    if by == "visits":
+        rows.sort(key=lambda r: (-r[1], -r[2]))
+        return [{"actions": t, "visits": n, "value": v} for t, n, v in rows[:limit]]
+    rows.sort(key=lambda r: (-r[2], -r[1]))
+    return [{"actions": t, "evaluations": n, "fitness": v} for t, n, v in rows[:limit]]
 
 
 def likeliest_line(state: State) -> State:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.engine.turn_plan import TurnPlanAgent
+from agents.engine.turn_plan import ALTERNATIVES, TurnPlanAgent, likeliest_line
 from agents.reinforce_tactics import planner
 from core.game import State, constants_array
 from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
@@ -50,6 +50,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._buf = np.empty(NUM_ACTIONS, np.int64)
         self._scores = np.empty(NUM_ACTIONS, np.float64)
         self._work = np.empty(3 * 400, np.int64)
+        self._planned: tuple[State, list[int]] | None = None  # the last plan_turn's (state, plan), for info()
 
     def warm_up(self) -> float:
         """Compile the planner's entry points now (no-op on the plain path); seconds taken."""
@@ -83,7 +84,10 @@ class GreedyAgent(Weights, TurnPlanAgent):
 
     def scores(self, state: State, deadline: float | None = None) -> dict[int, float]:
         """Every legal sub-action's value at decision node ``state`` (planner's docstring)."""
-        k = self._kernels(deadline)
+        return self._scores_by(self._kernels(deadline), state, deadline)
+
+    def _scores_by(self, k: Any, state: State, deadline: float | None = None) -> dict[int, float]:
+        """:meth:`scores` by the planner's namespace ``k`` (its path: ``self._jit``)."""
         g, s = self._args(state)
         n = k.score_actions(g, s, self._params, self.lookahead, deadline_ns(deadline),
                                   self._acts, self._scores, self._work, self._buf)
@@ -92,6 +96,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return {int(self._acts[i]): float(self._scores[i]) for i in range(n)}
 
     def choose(self, state: State, deadline: float) -> int:
+        self._planned = None  # info() is of this choice, not of an earlier plan
         if state.is_chance_node() or state.is_terminal():
             return state.legal_actions()[0]
         k = self._kernels(deadline)
@@ -105,10 +110,34 @@ class GreedyAgent(Weights, TurnPlanAgent):
         g, s = self._args(state)
         out = np.empty(MAX_TURN, np.int64)
         n = k.plan(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline), out)
-        return [int(a) for a in out[:n]]
+        plan = [int(a) for a in out[:n]]
+        self._planned = (state, plan)
+        return plan
 
     def info(self) -> dict:
-        return {"jit": self._jit}
+        """``jit`` (the path the last call ran); after :meth:`plan_turn` (not after ``choose``) also
+        its ``plan``, its ``value`` (the heuristic, for the mover, where the plan ends its turn along
+        the likelier chance outcomes; ``value_unit`` "heuristic") and ``alternatives``: the best
+        scored sub-actions of the turn's first decision, each alone, with its score as ``value``.
+        Computed here, when asked (two scoring calls), so that planning a turn costs nothing more."""
+        out: dict = {"jit": self._jit}
+        if self._planned is None:
+            return out
+        state, plan = self._planned
+        k = J.compiled(planner) if self._jit else planner  # the plan's own path: no compile started here
+        first = sorted(self._scores_by(k, state).items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
+        s = likeliest_line(state)
+        for a in plan:
+            if a == A_END or s.is_terminal():
+                break
+            if a in s.legal_actions():  # else skipped, as plan_labels skips it
+                s = likeliest_line(s.apply(a))
+        if not s.is_terminal() and s.current_player() == state.current_player():
+            out["value"] = self._scores_by(k, s)[A_END]
+        out.update(plan=list(plan), value_unit="heuristic",
+                   alternatives=[{"actions": [a], "value": v} for a, v in first])
+        return out
 
     def reset(self) -> None:
         TurnPlanAgent.reset(self)
+        self._planned = None

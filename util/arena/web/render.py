@@ -3,7 +3,9 @@ the last move marked, and an agent's search as one typed report a person can rea
 
 The report (:class:`SearchReport`) is the one place that reads the engines' ``info()`` keys
 (``value``, ``exact``, ``depth``, ``nodes``, ``simulations``, ``action_values``, ``visits``,
-``pv``): the page never guesses what a number means. Values are for the side that chose.
+``pv``; a turn planner's ``plan``, ``value_unit``, ``alternatives``, ``evaluations``,
+``candidates``: :func:`agents.engine.turn_plan.alternatives`): the page never guesses what a
+number means. Values are for the side that chose.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.engine.turn_plan import likeliest_line
 from core.game import CHANCE, Game, State
 
 
@@ -163,6 +166,7 @@ class SearchReport:
     rows: list[dict] = field(default_factory=list)  # action, text, value, value_text, visits
     notes: list[str] = field(default_factory=list)
     reason: str = ""
+    turn: dict | None = None  # a turn planner's (kind "turn"): :func:`turn_report`; None for other agents
 
 
 def count_text(n: float) -> str:
@@ -186,6 +190,8 @@ def number_text(v: float) -> str:
 
 
 def _kind(info: dict) -> str:
+    if isinstance(info.get("plan"), list):
+        return "turn"
     if info.get("book"):
         return "book"
     if "simulations" in info or "visits" in info:
@@ -215,9 +221,12 @@ def judge(value: float | None, kind: str, exact: bool, win_value: float) -> tupl
     return "", f"evaluation {number_text(value)}", number_text(value), (scaled + 1) / 2
 
 
-def search_report(info: dict, state: State, seconds: float) -> SearchReport:
-    """The report of an agent's ``info()`` for its choice at ``state`` after ``seconds``."""
+def search_report(info: dict, state: State, seconds: float, turn: bool = False) -> SearchReport:
+    """The report of an agent's ``info()`` for its choice at ``state`` after ``seconds``; with
+    ``turn``, a turn planner's plan and alternatives at ``state`` (:func:`turn_report`)."""
     kind = _kind(info)
+    if kind == "turn":
+        return _turn_search_report(info, state, seconds, turn)
     exact = bool(info.get("exact"))
     value = info.get("value")
     value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -241,6 +250,96 @@ def search_report(info: dict, state: State, seconds: float) -> SearchReport:
     if kind == "none" and not rep.rows:
         rep.notes.append("this agent does not search: it reports no value")
     return rep
+
+
+def _turn_search_report(info: dict, state: State, seconds: float, turn: bool) -> SearchReport:
+    rep = SearchReport(kind="turn", seconds=round(seconds, 4), reason=str(info.get("reason") or ""))
+    win_value = float(getattr(state.game, "win_value", 1.0))
+    unit = str(info.get("value_unit") or "reward")
+    rep.value = _number(info.get("value"))
+    rep.value_text, rep.share = turn_value_text(rep.value, unit, win_value)
+    evaluations, candidates = _number(info.get("evaluations")), _number(info.get("candidates"))
+    if evaluations is not None:
+        rep.notes.append(f"{count_text(evaluations)} turn evaluations"
+                         + (f" of {count_text(candidates)} distinct turns" if candidates is not None else ""))
+    if turn:
+        rep.turn = turn_report(info, state)
+        rep.pv = [m["text"] for m in rep.turn["moves"]]
+    return rep
+
+
+def _number(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def turn_value_text(value: float | None, unit: str, win_value: float,
+                    where: str = "after the turn") -> tuple[str, float | None]:
+    """(text, bar share) of a turn planner's value for the mover: ``unit`` "reward" (a mean in
+    [-1, 1]: the heuristic ``where`` squashed by a sigmoid) or "heuristic" (its own units, the
+    bar scaled by the game's ``win_value``)."""
+    if value is None:
+        return "", None
+    if unit == "reward":
+        return f"mean reward {number_text(value)} (the heuristic {where}, in [−1, 1])", min(1.0, max(0.0, (value + 1) / 2))
+    scaled = max(-1.0, min(1.0, value / max(win_value, 1e-9)))
+    return f"heuristic {number_text(value)} {where}", (scaled + 1) / 2
+
+
+def turn_line(state: State, actions: Any, limit: int = 1000) -> list[dict]:
+    """The picture entries (:func:`move_entry`) of ``actions`` played from ``state`` as the turn's
+    plan is played: along the likeliest chance outcomes, an action not legal there skipped (as
+    Kaggle skips it), up to the end of the turn or of the mover's turn."""
+    out: list[dict] = []
+    if not isinstance(actions, (list, tuple)):
+        return out
+    end = state.game.end_turn_action
+    me = state.current_player()
+    s = state
+    for a in actions[:limit]:
+        s = likeliest_line(s)
+        if s.is_terminal() or s.current_player() != me:
+            break
+        if isinstance(a, bool) or not isinstance(a, int) or a not in s.legal_actions():
+            continue
+        out.append(move_entry(s, a) or {"action": a, "text": s.action_to_string(a)})
+        s = s.apply(a)
+        if a == end:
+            break
+    return out
+
+
+def turn_report(info: dict, state: State) -> dict:
+    """A turn planner's plan at ``state`` as the page draws it: ``moves`` (picture entries of the
+    plan's actions, legal in sequence: :func:`turn_line`), ``actions``, ``value``,
+    ``value_text``, ``share``, and ``alternatives``, each ``{"moves", "actions", "text"}`` with
+    ``visits`` and ``value`` (sampling searches), ``fitness`` and ``evaluations`` (evolution) or
+    ``value`` alone (greedy: a first sub-action's score), its ``value_text``; ``ranked_by`` says
+    which ("visits", "fitness", "first decision")."""
+    win_value = float(getattr(state.game, "win_value", 1.0))
+    unit = str(info.get("value_unit") or "reward")
+    moves = turn_line(state, info.get("plan"))
+    value = _number(info.get("value"))
+    text, share = turn_value_text(value, unit, win_value)
+    alts: list[dict] = []
+    raw = [a for a in info.get("alternatives") or [] if isinstance(a, dict)]
+    ranked = "visits" if raw and "visits" in raw[0] else "fitness" if raw and "fitness" in raw[0] else "first decision"
+    where = "after this act (its best follow-up included)" if ranked == "first decision" else "after the turn"
+    for alt in raw:
+        line = turn_line(state, alt.get("actions"))
+        row: dict = {"moves": line, "actions": [m["action"] for m in line],
+                     "text": " · ".join(m["text"] for m in line) or "(nothing legal)"}
+        for k in ("visits", "evaluations"):
+            if _number(alt.get(k)) is not None:
+                row[k] = int(alt[k])
+        for k in ("value", "fitness"):
+            v = _number(alt.get(k))
+            if v is not None:
+                row[k] = v
+                row["value_text"], row["share"] = turn_value_text(v, unit, win_value, where)
+        alts.append(row)
+    return {"moves": moves, "actions": [m["action"] for m in moves], "player": state.current_player(),
+            "value": value, "value_text": text, "share": share, "unit": unit,
+            "alternatives": alts, "ranked_by": ranked}
 
 
 def _rows(info: dict, state: State, kind: str, exact: bool, win_value: float) -> list[dict]:
@@ -276,8 +375,8 @@ def _pv(pv: Any, state: State) -> list[str]:
     return texts
 
 
-def report_dict(agent: Any, state: State, seconds: float) -> dict:
+def report_dict(agent: Any, state: State, seconds: float, turn: bool = False) -> dict:
     """:func:`search_report` of ``agent``'s ``info()`` as JSON-ready data."""
     fn = getattr(agent, "info", None)
     info = dict(fn()) if callable(fn) else {}
-    return asdict(search_report(info, state, seconds))
+    return asdict(search_report(info, state, seconds, turn))

@@ -18,6 +18,7 @@ from typing import Any
 from agents import registry as agent_registry
 from agents.engine import registry
 from core.game import Game, State
+from util.arena.web.render import report_dict
 from util.bounds import as_float, shown
 
 
@@ -166,12 +167,13 @@ class Session:
             while len(self.analysts) > MAX_ANALYSTS:
                 self.analysts.popitem(last=False)
             start = time.perf_counter()
+            planner = self.game.end_turn_action is not None and callable(getattr(agent, "plan_turn", None))
             try:
-                action = agent.choose(state, start + seconds)
+                action = plan_first(agent, state, start + seconds) if planner else agent.choose(state, start + seconds)
             except Exception as exc:  # an agent's failure must not become a 500: report it
                 self.analysts.pop(spec, None)
                 raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
-            report = analysis_of(agent, state, time.perf_counter() - start)
+            report = report_dict(agent, state, time.perf_counter() - start, turn=planner)
             if warm >= 0.05:
                 report["notes"].append(f"warmed up first in {warm:.1f} s (compiling, loading its tables), outside the search's time")
             return report, int(action)
@@ -190,6 +192,20 @@ class Session:
             reset()
 
 
+def plan_first(agent: Any, state: State, deadline: float) -> int:
+    """A turn planner's (:class:`agents.engine.turn_plan.TurnPlanAgent`) first decision at
+    ``state``: it plans the whole turn afresh (``choose`` would replay a plan made earlier in the
+    same turn), so that its ``info()`` is of this position; the end of the turn when no planned
+    action is legal here."""
+    legal = state.legal_actions()
+    plan = agent.plan_turn(state, deadline)
+    first = next((a for a in plan if a in legal), None)
+    if first is None:
+        end = state.game.end_turn_action
+        first = end if end in legal else legal[0]
+    return int(first)
+
+
 def warm_up(agent: Any) -> float:
     """Seconds ``agent``'s own ``warm_up`` took (compiles and loads what its moves use); 0 when it
     has none. The engine's agents take no argument (ConnectX's are reached through the bridge's)."""
@@ -204,8 +220,6 @@ def warm_up(agent: Any) -> float:
 def analysis_of(agent: Any, state: State, seconds: float) -> dict:
     """The agent's search for its last choice at ``state`` as the page shows it: one typed
     report (:class:`util.arena.web.render.SearchReport`) of its ``info()`` (ENGINE.md keys)."""
-    from util.arena.web.render import report_dict
-
     return report_dict(agent, state, seconds)
 
 

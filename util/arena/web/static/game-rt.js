@@ -116,6 +116,31 @@ function rtArrow(g, a, b, size, cls) {
   g.append(S("line", {x1, y1, x2, y2, class: `rt-arrow ${cls}`, "marker-end": "url(#rt-head)"}));
 }
 
+// A planned turn (an analysis's plan or one of its alternatives): each act with a cell as an arrow
+// (from its unit to its destination or target) or a ring (a recruit, a seizure, an act on the
+// unit's own cell), numbered in order; the end of the turn draws nothing.
+function rtDrawPlan(plan, size) {
+  const g = S("g", {class: "rt-plan", "data-index": plan.index});
+  let step = 0;
+  for (const m of plan.moves) {
+    if (!m.cell) continue;
+    step += 1;
+    const item = S("g", {class: `rt-plan-item ${m.kind}`, "data-action": m.action, "data-step": step, "data-cell": `${m.cell}`,
+      "data-from": m.from ? `${m.from}` : ""}, tip(`${step}. ${m.text}`));
+    const at = m.from && m.to && !same(m.from, m.to) ? m.to : m.cell;
+    if (m.from && m.to && !same(m.from, m.to)) {
+      const cls = `rt-plan-arrow ${m.kind === "move" ? "move" : RT_FRIENDLY.has(m.kind) ? "friendly" : "hostile"}`;
+      const [x1, y1, x2, y2] = [(m.from[1] + 0.5) * size, (m.from[0] + 0.5) * size, (m.to[1] + 0.5) * size, (m.to[0] + 0.5) * size];
+      item.append(S("line", {x1, y1, x2, y2, class: cls, "marker-end": "url(#rt-plan-head)"}));
+    } else {
+      item.append(S("circle", {cx: (at[1] + 0.5) * size, cy: (at[0] + 0.5) * size, r: size * 0.45, class: `rt-plan-mark ${m.kind}`}));
+    }
+    item.append(S("text", {x: (at[1] + 0.8) * size, y: (at[0] + 0.3) * size, class: "rt-plan-step"}, step));
+    g.append(item);
+  }
+  return g;
+}
+
 function rtDrawStructure(svg, st, size) {
   const x = st.c * size, y = st.r * size;
   const owner = st.owner < 0 ? "neutral" : `p${st.owner}`;
@@ -162,7 +187,9 @@ RENDERERS.reinforce_tactics = {
     const label = 16;
     const svg = svgRoot(pic.columns * size + label, pic.rows * size + label, "rt");
     svg.append(S("defs", {}, S("marker", {id: "rt-head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse"},
-      S("path", {d: "M0,0 L10,5 L0,10 z", class: "rt-head"}))));
+      S("path", {d: "M0,0 L10,5 L0,10 z", class: "rt-head"})),
+    S("marker", {id: "rt-plan-head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto-start-reverse"},
+      S("path", {d: "M0,0 L10,5 L0,10 z", class: "rt-plan-head"}))));
     const board = S("g", {transform: `translate(${label},${label})`});
     svg.append(board);
     for (let c = 0; c < pic.columns; c++) svg.append(S("text", {x: label + (c + 0.5) * size, y: 12, class: "rt-axis"}, pic.origin[1] + c));
@@ -185,11 +212,13 @@ RENDERERS.reinforce_tactics = {
     for (const st of pic.structures) rtDrawStructure(board, st, size);
     drawLast(board, pic, 0, 0, size);
     // the last finished turn and this one so far: arrows (moves, acts) and marks (recruits, seizures)
-    const shown = [...((pic.last_turn && pic.last_turn.moves) || []), ...(pic.turn_moves || [])];
+    const plan = ui.planShown;  // an analysis's planned turn (play.js): drawn instead of the last turn
+    const shown = [...((!plan && pic.last_turn && pic.last_turn.moves) || []), ...(pic.turn_moves || [])];
     for (const m of shown) {
       if (m.from && m.to && !same(m.from, m.to)) rtArrow(board, m.from, m.to, size, `${m.kind === "move" ? "move" : RT_FRIENDLY.has(m.kind) ? "friendly" : "hostile"} p${m.player}`);
       else if (m.kind === "create_unit" || m.kind === "seize") board.append(S("circle", {cx: (m.cell[1] + 0.5) * size, cy: (m.cell[0] + 0.5) * size, r: size * 0.45, class: `rt-mark ${m.kind} p${m.player}`}));
     }
+    const planLayer = plan ? rtDrawPlan(plan, size) : null;
     for (const u of pic.units) {
       const done = pic.to_move === u.p && !movers.has(`${u.r},${u.c}`);
       rtDrawUnit(board, u, size, done);
@@ -198,6 +227,7 @@ RENDERERS.reinforce_tactics = {
           class: `rt-ready${same(unitCell, [u.r, u.c]) ? " picked" : ""}`}));
       }
     }
+    if (planLayer) board.append(planLayer);
     if (ui.active) drawCursor(board, ui, rtKeyCells(pic, ui), 0, 0, size);
     if (sel && sel.kind === "rt-structure") board.append(S("rect", {x: sel.cell[1] * size + 2, y: sel.cell[0] * size + 2, width: size - 4, height: size - 4, rx: 6, class: "rt-ready picked"}));
     for (const m of selMoves) {

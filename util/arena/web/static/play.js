@@ -130,6 +130,7 @@ function render() {
   hist.classList.toggle("turns", turnGame);
   $("undo").disabled = view.history.length === 0;
   $("share").value = shareUrl();
+  ui.plan = null;  // a planned turn drawn on the board is of the position it was analysed at
   if (view.last_analysis && view.last_analysis.seconds !== undefined) showAnalysis(view.last_analysis, "The agent's last move");
 }
 
@@ -138,6 +139,7 @@ function drawBoard() {
   const live = replayPly === null;
   const pic = live ? view.picture : replayPic;
   ui.active = live && !view.terminal && !view.agent_to_move && view.to_move === view.human;
+  ui.planShown = live && ui.plan && ui.plan.ply === view.history.length ? ui.plan : null;  // game-rt.js draws it
   const board = $("board");
   board.innerHTML = "";
   board.append(drawPicture(pic, ui));
@@ -251,7 +253,7 @@ async function undo() {
 }
 
 // --- the agent's thinking ---------------------------------------------------------------------
-const KIND = {mcts: "Monte Carlo tree search", solver: "exact solver", search: "depth-limited search", book: "opening book", none: "no search"};
+const KIND = {mcts: "Monte Carlo tree search", solver: "exact solver", search: "depth-limited search", book: "opening book", none: "no search", turn: "turn planner"};
 
 function bar(share, cls) {
   const b = el("div", {class: `bar ${cls || ""}`});
@@ -278,7 +280,8 @@ function showAnalysis(a, title) {
   if (a.reason && a.reason !== "search") facts.push(a.reason);
   box.append(el("p", {class: "facts"}, facts.join(" · ")));
   for (const n of a.notes || []) box.append(el("p", {class: "muted"}, n));
-  if (a.pv && a.pv.length) box.append(el("p", {class: "pv"}, el("b", {}, "Best line: "), a.pv.join("  ")));
+  if (a.turn) showTurn(box, a.turn);
+  else if (a.pv && a.pv.length) box.append(el("p", {class: "pv"}, el("b", {}, "Best line: "), a.pv.join("  ")));
   const rows = (a.rows || []).slice(0, 8);
   if (rows.length) {
     const total = rows.reduce((s, r) => s + (r.visits || 0), 0) || 1;
@@ -293,6 +296,47 @@ function showAnalysis(a, title) {
     box.append(t);
     if ((a.rows || []).length > rows.length) box.append(el("p", {class: "muted"}, `and ${a.rows.length - rows.length} more moves`));
   }
+}
+
+// A turn planner's report (render.turn_report): the planned turn listed and drawn on the board,
+// and the alternatives it sampled; a click on one draws that one instead.
+function showTurn(box, turn) {
+  const ply = view.history.length;
+  const pick = (moves, idx) => {
+    ui.plan = {moves, player: turn.player, ply, index: idx};
+    box.querySelectorAll(".rt-alt").forEach((tr) => tr.classList.toggle("chosen", Number(tr.dataset.index) === idx));
+    planHead.classList.toggle("chosen", idx < 0);
+    drawBoard();
+  };
+  const planHead = el("h4", {class: "rt-plan-head chosen", title: "draw the planned turn on the board", onclick: () => pick(turn.moves, -1)},
+    "Planned turn (drawn on the board)");
+  box.append(planHead);
+  const ol = el("ol", {class: "rt-actions rt-plan-list"});
+  for (const m of turn.moves) ol.append(el("li", {"data-action": m.action}, m.text));
+  box.append(ol);
+  const alts = turn.alternatives || [];
+  if (alts.length) {
+    const what = {visits: "Turns it sampled (most visited first)", fitness: "Best turns of its population (fittest first)",
+      "first decision": "Best-scored acts of its first decision"}[turn.ranked_by] || "Alternatives";
+    box.append(el("h4", {}, `${what}: click one to draw it`));
+    const count = turn.ranked_by === "visits" ? "visits" : turn.ranked_by === "fitness" ? "evaluations" : null;
+    const list = el("ol", {class: "rt-alts"});
+    alts.forEach((alt, i) => {
+      const v = alt.fitness !== undefined ? alt.fitness : alt.value;
+      const head = el("div", {class: "rt-alt-head"}, el("b", {}, v === undefined ? "" : numberText(v)));
+      if (alt.share !== undefined && alt.share !== null) head.append(bar(alt.share, "mini"));
+      if (count && alt[count] !== undefined) head.append(el("span", {class: "muted"}, `${countText(alt[count])} ${count}`));
+      list.append(el("li", {class: "rt-alt", "data-index": i, "data-actions": alt.actions.join(","), title: `${alt.value_text || ""}: click to draw this turn on the board`,
+        onclick: () => pick(alt.moves, i)}, head, el("div", {class: "rt-alt-text"}, alt.text)));
+    });
+    box.append(list);
+  }
+  pick(turn.moves, -1);
+}
+
+function numberText(v) {
+  if (v === 0) return "0";
+  return (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3)).replace(/^(?=\d)/, "+").replace("-", "−");
 }
 
 function countText(n) {
