@@ -16,13 +16,13 @@ attacker's side), in outcome units inside ``(-top, top)``. Weights: :mod:`.param
   two a side) and ``w_capture`` per
   cell nearer the nearest structure not its side's (Manhattan, from ``MAX_DIST``);
 
-and returns ``top * tanh(z / scale)``. Finished games score ``±top`` (0 for a draw): a search
+and returns ``top * z / (scale + |z|)``: bounded, and strictly monotone in ``z`` at every size
+(a ``tanh`` rounds to ``top`` in floats past ``z = 19 scale``: the planner, comparing equal
+scores, stopped acting in won positions worth 60,000 gold and lost two games on tower_rush). Finished games score ``±top`` (0 for a draw): a search
 scores terminal states by their outcome. The two sides are treated alike, so a position and its
 image with the sides swapped score opposite values (``tests/test_rt_agents.py``).
 """
 from __future__ import annotations
-
-import math
 
 from core.reinforce_tactics.kernels import dist, unit_at
 from core.reinforce_tactics.layout import (
@@ -155,7 +155,7 @@ def evaluate(g, s, params) -> float:
     z = units_score(g, s, me, params)
     z += structures_score(g, s, me, params)
     z += params[P_GOLD] * (s[H_GOLD + me] - s[H_GOLD + 1 - me])
-    return top * math.tanh(z / params[P_SCALE])
+    return top * z / (params[P_SCALE] + abs(z))
 
 
 HEURISTICS = {"standard": evaluate}

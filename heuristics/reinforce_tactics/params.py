@@ -7,7 +7,7 @@ index constants ``P_*`` below (one per field, in field order). The engine's gene
 the same numbers positionally (``alphabeta:heuristic=standard,params=1.2/0.3/...``).
 
 Values are in gold (a unit's cost is what it is worth at full health), then squashed:
-``top * tanh(z / scale)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
+``top * z / (scale + |z|)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class Weights:
     w_occupy: float = field(default=0.1, metadata=WEIGHT)  # share of a structure's value for a unit standing on it (not its side's): a seizure next
     w_advance: float = field(default=3.0, metadata=WEIGHT)  # per unit, per cell (Manhattan) nearer the enemy HQ
     w_capture: float = field(default=2.0, metadata=WEIGHT)  # per unit, per cell nearer the nearest structure not its side's
-    scale: float = field(default=3000.0, metadata=POSITIVE)  # gold of advantage at which the estimate reaches tanh(1) of top
+    scale: float = field(default=3000.0, metadata=POSITIVE)  # gold of advantage at which the estimate reaches half of top
     top: float = field(default=0.9, metadata=SHARE)  # the largest |estimate| (a win scores 1)
 
     def vector(self) -> list[float]:
