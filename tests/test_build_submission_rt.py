@@ -64,19 +64,27 @@ def observations() -> list[dict]:
 
 
 def replayed(obs: dict, answer: list[dict]) -> list[int]:
-    """Our actions for ``answer`` played from ``obs``'s position; AssertionError at an entry the
-    engine would skip (not accepted, or not legal where it stands)."""
+    """Our actions for ``answer`` played from ``obs``'s position along the first line of dice;
+    AssertionError at an entry the engine would skip on ANY line of dice (not accepted, or not
+    legal where it stands after either outcome of a Rogue's evasion)."""
     game = ReinforceTactics(board="".join(c.split("_")[0] for row in obs["board"] for c in row), episode_steps=200)
-    s = game.from_observation(obs)
+    lines = [game.from_observation(obs)]
     out = []
     for d in answer:
-        a = dict_to_action(game.g, s.words, d, check=True)
-        assert a is not None and a in s.legal_actions(), f"entry {d} would be skipped"
-        out.append(a)
-        if a == game.end_turn_action:
+        acts = [dict_to_action(game.g, s.words, d, check=True) for s in lines]
+        assert all(a is not None and a in s.legal_actions() for s, a in zip(lines, acts)), f"entry {d} would be skipped"
+        out.append(acts[0])
+        if acts[0] == game.end_turn_action:
             break
-        s = s.apply(a)
-        if s.is_chance_node() or s.is_terminal():
+        nxt = [s.apply(a) for s, a in zip(lines, acts)]
+        lines = []
+        while nxt:
+            t = nxt.pop()
+            if t.is_chance_node():
+                nxt.extend(t.apply(o) for o, _p in t.chance_outcomes())
+            else:
+                lines.append(t)
+        if any(t.is_terminal() for t in lines):
             break
     return out
 

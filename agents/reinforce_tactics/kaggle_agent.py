@@ -10,9 +10,9 @@ and the bank), asks the agent for the turn (``plan_labels(state, deadline)`` of
 decision at a time until it ends the turn) and turns the plan into Kaggle's action dicts.
 
 Before answering it replays the plan on our rules and keeps only what the engine executes: an
-entry that is not legal where it stands is dropped (Kaggle would skip it), and the list stops
-at a Rogue's attack (what follows depends on the evasion draw the engine makes after the list is
-committed) or at the end of the game; ``{"type": "end_turn"}`` closes it. Our legal actions
+entry that is not legal where it stands is dropped (Kaggle would skip it); after a Rogue's attack
+(the engine draws the evasion after the list is committed) an entry is kept only where it is
+legal whichever way the dice fall; the list stops at the end of the game; ``{"type": "end_turn"}`` closes it. Our legal actions
 equal the engine's (tests/test_reinforce_tactics_oracle.py), so no entry sent is skipped.
 
 Whatever goes wrong (an observation that is not a Reinforce Tactics position: missing keys,
@@ -40,6 +40,7 @@ END_TURN_ONLY: list[dict] = [{"type": "end_turn"}]
 EPISODE_STEPS = (2, 100_000)  # accepted range of configuration.episodeSteps (Kaggle's default 200)
 VALUE_MAX = 10_000  # largest hit points, gold/1000, counter or turn number an observation may hold
 MAX_BOARDS = 4  # games on different boards kept (a Kaggle process plays one; a local one may play many)
+MAX_LINES = 8  # lines of dice a checked turn follows (a Rogue's attack doubles them); then it is cut
 MAX_DECISIONS = 400  # decisions one turn may hold when built through choose() (50 units, a few acts each)
 
 
@@ -227,22 +228,25 @@ class RTKaggleAdapter:
             return []
 
     def checked(self, game: ReinforceTactics, state: State, labels: list[Hashable]) -> list[dict]:
-        """``labels`` as Kaggle's action dicts, replayed on our rules: entries that are not legal
-        where they stand dropped (counted in ``stats["dropped"]``), cut at a Rogue's attack or the
-        game's end, closed by ``end_turn``."""
+        """``labels`` as Kaggle's action dicts, replayed on our rules along every line the dice
+        may take: after a Rogue's attack the turn goes on in each outcome of the evasion (at most
+        :data:`MAX_LINES` lines), and an entry is kept only where it is legal on every line (else
+        dropped, counted in ``stats["dropped"]``), so that whatever the engine draws after the
+        list is committed, no entry sent is skipped. Cut where a line ends the game; closed by
+        ``end_turn``."""
         out: list[dict] = []
-        s = state
+        lines = [state]
         end = game.end_turn_action
         for label in labels:
-            a = game.label_action(s, label) if isinstance(label, tuple) else None
-            if a is None or not isinstance(label, tuple):
+            acts = [game.label_action(s, label) for s in lines] if isinstance(label, tuple) else [None]
+            if any(a is None for a in acts):
                 self.stats["dropped"] += 1
                 continue
-            if a == end:
+            if acts[0] == end:
                 break
             out.append(dict(label))  # a label is the action dict's sorted items
-            s = s.apply(a)
-            if s.is_terminal() or s.is_chance_node():
+            lines = [t for s, a in zip(lines, acts) for t in outcomes(s.apply(a))]
+            if len(lines) > MAX_LINES or any(t.is_terminal() for t in lines):
                 break
         return out + [dict(d) for d in END_TURN_ONLY]
 
@@ -257,6 +261,13 @@ class RTKaggleAdapter:
                 sys.stderr.write("".join(traceback.format_exc(limit=6)))
         except Exception:
             pass
+
+
+def outcomes(state: State) -> list[State]:
+    """``state`` past its chance nodes: one state for each way the dice may fall."""
+    if not state.is_chance_node():
+        return [state]
+    return [t for a, _p in state.chance_outcomes() for t in outcomes(state.apply(a))]
 
 
 def self_step(state: State) -> int:
