@@ -25,6 +25,17 @@ def test_a_games_table_is_the_generic_one_under_its_own(game_name):
     assert list(table)[:len(registry.own_table(game_name))] == list(registry.own_table(game_name))  # the game's own names first
 
 
+def test_the_generic_table_holds_only_generic_searches_and_each_game_table_its_own_agents():
+    """A game's agent in the generic table would play every game it claims under a generic name:
+    the generic table names modules of agents/engine/ only, a game's table its own package's
+    (or a generic class it configures, as Quixo's mc_learner)."""
+    assert all(t.startswith("agents.engine.") for t in ENGINE_AGENTS.values()), ENGINE_AGENTS
+    for game_name, module in registry.GAME_TABLES.items():
+        package = module if module.count(".") == 1 else module.rpartition(".")[0]
+        for name, target in registry.own_table(game_name).items():
+            assert target.startswith((package + ".", "agents.engine.")), (game_name, name, target)
+
+
 def test_a_games_own_name_outranks_the_generic_one():
     from agents.connectx.bridge import ConnectXAgent
     from agents.connectx.perfect import PerfectAgent
