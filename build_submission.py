@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents import registry  # noqa: E402
+from agents.connectx import registry  # noqa: E402
 from util import codec  # noqa: E402
 from util.bounds import SECONDS_MAX, as_float  # noqa: E402
 from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
@@ -66,7 +66,7 @@ class BuildFailed(Exception):
 @dataclasses.dataclass
 class Target:
     label: str  # registry name or module:Class, for messages
-    module: str  # e.g. "agents.rules"
+    module: str  # e.g. "agents.connectx.rules"
     cls: type  # the agent class
 
 

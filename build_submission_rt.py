@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_submission as B  # noqa: E402
-from agents.engine import registry as engine_registry  # noqa: E402
+from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
 from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
@@ -152,14 +152,15 @@ def resolve_agent(text: str | None) -> tuple[B.Target, dict[str, str]]:
                 continue
         raise B.UsageError("no Reinforce Tactics agent is available to build")
     name, _, rest = text.partition(":")
-    if name in engine_registry.ENGINE_AGENTS:
+    if name in registry.table(GAME) or registry.games_of(name):
         name, spec_params = parse_spec(text)
-        cls = engine_registry.agent_class(name)
-        if not engine_registry.supports(cls, GAME):
-            raise B.UsageError(f"agent {name!r} does not play {GAME}; agents that do: {', '.join(engine_registry.names(GAME))}")
+        try:
+            cls = registry.agent_class(GAME, name)
+        except SpecError as exc:
+            raise B.UsageError(f"{exc}; agents that do: {', '.join(registry.names(GAME))}") from None
         return B.Target(name, cls.__module__, cls), spec_params
     if not rest or "=" in rest:
-        raise B.UsageError(f"unknown agent {text!r}; agents that play {GAME}: {', '.join(engine_registry.names(GAME))}, or package.module:Class")
+        raise B.UsageError(f"unknown agent {text!r}; agents that play {GAME}: {', '.join(registry.names(GAME))}, or package.module:Class")
     try:
         module = importlib.import_module(name.strip())
     except ImportError as exc:
@@ -197,7 +198,7 @@ def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def list_agents() -> str:
-    lines = [f"{name}" for name in engine_registry.names(GAME)]
+    lines = [f"{name}" for name in registry.names(GAME)]
     lines.append(f"{RANDOM_TURN} (a random turn that seizes and attacks first)")
     try:
         default = resolve_agent(None)[0].label

@@ -1,228 +1,117 @@
-"""Agent names, their parameters, and agent specs such as ``alphabeta:heuristic=bitsquares,max_depth=6``.
+"""Every agent by ``(game, name)``: the one place that says which class a spec builds on a game.
 
-Each name maps to ``module:Class`` (a dataclass implementing :class:`agents.base.Agent`). A name
-whose module is not importable (not written yet, or a missing optional dependency) is left out
-of :func:`names` with the reason kept for error messages.
+A game's table is the generic searches' (:data:`agents.engine.registry.ENGINE_AGENTS`) with the
+game's own table (:data:`GAME_TABLES`) merged over it, so a game's own agent of a generic name
+(ConnectX's ``perfect``, ``alphabeta``, ``mcts``, ...) outranks the generic one by construction.
+A game's table is a module with ``AGENTS: dict[str, str]`` (``name -> "module:Class"``) and,
+optionally, ``build(cls, kwargs, game, spec)`` (how its classes are built for ``game``; the
+default is ``cls(game=game, **kwargs)``). A game adds its agents with one line in
+:data:`GAME_TABLES`. Specs and their parameters: :mod:`agents.engine.spec`.
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import typing
+from collections.abc import Callable
 from typing import Any
 
-from util.bounds import MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, shown
+from agents.engine.registry import ENGINE_AGENTS, supports
+from agents.engine.spec import SpecError, convert_params, parse_spec
 
-# Strongest first: the first importable name is build_submission.py's default.
-AGENT_CLASSES: dict[str, str] = {
-    "perfect": "agents.perfect:PerfectAgent",
-    "alphabeta": "agents.alphabeta:AlphaBetaAgent",
-    "negamax": "agents.alphabeta:NegamaxAgent",
-    "mcts": "agents.mcts:MCTSAgent",
-    "ant_colony": "agents.ant_colony:AntColonyAgent",
-    "rules": "agents.rules:RulesAgent",
-    "random": "agents.random_agent:RandomAgent",
+GAME_TABLES: dict[str, str] = {
+    "connectx": "agents.connectx.registry",
+    "quixo": "agents.quixo",
+    "quantik": "agents.quantik",
+    "reinforce_tactics": "agents.reinforce_tactics",
 }
-
-STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
-
-
-class SpecError(ValueError):
-    """A bad agent name, parameter or value: the message says which and lists the valid ones."""
+"""Game name -> the module of that game's own agent table (see the module docstring)."""
 
 
-def agent_class(name: str) -> type:
-    if name not in AGENT_CLASSES:
-        raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(names())}")
-    module_name, cls_name = AGENT_CLASSES[name].split(":")
+def _table_module(game_name: str | None) -> Any:
+    path = GAME_TABLES.get(game_name or "")
+    return importlib.import_module(path) if path else None
+
+
+def own_table(game_name: str) -> dict[str, str]:
+    """``game_name``'s own table (empty for a game without one)."""
+    return getattr(_table_module(game_name), "AGENTS", {})
+
+
+def _default_build(cls: type, kwargs: dict[str, Any], game: Any, spec: str) -> Any:
+    return cls(game=game, **kwargs)
+
+
+def table(game_name: str) -> dict[str, str]:
+    """``name -> "module:Class"`` on ``game_name``: the game's own entries over the generic ones
+    (the game's own names first)."""
+    own = own_table(game_name)
+    return {**own, **{k: v for k, v in ENGINE_AGENTS.items() if k not in own}}
+
+
+def _load(name: str, target: str) -> type:
+    module, cls = target.split(":")
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SpecError(f"agent {name!r} is not available ({exc}); valid agents: {', '.join(names())}") from None
-    return getattr(module, cls_name)
+        return getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError) as exc:
+        raise SpecError(f"agent {name!r} is not available ({exc})") from None
 
 
-def names() -> list[str]:
-    """Names of the agents that can be built here, strongest first."""
-    out = []
-    for name, target in AGENT_CLASSES.items():
-        try:
-            module = importlib.import_module(target.split(":")[0])
-        except ImportError:
+def games_of(name: str) -> list[str]:
+    """The games whose own table has ``name`` (none for a generic name)."""
+    return [g for g in GAME_TABLES if name in own_table(g)]
+
+
+def agent_class(game_name: str, name: str) -> type:
+    """The class agent ``name`` builds on ``game_name``; SpecError names the games it plays when
+    ``game_name`` is not one of them, or the valid names when there is no such agent."""
+    here = table(game_name)
+    if name not in here:
+        games = games_of(name)
+        if games:
+            raise SpecError(f"agent {name!r} does not play {game_name!r}; it plays: {', '.join(games)}")
+        raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(here)}")
+    cls = _load(name, here[name])
+    if not supports(cls, game_name):
+        raise SpecError(f"agent {name!r} does not play {game_name!r}; it plays: {', '.join(getattr(cls, 'games', ()))}")
+    return cls
+
+
+def builder(game_name: str, name: str) -> Callable[..., Any]:
+    """How ``name``'s class is built on ``game_name``: the game table's ``build`` hook for its own
+    names, ``cls(game=game, **kwargs)`` for the generic ones."""
+    module = _table_module(game_name)
+    if module is not None and name in getattr(module, "AGENTS", {}):
+        return getattr(module, "build", _default_build)
+    return _default_build
+
+
+def names(game_name: str | None = None) -> list[str]:
+    """Agents that load here and play ``game_name`` (every game's, when None)."""
+    if game_name is None:
+        candidates = [(g, n) for g in GAME_TABLES for n in table(g)] + [(None, n) for n in ENGINE_AGENTS]
+    else:
+        candidates = [(game_name, n) for n in table(game_name)]
+    out: list[str] = []
+    for game, name in candidates:
+        if name in out:
             continue
-        if hasattr(module, target.split(":")[1]):
+        try:
+            cls = _load(name, table(game)[name] if game else ENGINE_AGENTS[name])
+        except SpecError:
+            continue
+        if game_name is None or supports(cls, game_name):
             out.append(name)
     return out
 
 
-def parameters(name: str) -> dict[str, Any]:
-    """Parameter names of agent ``name`` with their defaults."""
-    cls = agent_class(name)
-    return {f.name: _default(f) for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
-
-
-def _default(f: dataclasses.Field) -> Any:
-    if f.default is not dataclasses.MISSING:
-        return f.default
-    if f.default_factory is not dataclasses.MISSING:
-        return f.default_factory()
-    return None
-
-
-# --- bounds: every number a spec gives is checked before the agent is built --------------------
-INT64 = (-(1 << 63), (1 << 63) - 1)
-SHARE = (0.0, 1.0)
-SECONDS = (0.0, SECONDS_MAX)
-FIELD_BOUNDS: dict[str, tuple] = {
-    # tables sized by a person stay within MEMORY_BUDGET (2 GiB)
-    "tt_size": TT_SLOTS,  # the exact solver's slots, 8 bytes each (a prime search follows)
-    "tt_bits": (4, 26),  # the depth-first searches' table: 2**26 entries of about 24 bytes = 1.5 GiB
-    "solver_tt_bits": (4, 26),
-    "capacity": (1, MEMORY_BUDGET // 140),  # MCTS tree nodes of about 140 bytes (edges included)
-    # depths, counts and plies
-    "max_depth": (0, 1000), "depth": (0, 64), "order_depth": (0, 1000), "tt_depth": (1, 1000),
-    "max_plies": (1, 100_000), "max_rollout": (1, 1_000_000), "max_sims": (0, 10 ** 12), "min_count": (1, 10 ** 9),
-    "seed": (0, INT64[1]),
-    # fractions and times
-    "book_wait_share": SHARE, "compile_share": SHARE, "proof_share": SHARE, "solve_share": SHARE, "solver_share": SHARE,
-    "time_safety": SHARE, "mix": SHARE, "evaporation": SHARE, "gamma": SHARE,
-    "margin": SECONDS, "compile_wait": SECONDS,
-}
-"""Bounds of agents' numeric fields by name (one name means one thing in every agent); a
-field's ``metadata={"bounds": (lo, hi)}`` overrides. Other ints are int64, other floats finite."""
-
-SERVER_BOUNDS: dict[str, tuple] = {
-    "tt_size": (1024, 1 << 25),  # 256 MiB
-    "tt_bits": (4, 22),  # about 100 MiB
-    "solver_tt_bits": (4, 22),
-    "capacity": (1, 2_000_000),  # about 280 MiB when full
-}
-"""Tighter bounds for a server's request (``server=True``): many sessions share one process."""
-
-FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",)}
-"""Fields that may name a file, with the values that do not (shipped data or none): a server
-refuses the others (``server=True``), so a client cannot probe the server's files."""
-
-TABLE_BYTES: dict[str, Any] = {
-    "tt_size": lambda v: 8 * v, "tt_bits": lambda v: 24 << v, "solver_tt_bits": lambda v: 24 << v,
-    "capacity": lambda v: 140 * v,
-}
-"""Bytes the table a field sizes may take when full (the figures of :data:`FIELD_BOUNDS`)."""
-
-
-def table_bytes(agent: Any) -> int:
-    """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
-    those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
-    total = 0
-    for obj in (agent, getattr(agent, "inner", None)):
-        if dataclasses.is_dataclass(obj):
-            for name, size in TABLE_BYTES.items():
-                v = getattr(obj, name, None)
-                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                    total += size(min(v, 1 << 40))
-    return total
-
-
-def check_server_params(label: str, params: dict[str, Any]) -> None:
-    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) or sizes a table beyond
-    :data:`SERVER_BOUNDS`: a server's request may do neither."""
-    for key, value in params.items():
-        if key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]:
-            allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
-            raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
-        if key in SERVER_BOUNDS:
-            try:
-                as_int(value, f"parameter {key} of agent {label!r}", *SERVER_BOUNDS[key])
-            except ValueError as exc:
-                raise SpecError(f"{exc} on this server") from None
-
-
-def field_bounds(f: dataclasses.Field) -> tuple | None:
-    return f.metadata.get("bounds", FIELD_BOUNDS.get(f.name))
-
-
-def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
-    """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
-    key, default = f.name, _default(f)
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    optional = len(args) == 1 and len(typing.get_args(annotation)) == 2  # Optional[X], e.g. ``int | None``
-    if optional:
-        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
-            return None
-        annotation = args[0]
-    target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
-    label = f"parameter {key} of agent {name!r}"
-    try:
-        if target is bool:
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(f"{label} must be true or false, got {shown(value)}")
-        if target is int:
-            lo, hi = field_bounds(f) or INT64
-            return as_int(value, label, lo, hi)
-        if target is float:
-            lo, hi = field_bounds(f) or (None, None)
-            return as_float(value, label, lo, hi)
-    except ValueError as exc:
-        raise SpecError(str(exc)) from None
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    return None if text.lower() == "none" and default is None else text
-
-
-def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False) -> dict[str, Any]:
-    """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
-    field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
-    names the agent in error messages. ``server=True`` (a server's request): no parameter may
-    name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
-    hints = typing.get_type_hints(cls)
-    kwargs = {}
-    for key, value in params.items():
-        if key not in fields:
-            valid = ", ".join(sorted(fields)) or "(none)"
-            raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
-        if server:
-            check_server_params(label, {key: value})
-        kwargs[key] = _convert(label, fields[key], value, hints.get(key))
-    return kwargs
-
-
-def make(name: str, server: bool = False, **params: Any) -> Any:
-    """Build agent ``name`` with ``params`` (strings are converted to the field's type;
-    ``server=True``: a server's request, see :func:`convert_params`)."""
-    return make_with(name, params, server)
-
-
-def make_with(name: str, params: dict[str, Any], server: bool = False) -> Any:
-    """:func:`make` with ``params`` as a dict: a parameter named ``server`` (from a user's spec)
-    is the agent's, refused as unknown, never taken for the ``server`` flag."""
-    cls = agent_class(name)
+def make(spec: str, game: Any, server: bool = False) -> Any:
+    """The agent of ``spec`` for ``game`` (a :class:`core.game.Game`), choosing with
+    ``choose(state, deadline)``; a clear error names the games the agent supports when ``game``
+    is not one of them. ``server=True``: a server's request (no file names, smaller tables:
+    :func:`agents.engine.spec.convert_params`)."""
+    name, params = parse_spec(spec)
+    cls = agent_class(game.name, name)
     kwargs = convert_params(cls, name, params, server)
     try:
-        return cls(**kwargs)
+        return builder(game.name, name)(cls, kwargs, game, spec)
     except (TypeError, ValueError) as exc:
         raise SpecError(f"agent {name!r}: {exc}") from None
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"alphabeta:heuristic=bitsquares,max_depth=6"`` -> ``("alphabeta", {"heuristic": ..., "max_depth": "6"})``."""
-    name, _, rest = spec.strip().partition(":")
-    params: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise SpecError(f"bad parameter {item!r} in agent spec {spec!r}; write key=value, comma-separated")
-        params[key.strip()] = value.strip()
-    return name.strip(), params
-
-
-def make_from_spec(spec: str) -> Any:
-    name, params = parse_spec(spec)
-    return make_with(name, params)

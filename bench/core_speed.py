@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable
 
 from core.connectx.bitboard import can_play, has_won, move_bit
+from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.cli import OneLineParser, positive_int, shape_type
+from util.cli import OneLineParser, positive_int
 from util.jit import hot, kernels, numba_enabled
 
 

@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 from bench.figures import emit
+from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD
 from heuristics.connectx.params import HEURISTIC_IDS
 from util.cli import OneLineParser
 from util.jit import numba_enabled
-from util.pons import PONS  # noqa: E402
 
 
 def midgame_positions(count: int, pons_dir: Path = PONS) -> list[Position]:
@@ -90,7 +90,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
-    from agents.alphabeta import AlphaBetaAgent, NegamaxAgent
+    from agents.connectx.alphabeta import AlphaBetaAgent, NegamaxAgent
 
     cls = NegamaxAgent if args.agent == "negamax" else AlphaBetaAgent
     params = {"heuristic": args.heuristic}

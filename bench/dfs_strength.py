@@ -24,7 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.connectx.shape import STANDARD
 from util.arena.game import play_game
 from util.arena.openings import suite

@@ -46,7 +46,7 @@ class OpenSpielMCTS:
 def make_agent(spec: str, game: Any, seconds: float, seed: int) -> Any:
     if spec.split(":")[0] == "openspiel_mcts":
         return OpenSpielMCTS(spec, seconds, seed)
-    from agents.engine.registry import make
+    from agents.registry import make
 
     agent = make(spec, game)
     if hasattr(agent, "seed") and "seed=" not in spec:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.kaggle import KaggleAdapter, fallback_column  # noqa: E402
+from agents.connectx.kaggle import KaggleAdapter, fallback_column  # noqa: E402
 from util.cli import OneLineParser
 from util.clock import ClockPolicy  # noqa: E402
 

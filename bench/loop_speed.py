@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from agents.random_agent import RandomAgent
+from agents.connectx.random_agent import RandomAgent
 from core.connectx.shape import STANDARD
 from util.arena.game import play_game
 from util.arena.players import AgentPlayer

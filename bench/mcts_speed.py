@@ -21,11 +21,11 @@ import statistics
 import sys
 import time
 
-from agents.mcts import MCTSAgent, _forced_move  # the agent's rule, so the filter cannot drift from it
+from agents.connectx.mcts import MCTSAgent, _forced_move  # the agent's rule, so the filter cannot drift from it
 from bench.figures import emit
+from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position
 from util.cli import OneLineParser
-from util.pons import PONS  # noqa: E402
 
 
 def _quiet(moves: str) -> bool:

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from agents.registry import SpecError, make_from_spec, names
+from agents.connectx.registry import SpecError, make_from_spec, names
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.arena import players

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.solver import Solver  # noqa: E402
+from agents.connectx.solver import Solver  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
 from util.arena.players import StatelessPlayer  # noqa: E402

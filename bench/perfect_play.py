@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.perfect import PerfectAgent  # noqa: E402
-from agents.solver import Solver  # noqa: E402
+from agents.connectx.perfect import PerfectAgent  # noqa: E402
+from agents.connectx.solver import Solver  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
 from util.cli import OneLineParser

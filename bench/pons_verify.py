@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.connectx.pons_data import PONS  # noqa: E402
 from util.cli import OneLineParser, positive_int  # noqa: E402
-from util.pons import PONS  # noqa: E402
 
 SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 _SOLVER = None  # one solver per worker process (its table is reused across positions)
@@ -31,7 +31,7 @@ _SOLVER = None  # one solver per worker process (its table is reused across posi
 
 def _solve(moves: str, tt_size: int) -> tuple[str, int, int, float]:
     global _SOLVER
-    from agents.solver import Solver
+    from agents.connectx.solver import Solver
     from core.connectx.position import Position
 
     if _SOLVER is None:

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tqdm import tqdm  # noqa: E402
 
-from agents.engine import registry  # noqa: E402
+from agents import registry  # noqa: E402
 from agents.registry import SpecError  # noqa: E402
 from core.games import make_game  # noqa: E402
 from util.atomic import write_bytes, write_text  # noqa: E402

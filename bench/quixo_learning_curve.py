@@ -30,7 +30,7 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def match(game, table: str, opponent: str, games: int, seed: int, seconds: float, fallback: str = "random") -> dict:
     from agents.engine.mc_learner import MCLearnerAgent
-    from agents.engine.registry import make
+    from agents.registry import make
     from util.arena.match import play
 
     me = MCLearnerAgent(game=game, table=table, fallback=fallback)

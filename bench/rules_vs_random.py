@@ -9,12 +9,13 @@ from __future__ import annotations
 import statistics
 import time
 
-from agents.random_agent import RandomAgent
-from agents.rules import RulesAgent
+from agents.connectx.random_agent import RandomAgent
+from agents.connectx.rules import RulesAgent
+from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.arena.game import play_game
-from util.cli import OneLineParser, positive_int, shape_type
+from util.cli import OneLineParser, positive_int
 
 TARGET = 0.95
 

@@ -1,4 +1,4 @@
-"""What Ctrl-C costs: the solver command's search (``python -m agents.solver``: a long call runs
+"""What Ctrl-C costs: the solver command's search (``python -m agents.connectx.solver``: a long call runs
 in a thread watched every 0.2 s) against ``Solver().solve`` (one call in this thread, as the
 agents solve), on the same positions in one run.
 
@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.solver import DEFAULT_TT_SIZE, SLICE_SECONDS, Solver  # noqa: E402
+from agents.connectx.solver import DEFAULT_TT_SIZE, SLICE_SECONDS, Solver  # noqa: E402
 from bench.figures import emit  # noqa: E402
+from core.connectx.pons_data import pons_lines  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from util.cli import OneLineParser, raise_if_signalled, stop_on_signals  # noqa: E402
-from util.pons import pons_lines  # noqa: E402
 
 PONS_SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 SAMPLE = {"L3_R1": 300, "L2_R1": 300, "L2_R2": 100, "L1_R1": 300, "L1_R2": 30, "L1_R3": 3, "random": 40}

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.solver import Solver  # noqa: E402
+from agents.connectx.solver import Solver  # noqa: E402
 from bench.figures import emit
+from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from util.cli import OneLineParser
-from util.pons import PONS  # noqa: E402
 
 # Published mean time (s) and mean nodes of the reference C++ solver (design.md section 4).
 PUBLISHED = {

@@ -148,6 +148,7 @@ class Game:
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple] = {}
     end_turn_action: int | None = None
+    key_plane_bits: int = 0  # > 0: the canonical key packs two planes of this many bits exactly (Quixo: n*n), else it is hashed
     """Games whose turn is several decisions of one player (Reinforce Tactics: a unit's move,
     attack, recruitment, ...) name the action that ends the turn; None (every other game):
     each decision is a whole turn. See :meth:`turn_index`, :meth:`action_label`."""

@@ -94,10 +94,10 @@ def game_from_text(game: str | None, shape: str | None = None) -> Game:
             raise ValueError(f"--shape is ConnectX's board; {g.name}'s parameters go in --game {g.name}:key=value,...")
         if game and ":" in game:
             raise ValueError("give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both")
-        from core.connectx.shape import Shape
+        shape_class = importlib.import_module("core.connectx.shape").Shape  # by name, as GAME_CLASSES: no import circle
 
         try:
-            s = Shape.parse(shape)
+            s = shape_class.parse(shape)
         except ValueError as exc:
             raise ValueError(f"bad --shape {shape!r}: {exc}") from None
         g = parse_game(f"connectx:rows={s.rows},columns={s.columns},inarow={s.inarow}")

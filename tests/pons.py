@@ -1,3 +1,3 @@
-"""Pascal Pons' benchmark positions for the tests: see :mod:`util.pons` (shipped in ``data/pons/``;
+"""Pascal Pons' benchmark positions for the tests: see :mod:`core.connectx.pons_data` (shipped in ``data/pons/``;
 ``CONNECTX_PONS_DIR`` overrides)."""
-from util.pons import PONS, pons_lines  # noqa: F401
+from core.connectx.pons_data import PONS, pons_lines  # noqa: F401

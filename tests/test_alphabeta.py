@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-import agents.alphabeta as alphabeta
+import agents.connectx.alphabeta as alphabeta
 import agents.engine.negamax as kernel
 import heuristics.connectx.evaluate as ev
-from agents import registry
-from agents.alphabeta import AlphaBetaAgent, NegamaxAgent
+from agents.connectx import registry
+from agents.connectx.alphabeta import AlphaBetaAgent, NegamaxAgent
 from agents.engine.negamax import DECISIVE, WIN_SCALE
 from core.connectx import Position, Shape
 from heuristics.connectx.params import HEURISTIC_IDS, params_array

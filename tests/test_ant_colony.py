@@ -8,11 +8,11 @@ import time
 import numpy as np
 import pytest
 
-from agents.ant_colony import AntColonyAgent
+from agents.connectx.ant_colony import AntColonyAgent
+from agents.connectx.mcts import seed_state
+from agents.connectx.random_agent import RandomAgent
+from agents.connectx.registry import make
 from agents.engine import mcts_kernels as MK
-from agents.mcts import seed_state
-from agents.random_agent import RandomAgent
-from agents.registry import make
 from core.connectx import Position
 from tests.test_mcts import JIT, PATHS, Bench, keeps_a_win, need, pons, prove, sample_by_distance, snapshot
 from util.arena.game import play_game

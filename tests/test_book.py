@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import book as builder
-from agents.solver import Solver
-from agents.solver_book import Book, BookError, default_path
+from agents.connectx import book as builder
+from agents.connectx.solver import Solver
+from agents.connectx.solver_book import Book, BookError, default_path
 from core.connectx import Position, Shape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,7 +105,7 @@ def test_pack_of_a_missing_or_foreign_store_exits_2_and_writes_nothing(tmp_path)
         for store, why in (("data/book_6x7x4.stor", "no book store"), ("README.md", "not a book store"),
                            (str(not_text), "not a book store"), (str(tmp_path), "not a file"),
                            (str(empty), "no solved position")):
-            res = subprocess.run([sys.executable, "-m", "agents.book", "pack", "--store", store], capture_output=True,
+            res = subprocess.run([sys.executable, "-m", "agents.connectx.book", "pack", "--store", store], capture_output=True,
                                  text=True, cwd=ROOT, timeout=120)
             assert res.returncode == 2 and why in res.stderr, (store, res.stderr)
             assert len(res.stderr.strip().split("\n")) == 1 and "Traceback" not in res.stderr
@@ -113,7 +113,7 @@ def test_pack_of_a_missing_or_foreign_store_exits_2_and_writes_nothing(tmp_path)
     finally:
         if before is not None and shipped.read_bytes() != before:
             shipped.write_bytes(before)
-    res = subprocess.run([sys.executable, "-m", "agents.book", "info", "--store", str(tmp_path / "none.store"),
+    res = subprocess.run([sys.executable, "-m", "agents.connectx.book", "info", "--store", str(tmp_path / "none.store"),
                           "--book", str(tmp_path / "b.npz")], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 2 and "no book store" in res.stderr
     assert builder.main(["build", "--max-ply", "2", "--store", "README.md", "--book", str(tmp_path / "b.npz")]) == 2
@@ -178,7 +178,7 @@ def test_book_data_validation():
     (["frobnicate"], "invalid choice"),
 ])
 def test_cli_bad_input_one_line_exit_2(args, message):
-    res = subprocess.run([sys.executable, "-m", "agents.book", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = subprocess.run([sys.executable, "-m", "agents.connectx.book", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 2
     assert message in res.stderr and "Traceback" not in res.stderr and len(res.stderr.strip().split("\n")) == 1, res.stderr
 

@@ -66,7 +66,7 @@ def one_line(capsys, main, argv, stdin: str = "") -> str:
 
 
 def _solver(argv):
-    from agents import solver
+    from agents.connectx import solver
     return solver.main(argv)
 
 
@@ -86,12 +86,12 @@ def _play(argv):
 
 
 def _book(argv):
-    from agents import book
+    from agents.connectx import book
     return book.main(argv)
 
 
 def _cache(argv):
-    from agents import mcts_cache
+    from agents.connectx import mcts_cache
     return mcts_cache._main(argv)
 
 
@@ -185,9 +185,9 @@ def test_tune_checks_its_space_time_and_storage(capsys, tmp_path) -> None:
 
 
 def test_columns_are_ascii_digits(capsys) -> None:
+    from core.connectx.cli import parse_moves
     from core.connectx.shape import STANDARD
     from core.games import make_game
-    from util.cli import parse_moves
 
     state = make_game("connectx").initial()
     with pytest.raises(ValueError, match="is not a column"):

@@ -156,8 +156,8 @@ def test_import_graph_follows_project_imports_transitively_and_nothing_else(tmp_
 
 
 def test_import_graph_of_the_real_loader_modules():
-    modules, missing = import_graph(ROOT, ["agents.kaggle", "util.codec"], PROJECT_PACKAGES)
-    assert {"agents.kaggle", "util.clock", "util.codec", "core", "core.connectx.position", "core.connectx.bitboard", "util.jit"} <= set(modules)
+    modules, missing = import_graph(ROOT, ["agents.connectx.kaggle", "util.codec"], PROJECT_PACKAGES)
+    assert {"agents.connectx.kaggle", "util.clock", "util.codec", "core", "core.connectx.position", "core.connectx.bitboard", "util.jit"} <= set(modules)
     assert missing == [] and not any(name.startswith(("tests", "heuristics")) for name in modules)
 
 
@@ -188,20 +188,21 @@ def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers
 
 
 def test_dynamic_imports_of_project_names_are_reported():
-    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')\nn = __import__(name)\n")
-    assert dynamic_imports(mod) == ["agents.z:2 ('agents.rules')"]
+    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.connectx.rules')\nn = __import__(name)\n")
+    assert dynamic_imports(mod) == ["agents.z:2 ('agents.connectx.rules')"]
 
 
 def test_a_marked_command_line_import_is_not_reported_and_the_default_file_stays_small():
-    """agents.solver routes ``--game`` to the engine's solver by a marked run-time import: the
+    """agents.connectx.solver routes ``--game`` to the engine's solver by a marked run-time import: the
     default submission carries only the engine it plays with (perfect's fallback is the generic
     depth-first agent on ConnectX), never the registry, the other searches, other games or the arena."""
-    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.rules')  # not in submissions\n")
+    mod = ModuleSource("agents.z", False, "import importlib\nm = importlib.import_module('agents.connectx.rules')  # not in submissions\n")
     assert dynamic_imports(mod) == []
-    modules, _missing = import_graph(ROOT, ["agents.perfect", "agents.kaggle"], PROJECT_PACKAGES)
+    modules, _missing = import_graph(ROOT, ["agents.connectx.perfect", "agents.connectx.kaggle"], PROJECT_PACKAGES)
     banned = ("agents.engine.registry", "agents.engine.mcts", "agents.engine.expectimax", "agents.engine.tree",
               "agents.engine.opening_book", "core.games", "core.quantik", "core.quixo", "core.einstein",
-              "core.tictactoe", "core.connect4_count", "util.arena", "agents.mcts", "agents.registry")
+              "core.tictactoe", "core.connect4_count", "util.arena", "agents.connectx.mcts", "agents.registry",
+              "agents.connectx.registry", "agents.engine.spec")
     assert not [m for m in modules if m.startswith(banned)]
 
 
@@ -385,7 +386,7 @@ def test_built_file_plays_with_numba_unimportable(tiny):
 
 
 def test_built_file_next_to_an_imported_toolkit_uses_its_own_modules(tiny):
-    prelude = f"sys.path.insert(0, {str(ROOT)!r})\nimport core, util.jit, agents.kaggle\nTOOLKIT_CORE_ID = id(sys.modules['core'])"
+    prelude = f"sys.path.insert(0, {str(ROOT)!r})\nimport core, util.jit, agents.connectx.kaggle\nTOOLKIT_CORE_ID = id(sys.modules['core'])"
     result = load_and_play(tiny["path"], tiny["tmp"], prelude=prelude, env_extra={"CONNECTX_NUMBA": "0"})
     assert result["toolkit_core"] is True  # the toolkit's modules were left alone
     assert result["agent_module"].startswith("_connectx_") and result["answers"][0] == 1
@@ -450,7 +451,7 @@ def test_rules_submission_validates_with_twenty_games(tmp_path):
 
 
 def test_a_file_whose_bundle_cannot_load_still_answers_legal_columns(tiny, tmp_path):
-    text = tiny["path"].read_text().replace('_PREFIX + ".agents.kaggle"', '_PREFIX + ".agents.no_such_module"')
+    text = tiny["path"].read_text().replace('_PREFIX + ".agents.connectx.kaggle"', '_PREFIX + ".agents.no_such_module"')
     path = tmp_path / "broken.py"
     path.write_text(text)
     code = (
@@ -466,7 +467,7 @@ def test_a_file_whose_bundle_cannot_load_still_answers_legal_columns(tiny, tmp_p
 
 def test_no_agent_means_the_strongest_available_and_the_default_output():
     import build_submission
-    from agents import registry
+    from agents.connectx import registry
 
     target, params = build_submission.resolve_agent(None)
     assert target.label == registry.names()[0] and params == {}
@@ -478,8 +479,8 @@ def test_agent_specs_and_module_class_forms_resolve():
 
     target, params = build_submission.resolve_agent("random:seed=3")
     assert target.label == "random" and params == {"seed": "3"}
-    target, _ = build_submission.resolve_agent("agents.random_agent:RandomAgent")
-    assert target.module == "agents.random_agent" and target.cls.__name__ == "RandomAgent"
+    target, _ = build_submission.resolve_agent("agents.connectx.random_agent:RandomAgent")
+    assert target.module == "agents.connectx.random_agent" and target.cls.__name__ == "RandomAgent"
 
 
 def fake_reports(**game_changes) -> tuple[list[dict], dict]:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agents import mcts_cache, registry
-from agents.solver import run as solver_run
+from agents.connectx import mcts_cache, registry
+from agents.connectx.solver import run as solver_run
 from core.connectx import Position, Shape
+from core.connectx.cli import parse_moves
 from util.arena import players
-from util.cli import parse_moves
 
 ROOT = Path(__file__).resolve().parents[1]
 

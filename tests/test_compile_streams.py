@@ -79,7 +79,7 @@ def start_background_compile(job: Compile, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def start_perfect_compile(job: Compile, monkeypatch: pytest.MonkeyPatch) -> None:
-    import agents.perfect as perfect
+    import agents.connectx.perfect as perfect
 
     class Solver:  # the solver's compile, as far as the streams see it
         compiled = True

@@ -352,7 +352,7 @@ def test_engine_agents_play_legal_moves_through_the_registry(spec, monkeypatch):
     """Every engine agent (plain path: CONNECTX_NUMBA=0 spares the compile) plays whole games of
     4x5 against random from both seats at 0.3 s a move (the solver falls back to alpha-beta
     until it proves the position), with the info keys of ENGINE.md."""
-    from agents.engine import registry
+    from agents import registry
 
     monkeypatch.setenv("CONNECTX_NUMBA", "0")
     name = spec.split(":")[0]
@@ -373,7 +373,7 @@ def test_engine_agents_play_legal_moves_through_the_registry(spec, monkeypatch):
 def test_alphabeta_with_the_lines_heuristic_beats_random(monkeypatch):
     """20 seeded games on 5x6 (10 random openers, seats swapped), plain path: alpha-beta at depth
     2 wins at least 18 and its total difference is positive."""
-    from agents.engine import registry
+    from agents import registry
 
     monkeypatch.setenv("CONNECTX_NUMBA", "0")
     game = game_of(5, 6, 4)
@@ -391,7 +391,7 @@ def test_alphabeta_with_the_lines_heuristic_beats_random(monkeypatch):
 
 def test_solver_agent_plays_optimal_moves_on_4x4(monkeypatch):
     """From random 4x4 positions the solver agent's move keeps the brute-force value."""
-    from agents.engine import registry
+    from agents import registry
 
     monkeypatch.setenv("CONNECTX_NUMBA", "0")
     shape = (4, 4, 4)

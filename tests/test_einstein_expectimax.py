@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agents.engine.expectimax import ExpectimaxAgent, Search
-from agents.engine.registry import make
+from agents.registry import make
 from core.einstein import Einstein
 from core.game import CHANCE
 from core.tictactoe import TicTacToe

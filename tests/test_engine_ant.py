@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents import registry
 from agents.engine import mcts_kernels as MK
-from agents.engine import registry
 from agents.engine.mcts import AntColonyAgent, seed_state
 from agents.engine.random_agent import RandomAgent
 from core.game import bind, play_line
@@ -122,7 +122,7 @@ def test_registry_builds_it_and_connectx_keeps_its_own():
     for bad in ("evaporation=1", "start=0", "power=-1", "floor=2"):
         with pytest.raises(registry.SpecError):
             registry.make(f"ant_colony:{bad}", make_game("tictactoe"))
-    from agents.ant_colony import AntColonyAgent as ConnectXAnt
+    from agents.connectx.ant_colony import AntColonyAgent as ConnectXAnt
 
     cx = registry.make("ant_colony:power=1.5", make_game("connectx"))
     assert isinstance(cx.inner, ConnectXAnt) and cx.inner.power == 1.5

@@ -273,7 +273,7 @@ def test_heuristic_and_mixed_leaves_on_connectx_find_the_win():
 
 
 def test_registry_builds_the_agent_from_a_spec():
-    from agents.engine import registry
+    from agents import registry
 
     agent = registry.make("mcts:c=0.5,gamma=1,open_loop=true,max_sims=50", make_game("tictactoe"))
     assert isinstance(agent, MCTSAgent) and agent.c == 0.5 and agent.gamma == 1.0 and agent.open_loop

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.engine import registry
+from agents import registry
 from agents.engine.agents import AlphaBetaAgent
 from agents.engine.expectimax import ExpectimaxAgent
 from agents.engine.negamax import Search
 from agents.engine.params import check_params, parse_params
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.game import parse_line
 from core.games import make_game
 

@@ -14,8 +14,8 @@ import pytest
 
 from agents.engine import tree
 from agents.engine.negamax import WIN_SCALE, Search
-from agents.engine.registry import make
 from agents.engine.solver import SolveError, Solver
+from agents.registry import make
 from core.game import play_line
 from core.games import make_game
 from tests.engine_toys import Coins, evaluate_greedy, evaluate_ttt_lines
@@ -210,7 +210,7 @@ def test_a_watched_solve_does_the_search_of_one_call():
     in a table far too small to keep its early proofs does the search of one call (it starts
     again once, after 0.1 s), where slices that restarted from the table never finished."""
     from core.connectx.pons import PonsConnectX
-    from util.pons import pons_lines
+    from core.connectx.pons_data import pons_lines
 
     game = PonsConnectX()
     moves, score = pons_lines("L2_R2")[5]
@@ -344,20 +344,20 @@ def test_solve_cli_prints_values_and_rejects_bad_input():
 
 
 def test_the_solver_command_routes_other_games_to_the_generic_solver():
-    """``python -m agents.solver --game NAME`` (issue 12 point 7): ConnectX keeps its solver,
+    """``python -m agents.connectx.solver --game NAME`` (issue 12 point 7): ConnectX keeps its solver,
     every other game goes to agents.engine.solve, with the same line convention."""
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "tictactoe", "--all-moves"],
+    out = subprocess.run([sys.executable, "-m", "agents.connectx.solver", "--game", "tictactoe", "--all-moves"],
                          input="\nb2\n", capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.splitlines()
     assert first.split("\t")[1] == "0" and second.startswith("b2\t0\t")
-    bad = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "nope"], input="", capture_output=True,
+    bad = subprocess.run([sys.executable, "-m", "agents.connectx.solver", "--game", "nope"], input="", capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
-    cx = subprocess.run([sys.executable, "-m", "agents.solver", "--game", "connectx", "--weak"], input="4453\n",
+    cx = subprocess.run([sys.executable, "-m", "agents.connectx.solver", "--game", "connectx", "--weak"], input="4453\n",
                         capture_output=True, text=True, timeout=120)
     assert cx.returncode == 0 and cx.stdout.split() == ["4453", "-1"], cx.stdout + cx.stderr
 

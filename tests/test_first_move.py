@@ -50,7 +50,7 @@ NEEDS_FILE = ("mc_learner",)  # plays from a table trained beforehand (its ``tab
 
 
 def matrix() -> list[tuple[str, str]]:
-    from agents.engine import registry
+    from agents import registry
 
     return [(g, a) for g in GAMES for a in registry.names(g) if (g, a) not in DEFAULT and a not in NEEDS_FILE]
 

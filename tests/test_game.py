@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from agents.random_agent import RandomAgent
+from agents.connectx.random_agent import RandomAgent
 from core.connectx import Position, Shape
 from tests.reference import RefBoard
 from util.arena.game import GameResult, default_hard_limit, play_game

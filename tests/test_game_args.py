@@ -103,7 +103,7 @@ def test_the_arena_tools_read_the_one_form(capsys: pytest.CaptureFixture, tool: 
 
 # Tools that define their own --game on purpose: ConnectX only (build_submission), the ConnectX
 # solver's dispatcher to agents.engine.solve, a benchmark over several games at once.
-OWN_GAME_OPTION = {"build_submission.py", "agents/solver.py", "bench/engine_mcts_speed.py", "core/games.py"}
+OWN_GAME_OPTION = {"build_submission.py", "agents/connectx/solver.py", "bench/engine_mcts_speed.py", "core/games.py"}
 
 
 def test_no_other_tool_defines_its_own_game_option() -> None:
@@ -119,11 +119,11 @@ def test_no_other_tool_defines_its_own_game_option() -> None:
 
 
 def test_connectx_solver_takes_the_board_from_game_parameters(capsys: pytest.CaptureFixture, monkeypatch) -> None:
-    """`python -m agents.solver --game connectx:rows=...` solves on that board (the same answer
+    """`python -m agents.connectx.solver --game connectx:rows=...` solves on that board (the same answer
     as --shape), and refuses the board given twice or a misspelt parameter in one line."""
     import io
 
-    from agents import solver
+    from agents.connectx import solver
 
     def run(argv: list) -> tuple[int, str, str]:
         monkeypatch.setattr("sys.stdin", io.StringIO("4453\n"))

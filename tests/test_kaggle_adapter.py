@@ -1,4 +1,4 @@
-"""agents.kaggle and util.clock: the adapter always answers a plain int, legal whenever a legal
+"""agents.connectx.kaggle and util.clock: the adapter always answers a plain int, legal whenever a legal
 column exists (fuzzed with >= 10,000 garbled inputs); its clock, gc handling, agent lifecycle
 and fallback rule each have their own test."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from kaggle_environments import make
 from kaggle_environments.utils import structify
 
-from agents.kaggle import KaggleAdapter, fallback_column, kaggle_agent
+from agents.connectx.kaggle import KaggleAdapter, fallback_column, kaggle_agent
 from core.connectx import Position, Shape
 from util import codec
 from util.clock import KAGGLE_ACT_TIMEOUT, ClockPolicy, kaggle_times
@@ -318,7 +318,7 @@ def test_numpy_integer_answers_become_plain_ints():
 
 
 def test_a_bug_inside_the_adapter_still_answers_a_legal_int(monkeypatch):
-    import agents.kaggle as ak
+    import agents.connectx.kaggle as ak
 
     def broken(self):
         raise KeyError("adapter bug")

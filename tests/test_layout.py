@@ -1,24 +1,28 @@
 """The layers of the tree, read from the imports (every ``import`` statement, also those inside
-functions): the low layer never reaches up. A test that fails names the file and the import.
+functions), checked by folder and rule, not by a list of modules: a module added anywhere is
+checked. A test that fails names the file and the import.
 
 - ``core/`` (games and the engine's contract) imports no agents, heuristics or arena;
 - ``heuristics/`` imports no agents or arena;
-- ``util/`` outside ``util/arena/`` (jit, clocks, codec, cli, files, backends) imports no agents,
-  heuristics or arena;
-- ``agents/`` imports no arena; the engine's searches import no game package (they know games
-  only through :func:`core.game.bind`).
+- ``agents/`` imports no arena;
+- ``agents/engine/`` (the game-generic searches) imports no game: no ``core.<game>``, no
+  ``heuristics.<game>``, nothing of ``agents`` outside ``agents.engine`` (a game's agents, or
+  :mod:`agents.registry`, which knows every game's table);
+- ``util/`` outside ``util/arena/`` imports no game (``core.<game>``), agents, heuristics or arena;
+- no import circle between packages (a package: the folder a module is in).
+
+The games are the sub-packages of ``core/`` and ``agents/`` (folders), found on disk.
 """
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("core.connectx", "core.quantik", "core.quixo", "core.einstein", "core.tictactoe", "core.connect4_count")
-GENERIC_SEARCHES = ("negamax", "solver", "mcts", "mcts_kernels", "expectimax", "tree", "perft", "agents", "solve",
-                    "random_agent")
+FOLDERS = ("agents", "core", "heuristics", "util")  # the packages whose circles are checked
 
 
 def imports(path: Path) -> list[str]:
@@ -34,19 +38,109 @@ def imports(path: Path) -> list[str]:
     return out
 
 
-def modules(folder: str) -> list[Path]:
-    return sorted((ROOT / folder).rglob("*.py"))
+def modules(folder: str, root: Path = ROOT) -> list[Path]:
+    return sorted((root / folder).rglob("*.py"))
+
+
+def subpackages(folder: str, root: Path = ROOT) -> tuple[str, ...]:
+    """Dotted names of the packages directly under ``folder`` (``core.connectx``, ...)."""
+    return tuple(sorted(f"{folder}.{p.name}" for p in (root / folder).iterdir() if (p / "__init__.py").is_file()))
+
+
+def game_packages(root: Path = ROOT) -> tuple[str, ...]:
+    """Every game's own packages: ``core.<game>``, ``heuristics.<game>``, ``agents.<game>``
+    (every sub-package of ``agents`` but the engine), and :mod:`agents.registry` (it loads
+    every game's agent table)."""
+    agents = tuple(p for p in subpackages("agents", root) if p != "agents.engine")
+    return subpackages("core", root) + subpackages("heuristics", root) + agents + ("agents.registry",)
 
 
 def reaches(name: str, banned: tuple[str, ...]) -> bool:
     return any(name == b or name.startswith(b + ".") for b in banned)
 
 
-def violations(paths: list[Path], banned: tuple[str, ...]) -> list[str]:
-    return [f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p} imports {n}"
+def violations(paths: list[Path], banned: tuple[str, ...], root: Path = ROOT) -> list[str]:
+    return [f"{p.relative_to(root) if p.is_relative_to(root) else p} imports {n}"
             for p in paths for n in imports(p) if reaches(n, banned)]
 
 
+def engine_violations(root: Path = ROOT) -> list[str]:
+    """Imports of a game by a module of ``agents/engine/``."""
+    return violations(modules("agents/engine", root), game_packages(root), root)
+
+
+def util_low_violations(root: Path = ROOT) -> list[str]:
+    """Imports of a game, an agent, a heuristic or the arena by ``util/`` outside ``util/arena/``."""
+    low = [p for p in modules("util", root) if "arena" not in p.relative_to(root / "util").parts]
+    return violations(low, subpackages("core", root) + ("agents", "heuristics", "util.arena"), root)
+
+
+# --- packages and their circles -----------------------------------------------------------------
+def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS) -> dict[tuple[str, str], list[str]]:
+    """``(package, package it imports) -> ["module -> imported module", ...]``: an import of a
+    name counts for the longest prefix of it that is a module or package in the tree."""
+    mods: dict[str, Path] = {}
+    for folder in folders:
+        for p in modules(folder, root):
+            parts = p.relative_to(root).with_suffix("").parts
+            mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+
+    def package(m: str) -> str:
+        return m if mods[m].name == "__init__.py" else m.rpartition(".")[0]
+
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m, p in mods.items():
+        for name in imports(p):
+            while name and name not in mods:
+                name = name.rpartition(".")[0]
+            if name and package(m) != package(name):
+                edges[package(m), package(name)].append(f"{m} -> {name}")
+    return dict(edges)
+
+
+def cycles(edges: dict[tuple[str, str], list[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one package (Tarjan), each sorted."""
+    graph: dict[str, list[str]] = defaultdict(list)
+    for a, b in edges:
+        graph[a].append(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def explain(edges: dict[tuple[str, str], list[str]], comp: list[str]) -> list[str]:
+    return [f"{a} -> {b}: {via[0]}" for (a, b), via in sorted(edges.items()) if a in comp and b in comp]
+
+
+# --- the rules on this tree -----------------------------------------------------------------------
 @pytest.mark.parametrize("folder,banned", [
     ("core", ("agents", "heuristics", "util.arena")),
     ("heuristics", ("agents", "util.arena")),
@@ -56,20 +150,93 @@ def test_lower_layers_do_not_import_upper_ones(folder, banned):
     assert violations(modules(folder), banned) == []
 
 
-def test_util_low_layer_never_imports_agents_or_the_arena():
-    low = [p for p in modules("util") if "arena" not in p.relative_to(ROOT / "util").parts]
-    assert low, "no util modules found"
-    assert violations(low, ("agents", "heuristics", "util.arena")) == []
+def test_util_low_layer_imports_no_game_agent_or_arena():
+    assert modules("util"), "no util modules found"
+    assert util_low_violations() == []
 
 
-def test_engine_searches_know_no_game():
-    paths = [ROOT / "agents" / "engine" / f"{m}.py" for m in GENERIC_SEARCHES]
-    assert all(p.is_file() for p in paths), [str(p) for p in paths if not p.is_file()]
-    assert violations(paths, GAMES) == []
+def test_engine_imports_no_game():
+    assert len(modules("agents/engine")) >= 10, "agents/engine/ not found"
+    assert "core.connectx" in game_packages() and "agents.connectx" in game_packages()
+    assert engine_violations() == []
 
 
+def test_no_import_circle_between_packages():
+    edges = package_graph()
+    assert ("agents", "agents.engine") in edges, "the graph misses a known edge"  # the registry's
+    assert [explain(edges, c) for c in cycles(edges)] == []
+
+
+# --- the checker sees what it must --------------------------------------------------------------
 def test_the_checker_sees_imports_inside_functions(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def f():\n    from agents.engine import negamax\n    import util.arena.store as s\n")
     assert set(imports(f)) >= {"agents.engine", "agents.engine.negamax", "util.arena.store"}
     assert violations([f], ("util.arena",)) != []
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+TOY = {  # a small tree by the rules: every package's __init__, one module each
+    "core/__init__.py": "", "core/game.py": "import util.jit\n",
+    "core/toy/__init__.py": "from core.game import x\n",
+    "heuristics/__init__.py": "", "heuristics/toy/__init__.py": "import core.toy\n",
+    "agents/__init__.py": "", "agents/registry.py": "from agents.engine import search\n",
+    "agents/engine/__init__.py": "", "agents/engine/search.py": "import core.game\nimport util.jit\n",
+    "agents/toy/__init__.py": "from agents.engine.search import f\nimport core.toy\nimport heuristics.toy\n",
+    "util/__init__.py": "", "util/jit.py": "import numpy\n",
+    "util/arena/__init__.py": "", "util/arena/match.py": "import agents.registry\nimport core.toy\n",
+}
+
+
+def test_the_rules_pass_a_tree_that_keeps_them(tmp_path):
+    write_tree(tmp_path, TOY)
+    assert engine_violations(tmp_path) == []
+    assert util_low_violations(tmp_path) == []
+    edges = package_graph(tmp_path)
+    assert ("agents.toy", "agents.engine") in edges and ("agents", "agents.engine") in edges
+    assert cycles(edges) == []
+
+
+@pytest.mark.parametrize("rel,line", [
+    ("agents/engine/search.py", "import core.toy.kernels\n"),  # a game's core
+    ("agents/engine/search.py", "def f():\n    from agents.toy import strategy\n"),  # a game's agent, inside a function
+    ("agents/engine/search.py", "from heuristics.toy import evaluate\n"),  # a game's heuristic
+    ("agents/engine/search.py", "from agents.registry import make\n"),  # every game's table
+])
+def test_the_engine_rule_sees_a_game_import(tmp_path, rel, line):
+    write_tree(tmp_path, {**TOY, rel: TOY[rel] + line})
+    found = engine_violations(tmp_path)
+    assert len(found) >= 1 and all(s.startswith(rel) for s in found), found
+
+
+@pytest.mark.parametrize("line", ["from core.toy import Toy\n", "import agents.engine.search\n",
+                                  "import heuristics\n", "from util.arena import match\n"])
+def test_the_util_rule_sees_a_game_agent_or_arena_import(tmp_path, line):
+    write_tree(tmp_path, {**TOY, "util/jit.py": line})
+    assert util_low_violations(tmp_path) != []
+
+
+def test_util_may_import_the_game_contract(tmp_path):
+    write_tree(tmp_path, {**TOY, "util/jit.py": "from core.game import Game\n"})
+    assert util_low_violations(tmp_path) == []
+
+
+def test_the_circle_check_finds_a_circle_and_names_its_imports(tmp_path):
+    write_tree(tmp_path, {**TOY, "agents/engine/search.py": "def f():\n    import agents.registry\n"})
+    edges = package_graph(tmp_path)
+    assert cycles(edges) == [["agents", "agents.engine"]]
+    assert explain(edges, ["agents", "agents.engine"]) == [
+        "agents -> agents.engine: agents.registry -> agents.engine",
+        "agents.engine -> agents: agents.engine.search -> agents.registry"]
+
+
+def test_cycles_on_a_synthetic_graph():
+    e = {("a", "b"): ["x"], ("b", "c"): ["x"], ("c", "a"): ["x"], ("c", "d"): ["x"], ("d", "e"): ["x"], ("e", "d"): ["x"]}
+    assert cycles(e) == [["a", "b", "c"], ["d", "e"]]
+    assert cycles({("a", "b"): ["x"], ("b", "c"): ["x"], ("a", "c"): ["x"]}) == []

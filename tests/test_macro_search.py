@@ -182,7 +182,7 @@ def test_reinforce_tactics_compiled_and_plain_plan_the_same(name):
 
 @pytest.mark.parametrize("spec", ["macro_mcts:rule=epsilon,eps_new=0.5", "naive_mcts:eps_0=0.5", "evolution:population=8"])
 def test_registry_builds_the_searches_from_specs(spec):
-    from agents.engine.registry import SpecError, make
+    from agents.registry import SpecError, make
 
     agent = make(spec + ",max_iters=20,jit=false", Squad())
     s = Squad().initial()

@@ -100,7 +100,7 @@ def test_train_saves_resumes_and_an_interrupt_keeps_finished_rounds(tmp_path, mo
 
 
 def test_learnt_agent_beats_random_and_plays_the_fallback_where_the_table_knows_nothing(tmp_path):
-    from agents.engine.registry import make
+    from agents.registry import make
 
     g = make_game("quixo", size=3)
     out = tmp_path / "q3.npz"

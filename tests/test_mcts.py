@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 import heuristics.connectx.params
+from agents.connectx.mcts import MCTSAgent, TreeSearch, seed_state
+from agents.connectx.random_agent import RandomAgent
+from agents.connectx.registry import make
 from agents.engine import mcts_kernels as MK
 from agents.engine.mcts import Tree
-from agents.mcts import MCTSAgent, TreeSearch, seed_state
-from agents.random_agent import RandomAgent
-from agents.registry import make
 from core.connectx import Position, Shape
 from core.game import State, bind, search_constants
 from heuristics.connectx.engine import HEURISTICS
@@ -477,7 +477,7 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
 
 def root_child_values(spec: str, pos: Position) -> dict[int, float]:
     """The root's child means after the spec's ``max_sims`` heuristic-leaf simulations."""
-    from agents.registry import make_from_spec
+    from agents.connectx.registry import make_from_spec
 
     agent = make_from_spec(spec)
     agent.choose(pos, time.perf_counter() + 60)

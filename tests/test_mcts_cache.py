@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from agents import mcts_cache
-from agents.mcts import MCTSAgent
+from agents.connectx import mcts_cache
+from agents.connectx.mcts import MCTSAgent
 from core.connectx import Position, Shape
 
 

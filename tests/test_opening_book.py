@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from agents.engine import registry
+from agents import registry
 from agents.engine.opening_book import BookSolverAgent, OpeningBook, build, classes, default_path, frame
 from agents.engine.solver import Solver
 from core.game import play_line

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from agents.perfect import PerfectAgent
-from agents.solver import Solver
-from agents.solver_book import Book
+from agents.connectx.perfect import PerfectAgent
+from agents.connectx.solver import Solver
+from agents.connectx.solver_book import Book
 from core.connectx import Position, Shape
 from tests.pons import PONS
 from util import codec
@@ -191,7 +191,7 @@ def test_compile_wait_never_spends_more_than_the_bank_holds(monkeypatch):
     # Seen on Kaggle: with 1 s of bank left, the wait for the compile returned after 5.3 s, a
     # timeout. Through the adapter, the wait stops at ClockPolicy.latest: actTimeout - margin
     # plus the bank less its margin.
-    from agents.kaggle import KaggleAdapter
+    from agents.connectx.kaggle import KaggleAdapter
 
     agent = PerfectAgent(compile_wait=3.0)
     release = held_compile(monkeypatch, agent)
@@ -226,7 +226,7 @@ def test_without_a_book_moves_do_not_wait_past_the_deadline_for_the_compile(monk
 
 
 def test_data_source_names_the_book_file(tmp_path):
-    from agents.solver_book import default_path
+    from agents.connectx.solver_book import default_path
 
     assert PerfectAgent().data_source() == str(default_path(Shape()))
     assert PerfectAgent(book="none").data_source() is None
@@ -234,7 +234,7 @@ def test_data_source_names_the_book_file(tmp_path):
 
 @pytest.mark.parametrize("content", [b"", b"not a zip", b"PK\x03\x04 damaged"])
 def test_a_damaged_book_file_is_named_and_no_pickle_is_suggested(tmp_path, content):
-    from agents.solver_book import BookError
+    from agents.connectx.solver_book import BookError
 
     path = tmp_path / "book.npz"
     path.write_bytes(content)

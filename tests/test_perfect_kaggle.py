@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.solver import Solver
+from agents.connectx.solver import Solver
 from bench.perfect_kaggle import PerfectOpponent, SolverCache, judge
 from core.connectx.position import Position
 from tests.pons import PONS

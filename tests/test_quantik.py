@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.engine import perft
-from agents.engine.quantik_strategy import PAIR
+from agents.quantik.strategy import PAIR
 from core.game import parse_line, play_line
 from core.games import make_game
 from core.quantik import BOARD_MAPS, SHAPE_PERMS, image, map_plane, symmetry_tables
@@ -283,7 +283,7 @@ def test_text_round_trip_and_errors(game):
         s3.apply(s3.string_to_action("Bc2")).string_to_action("Ac3")
 
 
-# --- the scripted second player (agents/engine/quantik_strategy.py) ----------------------------
+# --- the scripted second player (agents/quantik/strategy.py) ----------------------------
 REFUTATION = "Aa4 Bb3 Ab4 Ba3 Bc4 Ad3 Cc2 Dd1 Bd4 Ac3 Cd2"  # the plain mirror (A<->B, C<->D) loses: column d
 
 
@@ -302,14 +302,14 @@ def ref_of(state) -> RefQuantik:
 
 
 def test_strategy_agent_is_registered_for_quantik_only(game):
-    from agents.engine import registry
+    from agents import registry
 
     assert "quantik_strategy" in registry.names("quantik") and "quantik_strategy" not in registry.names("tictactoe")
     assert registry.make("quantik_strategy:proof=false", game).proof is False
 
 
 def test_plain_mirror_reply_is_always_legal_and_loses_to_the_column_line(game):
-    from agents.engine.quantik_strategy import QuantikStrategyAgent
+    from agents.quantik.strategy import QuantikStrategyAgent
 
     agent = QuantikStrategyAgent(game=game, proof=False)
     rng = random.Random(2)
@@ -334,7 +334,7 @@ def test_plain_mirror_reply_is_always_legal_and_loses_to_the_column_line(game):
 def test_proven_strategy_leaves_the_losing_mirror_for_a_proven_win(game):
     """Where the mirror (Ac3) loses at once, the solver-backed strategy plays a win, checked by
     brute force on the plain reference."""
-    from agents.engine.quantik_strategy import QuantikStrategyAgent
+    from agents.quantik.strategy import QuantikStrategyAgent
 
     s = parse_line(game, " ".join(REFUTATION.split()[:9]))
     agent = QuantikStrategyAgent(game=game, compiled=False)
@@ -347,8 +347,8 @@ def test_proven_strategy_leaves_the_losing_mirror_for_a_proven_win(game):
 @pytest.mark.slow
 @pytest.mark.parametrize("opponent,games,seconds", [("random", 20, 5.0), ("alphabeta", 4, 0.3), ("perfect", 2, 5.0)])
 def test_every_first_player_loses_to_the_proven_strategy(game, opponent, games, seconds):
-    from agents.engine import registry
-    from agents.engine.quantik_strategy import QuantikStrategyAgent
+    from agents import registry
+    from agents.quantik.strategy import QuantikStrategyAgent
 
     second = QuantikStrategyAgent(game=game)
     for i in range(games):
@@ -366,8 +366,8 @@ def test_proven_strategy_wins_after_every_first_player_line_of_three_moves(game)
     under the board maps and the relabellings keeping the pairing, which commute with the
     mirror), each answered by the strategy: the position after its answer is proven lost for
     the first player."""
-    from agents.engine.quantik_strategy import QuantikStrategyAgent
     from agents.engine.solver import Solver
+    from agents.quantik.strategy import QuantikStrategyAgent
 
     agent, check = QuantikStrategyAgent(game=game), Solver(game)
     lines = [parse_line(game, "Aa4")]

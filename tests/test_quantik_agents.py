@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.engine import registry
+from agents import registry
 from agents.engine.mcts import MCTSAgent
 from agents.engine.solver import Solver
 from core.game import State, play_line

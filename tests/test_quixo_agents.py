@@ -94,7 +94,7 @@ def test_move_ordering_changes_no_fixed_depth_value(plain):
 # --- the course-style minimax -----------------------------------------------------------------
 def course_best(state, depth: int) -> set[int]:
     """The course player's own best moves (its make_move loop without the random choice)."""
-    from util.quixo_harness import CourseMinimaxPlayer, _View, course_moves, course_slide, course_to_action
+    from agents.quixo.harness import CourseMinimaxPlayer, _View, course_moves, course_slide, course_to_action
 
     view = _View.of(state)
     board, me = view.get_board(), view.get_current_player()
@@ -107,7 +107,7 @@ def course_best(state, depth: int) -> set[int]:
 
 @pytest.mark.parametrize("n,depth,count", [(3, 3, 4), (4, 2, 8)])
 def test_course_minimax_agent_has_the_course_players_best_moves(plain, n, depth, count):
-    from agents.engine.registry import make
+    from agents.registry import make
 
     g, states = random_states(n, count, seed=50 + n)
     agent = make(f"course_minimax:depth={depth},seed=1", g)
@@ -118,8 +118,8 @@ def test_course_minimax_agent_has_the_course_players_best_moves(plain, n, depth,
 
 
 def test_course_minimax_spec_is_refused_for_other_games():
-    from agents.engine.registry import make
-    from agents.registry import SpecError
+    from agents.engine.spec import SpecError
+    from agents.registry import make
 
     with pytest.raises(SpecError, match="quixo"):
         make("course_minimax", make_game("tictactoe"))
@@ -127,7 +127,7 @@ def test_course_minimax_spec_is_refused_for_other_games():
 
 # --- quixo_perfect ----------------------------------------------------------------------------
 def test_perfect_wins_3x3_as_first_player_against_random(plain):
-    from agents.engine.registry import make
+    from agents.registry import make
 
     g = make_game("quixo", size=3)
     for seed in range(6):
@@ -137,7 +137,7 @@ def test_perfect_wins_3x3_as_first_player_against_random(plain):
 
 @pytest.mark.parametrize("opponent", ["random", "alphabeta:max_depth=2", "course_minimax:depth=2"])
 def test_perfect_never_loses_4x4_as_first_player_and_wins_from_the_initial_position(plain, opponent):
-    from agents.engine.registry import make
+    from agents.registry import make
 
     g = make_game("quixo", size=4)
     me = make("quixo_perfect", g)
@@ -151,7 +151,7 @@ def test_perfect_never_loses_4x4_as_first_player_and_wins_from_the_initial_posit
 
 
 def test_perfect_table_value_of_its_move_matches_the_solved_initial_value():
-    from agents.engine.quixo_perfect import load_table
+    from agents.quixo.perfect import load_table
 
     t = load_table(4)
     assert t.value((0, 0, 0)) == (1, 21)
@@ -161,7 +161,7 @@ def test_perfect_table_value_of_its_move_matches_the_solved_initial_value():
 
 
 def test_perfect_falls_back_to_alpha_beta_on_5x5_and_on_a_missing_table(plain, tmp_path, capsys):
-    from agents.engine.registry import make
+    from agents.registry import make
 
     g5 = make_game("quixo", size=5)
     s = play_line(g5, [g5.encode(0, 0, "BOTTOM")])

@@ -1,4 +1,4 @@
-"""The course-harness adapters (util/quixo_harness.py), played through the stand-in CourseGame
+"""The course-harness adapters (agents/quixo/harness.py), played through the stand-in CourseGame
 whose pushes are written on the 2-D array apart from the engine's kernels."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.engine.random_agent import RandomAgent
+from agents.quixo.harness import CourseGame, CourseMinimaxPlayer, CoursePlayerAgent, CourseRandomPlayer, EnginePlayer, Move, course_to_action, state_from_board
 from core.games import make_game
-from util.quixo_harness import CourseGame, CourseMinimaxPlayer, CoursePlayerAgent, CourseRandomPlayer, EnginePlayer, Move, course_to_action, state_from_board
 
 
 class Recorder:

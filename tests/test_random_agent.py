@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from agents import registry
-from agents.random_agent import RandomAgent
+from agents.connectx import registry
+from agents.connectx.random_agent import RandomAgent
 from core.connectx import Position, Shape
 from util.arena.game import play_game
 

@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
+from agents import registry
 from agents.engine import expectimax as EX
 from agents.engine import negamax as NM
-from agents.engine import registry
 from agents.engine.exact import ExactSearch
 from agents.engine.mcts import MCTSAgent
 from agents.registry import SpecError
@@ -104,7 +104,7 @@ def test_exact_solver_refused_with_one_line():
         with pytest.raises((SpecError, ValueError), match="too big to solve exactly"):
             registry.make(name, game)
     with pytest.raises(ValueError, match="too big to solve exactly"):
-        ExactSearch(game)  # python -m agents.solver --game reinforce_tactics: that line, exit 2
+        ExactSearch(game)  # python -m agents.connectx.solver --game reinforce_tactics: that line, exit 2
 
 
 def mcts_choice(game, state: State, jit: bool, open_loop: bool, seed: int) -> tuple[int, dict, int]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import agents.rules as rules_mod
-from agents import registry
-from agents.rules import RulesAgent
+import agents.connectx.rules as rules_mod
+from agents.connectx import registry
+from agents.connectx.rules import RulesAgent
 from core.connectx import Position, Shape
 from tests.reference import RefBoard
 from util.jit import compiled, numba_available
@@ -376,7 +376,7 @@ def test_first_move_compiles_every_kernel():
     agent uses, or the first real move pays numba's compile time inside a game's clock. A fresh
     process, since numba compiles once per process."""
     code = (
-        "import agents.rules as m; from core.connectx import Position; from util.jit import compiled\n"
+        "import agents.connectx.rules as m; from core.connectx import Position; from util.jit import compiled\n"
         "m.RulesAgent(seed=0).choose(Position.empty(), 0.0)\n"
         "ns = compiled(m)\n"
         "names = ['possible_moves', 'winning_cells', 'playable_wins', 'forced_after',"

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from agents import book, mcts_cache
-from agents.solver import Solver
+from agents.connectx import book, mcts_cache
+from agents.connectx.solver import Solver
 from core.connectx import Position, Shape
+from core.connectx.pons_data import pons_lines
 from util.cli import Interrupted, exit_code
 from util.jit import numba_available
-from util.pons import pons_lines
 from util.watch import call_watched
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,7 +157,7 @@ def test_interrupted_carries_the_shell_exit_code():
 # --- the real commands ------------------------------------------------------------------------
 @pytest.mark.skipif(not numba_available(), reason="the point is compiled code; the plain path is interruptible anyway")
 def test_solver_cli_stops_on_sigint_inside_a_long_solve():
-    run = Running(["-m", "agents.solver", "--tt-size", str(1 << 20), "--progress", "on"], stdin="44\n")
+    run = Running(["-m", "agents.connectx.solver", "--tt-size", str(1 << 20), "--progress", "on"], stdin="44\n")
     run.wait_for("nodes")  # a slice of the solve finished: we are in compiled code
     time.sleep(0.5)
     code, to_message, to_exit = run.stop(signal.SIGINT, "interrupted (SIGINT)")
@@ -170,7 +170,7 @@ def test_solver_cli_stops_on_sigint_inside_a_long_solve():
 def test_book_build_stops_on_sigterm_and_keeps_its_store(tmp_path):
     """In this process (``--workers 1``): a ply-2 position takes hours to solve."""
     store = tmp_path / "b.store"
-    run = Running(["-m", "agents.book", "build", "--max-ply", "2", "--given-root", "--expand-all-to", "2",
+    run = Running(["-m", "agents.connectx.book", "build", "--max-ply", "2", "--given-root", "--expand-all-to", "2",
                    "--store", str(store), "--book", str(tmp_path / "b.npz"), "--tt-size", str(1 << 20), "--progress", "on"])
     run.wait_for("ply 2:")  # the bar of ply 2: its first solve (and the compile before it) has started
     run.wait_for("positions")
@@ -180,7 +180,7 @@ def test_book_build_stops_on_sigterm_and_keeps_its_store(tmp_path):
     assert to_message < STOP_S and to_exit < EXIT_S, (to_message, to_exit)
     kept = book.Store(store, Shape())
     assert kept.bad_lines == 0 and len(kept.records) == 1  # the given root, nothing half written
-    again = Running(["-m", "agents.book", "info", "--store", str(store), "--book", str(tmp_path / "b.npz")])
+    again = Running(["-m", "agents.connectx.book", "info", "--store", str(store), "--book", str(tmp_path / "b.npz")])
     assert again.proc.wait(timeout=120) == 0
 
 
@@ -188,7 +188,7 @@ def test_grow_stops_on_sigint_and_keeps_what_was_grown(tmp_path):
     """Plain path (no compile): the growth so far is saved, whole, before the exit."""
     out = tmp_path / "c.npz"
     out.write_bytes(b"the old cache")
-    run = Running(["-m", "agents.mcts_cache", "grow", "--seconds", "60", "--agent", "mcts:leaf=rollout", "--min-visits", "3",
+    run = Running(["-m", "agents.connectx.mcts_cache", "grow", "--seconds", "60", "--agent", "mcts:leaf=rollout", "--min-visits", "3",
                    "--out", str(out), "--progress", "on"], env={"CONNECTX_NUMBA": "0"})
     run.wait_for("sims")
     code, to_message, to_exit = run.stop(signal.SIGINT, "interrupted (SIGINT)")
@@ -205,7 +205,7 @@ def test_grow_saves_as_it_grows(tmp_path):
     save, a whole cache marked partial."""
     out = tmp_path / "c.npz"
     out.write_bytes(b"the old cache")
-    run = Running(["-m", "agents.mcts_cache", "grow", "--seconds", "600", "--agent", "mcts:leaf=rollout", "--min-visits", "3",
+    run = Running(["-m", "agents.connectx.mcts_cache", "grow", "--seconds", "600", "--agent", "mcts:leaf=rollout", "--min-visits", "3",
                    "--save-every", "0.3", "--out", str(out), "--progress", "on"], env={"CONNECTX_NUMBA": "0"})
     end = time.monotonic() + 240
     while out.read_bytes() == b"the old cache" and run.proc.poll() is None and time.monotonic() < end:
@@ -222,7 +222,7 @@ def test_grow_seconds_holds(tmp_path):
     last batch started before 2 s and ended at or after it (the meta's growing clock, so a
     busy machine cannot break it; a grow that ignored --seconds would run on)."""
     out = tmp_path / "c.npz"
-    res = subprocess.run([sys.executable, "-m", "agents.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
+    res = subprocess.run([sys.executable, "-m", "agents.connectx.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
                           "--min-visits", "3", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={**os.environ, "CONNECTX_NUMBA": "0"})
     assert res.returncode == 0, res.stderr
@@ -236,7 +236,7 @@ def test_grow_seconds_holds(tmp_path):
 def test_grow_seconds_holds_compiled(tmp_path):
     """Compiled: the growing time holds within a batch; the compile is reported apart."""
     out = tmp_path / "c.npz"
-    res = subprocess.run([sys.executable, "-m", "agents.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
+    res = subprocess.run([sys.executable, "-m", "agents.connectx.mcts_cache", "grow", "--seconds", "2", "--agent", "mcts:leaf=rollout",
                           "--min-visits", "20", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     meta = json.loads(mcts_cache.load(out)["meta"])

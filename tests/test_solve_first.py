@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from agents.engine import registry
+from agents import registry
 from agents.engine.solve_first import SolveFirstAgent
 from agents.engine.solver import Solver
 from core.games import make_game

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.solver import Solver
+from agents.connectx.solver import Solver
 from core.connectx import Position, Shape
 from tests.reference import RefBoard
 from util.jit import numba_available
@@ -161,7 +161,7 @@ def run_cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
     """The CLI on easy positions, on the plain path (no compile: these tests stay quick)."""
     env = {**os.environ, "CONNECTX_NUMBA": "0"}
     return subprocess.run(
-        [sys.executable, "-m", "agents.solver", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300, env=env
+        [sys.executable, "-m", "agents.connectx.solver", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300, env=env
     )
 
 

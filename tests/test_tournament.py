@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from util.arena import match, openings, players

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_PACKAGES = ("core", "util", "heuristics", "agents")
-LOADER_MODULES = ("agents.kaggle", "util.clock", "util.codec")  # what the file itself uses
+LOADER_MODULES = ("agents.connectx.kaggle", "util.clock", "util.codec")  # what the file itself uses
 
 
 @dataclass(frozen=True)

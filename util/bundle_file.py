@@ -78,7 +78,7 @@ def _make_adapter():
     import importlib
 
     _install_bundle(_PREFIX, _SOURCES)
-    kaggle = importlib.import_module(_PREFIX + ".agents.kaggle")
+    kaggle = importlib.import_module(_PREFIX + ".agents.connectx.kaggle")
     clock = importlib.import_module(_PREFIX + ".util.clock")
     return kaggle.KaggleAdapter(_make_agent, policy=clock.ClockPolicy(**_CLOCK), packed_data=_DATA, started_at=_LOAD_STARTED)
 

@@ -10,13 +10,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from core.connectx.shape import Shape
 from util.bounds import SECONDS_MAX, as_float, as_int
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from core.connectx.position import Position
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -48,14 +45,6 @@ def _freeze_at_exit() -> None:
 
         _FROZEN_AT_EXIT.append(True)
         atexit.register(gc.freeze)
-
-
-def shape_type(text: str) -> Shape:
-    """argparse type for ``ROWSxCOLUMNSxINAROW``."""
-    try:
-        return Shape.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def int_in(lo: int | None, hi: int | None) -> Callable[[str], int]:
@@ -218,28 +207,3 @@ def signals_at_checkpoints() -> Iterator[None]:
         yield
     finally:
         _AT_CHECKPOINTS.pop()
-
-
-# --- columns as people write them -----------------------------------------------------------
-def parse_moves(text: str, shape: Shape) -> Position:
-    """The position after ``text``, moves in Pons' notation (1-based column digits, the way a
-    person reads and types columns everywhere in this toolkit). Raises ValueError whose
-    message names the move and its column 1-based (``Position`` itself speaks 0-based, as the
-    code does)."""
-    from core.connectx.position import Position
-
-    text = text.strip()
-    top = min(shape.columns, 9)
-    if shape.columns > 9:
-        raise ValueError(f"move strings need at most 9 columns (one digit each); this board has {shape.columns}")
-    pos = Position.empty(shape)
-    for i, ch in enumerate(text, 1):
-        if ch not in "123456789"[:top]:
-            raise ValueError(f"move {i} ({ch!r}) is not a column: digits 1-{top}")
-        col = int(ch) - 1
-        if pos.is_terminal():
-            raise ValueError(f"move {i} (column {ch}) comes after the game has ended")
-        if not pos.can_play(col):
-            raise ValueError(f"move {i}: column {ch} is full")
-        pos = pos.play(col)
-    return pos

@@ -6,7 +6,7 @@ Values in ``info()`` are for the side to move in search units: an outcome of 1 i
 :data:`agents.engine.negamax.DECISIVE` (the solver agent reports the game's own outcome units
 when it proves the position).
 
-Compiling the kernel for a game takes seconds. As in :mod:`agents.alphabeta`, a move with
+Compiling the kernel for a game takes seconds. As in :mod:`agents.connectx.alphabeta`, a move with
 less than :data:`util.jit.COMPILE_IN_MOVE` seconds never waits for it beyond
 ``compile_share`` of its time: a thread compiles while the plain path plays.
 """

@@ -200,8 +200,8 @@ class ValueTable:
 
 
 def key_shift(game: Any) -> int:
-    """Exact packing for Quixo's two-plane canonical key, else 0 (hash)."""
-    return game.n * game.n if game.name == "quixo" else 0
+    """Exact packing of a two-plane canonical key (the game's ``key_plane_bits``), else 0 (hash)."""
+    return int(game.key_plane_bits)
 
 
 def aggregate(keys: np.ndarray, rets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -340,10 +340,10 @@ class MCLearnerAgent:
     fallback's move (by default one ply of the game's first heuristic)."""
 
     game: Any = None  # the core.game.Game played (set by the registry)
-    table: str = ""  # the .npz written by ``train`` (empty: data/<game>_mc_<n>x<n>.npz for Quixo)
+    table: str = ""  # the .npz written by ``train`` (Quixo's table defaults it to data/quixo_mc_<n>x<n>.npz: agents.quixo)
     min_count: int = 1  # entries seen fewer times count as unknown
     unknown: float = 0.0  # value of a child the table does not know, when some others are known
-    fallback: str = "alphabeta:max_depth=1"  # engine agent spec for positions the table does not know
+    fallback: str = "alphabeta:max_depth=1"  # generic engine agent spec (agents.engine.registry) for positions the table does not know
 
     games: ClassVar[tuple[str, ...] | None] = None
     _t: Any = field(default=None, init=False, repr=False)
@@ -351,7 +351,7 @@ class MCLearnerAgent:
     _info: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        path = self.table or (f"data/quixo_mc_{self.game.n}x{self.game.n}.npz" if self.game is not None and self.game.name == "quixo" else "")
+        path = self.table
         if not path:
             raise ValueError("table: give the .npz written by python -m agents.engine.mc_learner train")
         if not Path(path).exists():
@@ -387,9 +387,9 @@ class MCLearnerAgent:
                 known += 1
         if known == 0:
             if self._fb is None:
-                from agents.engine.registry import make
+                from agents.engine.registry import make_generic
 
-                self._fb = make(self.fallback, self.game)
+                self._fb = make_generic(self.fallback, self.game)
             action = self._fb.choose(state, deadline)
             self._info = {"fallback": self.fallback}
             return action

@@ -400,7 +400,7 @@ class MCTSAgent:
 @dataclass
 class AntParams:
     """The ant colony's parameters and their checks (mixin of this module's and ConnectX's
-    :class:`agents.ant_colony.AntColonyAgent`; list it first among the bases so that ``power``
+    :class:`agents.connectx.ant_colony.AntColonyAgent`; list it first among the bases so that ``power``
     is the pheromone's)."""
 
     power: float = 1.0  # selection weight is pheromone ** power (higher: greedier ants)
@@ -423,7 +423,7 @@ class AntParams:
 class AntColonyAgent(AntParams, MCTSAgent):
     """Ant colony tree search on any game: the same tree, leaves, solver and reuse as
     :class:`MCTSAgent`, with pheromone-weighted random selection instead of UCT (as ConnectX's
-    :class:`agents.ant_colony.AntColonyAgent`, same parameters: :class:`AntParams`). Each
+    :class:`agents.connectx.ant_colony.AntColonyAgent`, same parameters: :class:`AntParams`). Each
     simulation is an ant: at a node it picks a child with probability proportional to
     ``pheromone ** power``, looking evaporates the children's pheromone by ``evaporation``, and
     every edge of the walk receives ``deposit * (the mover's reward + 1) / 2``; ``floor`` keeps

@@ -98,7 +98,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.registry import FIELD_BOUNDS
+    from agents.engine.spec import FIELD_BOUNDS
     from core.games import add_game_arguments, game_from_args
     from util.cli import int_in
 

@@ -238,8 +238,9 @@ class RTKaggleAdapter:
         lines = [state]
         end = game.end_turn_action
         for label in labels:
-            acts = [game.label_action(s, label) for s in lines] if isinstance(label, tuple) else [None]
-            if any(a is None for a in acts):
+            found = [game.label_action(s, label) for s in lines] if isinstance(label, tuple) else [None]
+            acts = [a for a in found if a is not None]
+            if not isinstance(label, tuple) or len(acts) < len(lines):
                 self.stats["dropped"] += 1
                 continue
             if acts[0] == end:

@@ -186,7 +186,7 @@ def bounds(g, s):
     return -1.0, 1.0
 
 
-PAIR = (1, 0, 3, 2)  # the mirror strategy's shape pairing (agents/engine/quantik_strategy.py)
+PAIR = (1, 0, 3, 2)  # the mirror strategy's shape pairing (agents/quantik/strategy.py)
 
 
 @hot

@@ -46,6 +46,10 @@ class Quixo(Game):
     def num_actions(self) -> int:  # type: ignore[override]
         return 16 * (self.n - 1)
 
+    @property
+    def key_plane_bits(self) -> int:  # type: ignore[override]
+        return self.n * self.n  # the canonical key is the two n*n-bit planes, packed exactly
+
     def constants(self) -> list[int]:
         return K.constants(self.n, self.params["max_plies"])
 

@@ -7,7 +7,7 @@ them out), so both counts are taken in every line. The sum is divided by its lar
 size and multiplied by ``params[5]`` so that it stays inside ``(-params[5], params[5])``, well
 inside the game's ``win_value`` (1.0) that terminal states score.
 
-``longest``: the course-style minimax's leaf (:class:`util.quixo_harness.CourseMinimaxPlayer`):
+``longest``: the course-style minimax's leaf (:class:`agents.quixo.harness.CourseMinimaxPlayer`):
 the mover's longest line (most own cubes in one line) minus the opponent's, an integer in
 ``[-(n - 1), n - 1]`` at non-terminal states (no parameters). Kept so that the
 ``course_minimax`` agent replays that player's values on the compiled search.

@@ -42,7 +42,7 @@ def play_game(
 ) -> GameResult:
     """Play one game of ``first`` (mark 1) against ``second`` (mark 2) and return its result.
 
-    ``first``/``second``: ConnectX agents (:mod:`agents.base`: ``choose(position, deadline)``,
+    ``first``/``second``: ConnectX agents (:mod:`agents.connectx.base`: ``choose(position, deadline)``,
     optional ``reset()``); the game is played by the arena's one loop (:func:`util.arena.match.play`),
     so it is judged exactly as tournaments judge it. ``shape``: the board. ``time_per_move``:
     seconds each move may use. ``opening``: 0-based columns played first, alternating from mark

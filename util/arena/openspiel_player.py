@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.bounds import as_float, as_int

@@ -18,7 +18,7 @@ import time
 import uuid
 from typing import Any, TextIO
 
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.game import Game, State, play_line
 from core.games import add_game_arguments
 from util.arena import openings, players

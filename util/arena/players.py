@@ -1,7 +1,7 @@
 """Agent specs -> players: our agents, Kaggle's built-ins, agent files, OpenSpiel's MCTS.
 
 Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
-  ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.registry`);
+  ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.connectx.registry`);
   ``kaggle:negamax``, ``kaggle:random``       kaggle-environments' built-in agents (their names
                                               clash with ours, hence the prefix); on a game whose
                                               turn is a list of action dicts, that game's
@@ -10,8 +10,9 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
                                               its own process as Kaggle would;
   ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed);
-  engine agents (:mod:`agents.engine.registry`)  on every game (``--game``); on ConnectX the names
-                                              above come first, the others (``solver``) are engine agents.
+  engine agents (:mod:`agents.registry`)      on every game (``--game``); on ConnectX its own names
+                                              (:mod:`agents.connectx.registry`) come first, the others
+                                              (``solver``) are engine agents.
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
@@ -42,8 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from agents import registry
-from agents.base import info_of
-from agents.registry import SpecError
+from agents.connectx import registry as connectx_agents
+from agents.connectx.base import info_of
+from agents.engine.spec import SpecError, convert_params, parse_spec
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import Game, State
@@ -119,43 +121,43 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
             raise SpecError(f"unknown kaggle built-in {which!r}; valid: kaggle:negamax, kaggle:random")
         import kaggle_environments
         return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
-    name, params = registry.parse_spec(spec)
+    name, params = parse_spec(spec)
     if name == "openspiel_mcts":
         from util.arena.openspiel_player import resolve_params
         return PlayerSpec(*resolve_params(params))
-    if name not in registry.AGENT_CLASSES:
-        from agents.engine import registry as engine
-        if name in engine.ENGINE_AGENTS:  # a game-generic agent on ConnectX (e.g. the engine's solver)
+    if name not in connectx_agents.AGENTS:
+        if name in registry.table("connectx"):  # a game-generic agent on ConnectX (e.g. the engine's solver)
             return _resolve_engine(spec, as_game(game))
-        valid = registry.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
+        valid = connectx_agents.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
         raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(valid)}")
-    agent = registry.make_with(name, params)  # validates names and values
+    agent = connectx_agents.make_with(name, params)  # validates names and values
     built = {k: getattr(agent, k) for k in params}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
     return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
 
 
 def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
-    """An engine agent (:mod:`agents.engine.registry`) for ``game``; Kaggle built-ins, agent
-    files, OpenSpiel's MCTS and ConnectX's own agents play ConnectX only."""
-    from agents.engine import registry as engine
-    here = f"agents that play {game.name}: {', '.join(engine.names(game.name))}"
+    """An engine agent (:mod:`agents.registry`) for ``game``; Kaggle built-ins play ConnectX
+    and games whose turn is a list of action dicts; agent files, OpenSpiel's MCTS and ConnectX's
+    own agents play ConnectX only."""
+    here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
     if spec.startswith("kaggle:") and game.kaggle_env:
         return _resolve_kaggle_turns(spec, game)
     if _is_file(spec) or spec.startswith("kaggle:"):
         raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
-    name, params = registry.parse_spec(spec)
-    if name not in engine.ENGINE_AGENTS:
-        if name in registry.AGENT_CLASSES or name == "openspiel_mcts":
-            raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: connectx; {here}")
+    name, params = parse_spec(spec)
+    if name == "openspiel_mcts":
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: connectx; {here}")
+    if name not in registry.table(game.name) and not registry.games_of(name):
         raise SpecError(f"unknown agent {name!r}; {here}")
-    cls = engine.agent_class(name)
-    if not engine.supports(cls, game.name):
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(getattr(cls, 'games', ()))}; {here}")
-    kwargs = registry.convert_params(cls, name, params)
+    try:
+        cls = registry.agent_class(game.name, name)
+    except SpecError as exc:
+        raise SpecError(f"{exc}; {here}") from None
+    kwargs = convert_params(cls, name, params)
     kwargs.pop("game", None)
     try:
-        agent = cls(game=game, **kwargs)
+        agent = registry.builder(game.name, name)(cls, kwargs, game, spec)
     except (TypeError, ValueError) as exc:
         raise SpecError(f"agent {name!r}: {exc}") from None
     built = {k: getattr(agent, k) for k in kwargs}
@@ -182,24 +184,23 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
     unset; Python's ``random`` for Kaggle built-ins and files). Engine players choose on a
     :class:`core.game.State`, the others on a :class:`core.connectx.position.Position`."""
     if spec.kind == "engine":
-        from agents.engine import registry as engine
         game = as_game(shape)
-        cls = engine.agent_class(spec.name)
+        cls = registry.agent_class(game.name, spec.name)
         params = dict(spec.params)
         fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
         if "seed" in fields and params.get("seed") is None:
             params["seed"] = seed
-        return EnginePlayer(cls(game=game, **params))
+        return EnginePlayer(registry.builder(game.name, spec.name)(cls, params, game, spec.text))
     if spec.kind == "kaggle_turns":
         from util.arena.kaggle_turns import KaggleTurnPlayer
         return KaggleTurnPlayer(spec.name, as_game(shape), time_per_move, seed)
     shape = _shape_of(shape)
     if spec.kind == "agent":
         params = dict(spec.params)
-        fields = {f.name for f in dataclasses.fields(registry.agent_class(spec.name))}
+        fields = {f.name for f in dataclasses.fields(connectx_agents.agent_class(spec.name))}
         if "seed" in fields and params.get("seed") is None:
             params["seed"] = seed
-        return AgentPlayer(registry.make_with(spec.name, params), shape, time_per_move)
+        return AgentPlayer(connectx_agents.make_with(spec.name, params), shape, time_per_move)
     if spec.kind == "kaggle":
         from kaggle_environments.envs.connectx import connectx
         random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
@@ -292,7 +293,7 @@ class EnginePlayer:
 
 class AgentPlayer(EnginePlayer):
     """One of our ConnectX agents; ``kaggle_agent`` adapts it to ``agent(obs, config)`` with the
-    same adapter a submission uses (:mod:`agents.kaggle`: Kaggle's clock, never raises)."""
+    same adapter a submission uses (:mod:`agents.connectx.kaggle`: Kaggle's clock, never raises)."""
 
     def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
         super().__init__(agent)
@@ -302,7 +303,7 @@ class AgentPlayer(EnginePlayer):
     def kaggle_agent(self, obs: Any, config: Any) -> int:
         if self._adapter is None:
             try:
-                from agents.kaggle import kaggle_agent
+                from agents.connectx.kaggle import kaggle_agent
                 # No numba retry: it would switch this whole worker process to pure Python.
                 self._adapter = kaggle_agent(lambda: self.agent, verbose=False, numba_retry=False)
             except ImportError:

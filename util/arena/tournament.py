@@ -14,7 +14,7 @@ command), and every pairing gets game-pair (pentanomial) statistics (:mod:`util.
 Any game of :mod:`core.games` (``--game NAME[:key=value,...]``, ``python -m core --list``):
 ConnectX (the default; ``--shape`` is its board) starts from its opening suite and plays our
 ConnectX agents, Kaggle's built-ins, agent files and OpenSpiel's MCTS as well as the engine
-agents; other games play the engine agents (:mod:`agents.engine.registry`) from seeded random
+agents; other games play the engine agents (:mod:`agents.registry`) from seeded random
 openings of ``--opening-plies`` plies. The store records each game's spec, and every report
 groups games by it: two games, or two boards, are never rated together.
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import SpecError
+from agents.engine.spec import SpecError
 from core.connectx.shape import Shape
 from core.game import Game
 from core.games import add_game_arguments
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{EXAMPLE_SPECS[2]}, {EXAMPLE_SPECS[3]}, a Kaggle agent file path, {EXAMPLE_SPECS[4]}. "
                              "SPRT match: --agents NEW,OLD --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05 --games 2000 "
                              "(stops when the test decides; --games is the most it plays). Other games: engine agents "
-                             "(agents.engine.registry), e.g. --game tictactoe --agents random,alphabeta:max_depth=4.")
+                             "(agents.registry), e.g. --game tictactoe --agents random,alphabeta:max_depth=4.")
     p.add_argument("--agents", help="comma-separated agent specs (see below)")
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=10,
                    help="games per pairing (even numbers keep seats balanced; default 10; with --sprt the most to play)")

@@ -17,7 +17,7 @@ with ``--confirm-sprt``, game pairs until the sequential test decides (N at most
 
 Any game (``--game NAME[:key=value,...]``, default connectx; ``python -m core --list``): on
 games other than ConnectX the agent and its opponents are engine agents
-(:mod:`agents.engine.registry`), e.g. ``--game connect4_count:rows=4,columns=5 --agent mcts
+(:mod:`agents.registry`), e.g. ``--game connect4_count:rows=4,columns=5 --agent mcts
 --space exploration=float:0.5:2 --opponents random,alphabeta:max_depth=2``.
 
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from agents import registry
-from agents.registry import SpecError
+from agents.engine.spec import SpecError, parameters_of, parse_spec
 from core.connectx.shape import Shape
 from core.game import Game
 from core.games import add_game_arguments
@@ -72,17 +72,9 @@ class Dim:
 
 
 def agent_parameters(agent: str, game: Game | None = None) -> dict[str, Any]:
-    """Parameter names of ``agent`` with their defaults: a ConnectX agent on ConnectX (default),
-    else the engine agent (:mod:`agents.engine.registry`) of that name."""
-    if (game is None or game.name == "connectx") and agent in registry.AGENT_CLASSES:
-        return registry.parameters(agent)
-    import dataclasses
-
-    from agents.engine import registry as engine
-    if agent not in engine.ENGINE_AGENTS and agent in registry.AGENT_CLASSES:
-        return registry.parameters(agent)  # the spec check then says which games it plays
-    cls = engine.agent_class(agent)
-    return {f.name: registry._default(f) for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_") and f.name != "game"}
+    """Parameter names of ``agent`` with their defaults: the agent of that name on ``game``
+    (default ConnectX), as :mod:`agents.registry` resolves it."""
+    return parameters_of(registry.agent_class(game.name if game is not None else "connectx", agent))
 
 
 def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
@@ -223,7 +215,7 @@ def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games:
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.tune", description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry; other games: agents.engine.registry)")
+    p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
     p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.arena.tournament")
@@ -275,7 +267,7 @@ def _main(args: argparse.Namespace) -> int:
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
         shape = parse_game_args(args.game, args.shape)  # the game (ConnectX: on its board)
-        fixed = registry.parse_spec(f"{args.agent}:{args.fixed}")[1]
+        fixed = parse_spec(f"{args.agent}:{args.fixed}")[1]
         players.resolve(spec_text(args.agent, fixed), shape)  # an agent that does not play the game: say so first
         dims = parse_space(args.space, args.agent, shape)
         clash = {d.name for d in dims} & set(fixed)

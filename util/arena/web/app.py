@@ -22,7 +22,7 @@ from flask import Flask, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
-from agents.engine import registry
+from agents import registry
 from core import games as game_registry
 from core.game import Game, param_bounds
 from util.arena.web.render import frame, move_texts, play_texts, turn_starts

@@ -259,7 +259,7 @@ def register(app: Flask) -> None:
 
     @app.post("/api/db/matches")
     def start_match():
-        from agents.registry import SpecError, check_server_params, parse_spec
+        from agents.engine.spec import SpecError, check_server_params, parse_spec
         from util.arena import players
         from util.arena.web.app import body
 

@@ -15,8 +15,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import registry as agent_registry
-from agents.engine import registry
+from agents import registry
+from agents.engine.spec import table_bytes
 from core.game import Game, State
 from util.arena.web.render import report_dict
 from util.bounds import as_float, shown
@@ -47,7 +47,7 @@ def _time(value: Any, name: str = "time") -> float:
 
 def make_agent(spec: str, game: Game) -> Any:
     """The agent of ``spec`` for ``game`` as a request may have it: no parameter naming a file,
-    tables within the server's bounds (:func:`agents.registry.convert_params`); else a 400."""
+    tables within the server's bounds (:func:`agents.engine.spec.convert_params`); else a 400."""
     try:
         return registry.make(spec, game, server=True)
     except ValueError as exc:  # SpecError is a ValueError
@@ -225,7 +225,7 @@ def analysis_of(agent: Any, state: State, seconds: float) -> dict:
 
 class SessionStore:
     """At most ``capacity`` sessions whose agents' tables take at most ``memory`` bytes
-    together (an upper estimate, :func:`agents.registry.table_bytes`) and whose states about
+    together (an upper estimate, :func:`agents.engine.spec.table_bytes`) and whose states about
     ``state_memory`` bytes (:meth:`state_bytes`): the least recently used go first, so a big
     table or a long replayed game does not stay for ever after its request."""
 
@@ -266,7 +266,7 @@ class SessionStore:
         return sum(len(s.states) * s.game.words * WORD_BYTES for s in list(self._sessions.values()))
 
     def table_bytes(self) -> int:
-        return sum(agent_registry.table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))
+        return sum(table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))
 
     def __len__(self) -> int:
         return len(self._sessions)

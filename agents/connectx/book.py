@@ -1,8 +1,8 @@
 """Build the opening book by solving positions, resumably and in parallel.
 
-    python -m agents.book build --side first --max-ply 6 --workers 2     # solve, append to the store
-    python -m agents.book pack                                           # store -> data/book_6x7x4.npz
-    python -m agents.book info                                           # what the store and book hold
+    python -m agents.connectx.book build --side first --max-ply 6 --workers 2     # solve, append to the store
+    python -m agents.connectx.book pack                                           # store -> data/book_6x7x4.npz
+    python -m agents.connectx.book info                                           # what the store and book hold
 
 Which positions: only those where *we* move (``--side first``: even plies, ``second``: odd),
 reached by our book move and every opponent reply, breadth first, ply by ply. A position is
@@ -16,7 +16,7 @@ flushed as each result arrives: ``<moves> <column> <score> <nodes> <seconds> <mo
 notation, 1-based column of the move for that exact move string). A rerun skips the positions
 it holds (by symmetric key), so an interrupted build resumes; a last line cut short (disk
 full, power lost) is dropped when the build reopens the store, and every append starts on a
-fresh line. ``pack`` writes the agent's compact book (:mod:`agents.solver_book`): every solved
+fresh line. ``pack`` writes the agent's compact book (:mod:`agents.connectx.solver_book`): every solved
 position by default. ``pack`` and ``info`` of a path that is missing or not a store (its first
 line is not a record) say so in one line, exit 2, and write nothing.
 
@@ -38,12 +38,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.solver import Solver
-from agents.solver_book import Book, default_path
+from agents.connectx.solver import Solver
+from agents.connectx.solver_book import Book, default_path
+from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
 from util.bounds import SECONDS_MAX, TT_SLOTS
-from util.cli import OneLineParser, exit_code, float_in, int_in, raise_if_signalled, shape_type, signal_name, stop_on_signals, unwritable
+from util.cli import OneLineParser, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals, unwritable
 from util.jit import keep_streams
 
 MODES = ("weak", "strong", "given")
@@ -106,7 +107,7 @@ class Store:
             raise StoreError(f"{path} is not a file; give --store a book store (one solved position a line)")
         if not path.is_file():
             if must_exist:
-                raise StoreError(f"no book store at {path}; give --store the file `python -m agents.book build` wrote")
+                raise StoreError(f"no book store at {path}; give --store the file `python -m agents.connectx.book build` wrote")
             return
         lines, tail = _lines(path)
         for text in lines:
@@ -349,7 +350,7 @@ def info(store: Store, book_path: Path, out=sys.stdout) -> None:
 # --- CLI --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
 
-    parser = OneLineParser(prog="python -m agents.book", description="Build, pack and inspect the perfect agent's opening book.")
+    parser = OneLineParser(prog="python -m agents.connectx.book", description="Build, pack and inspect the perfect agent's opening book.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     common = OneLineParser(add_help=False)
     common.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")

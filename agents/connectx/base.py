@@ -2,14 +2,14 @@
 
 An agent is an object with ``choose(position, deadline) -> column``. ``deadline`` is an absolute
 ``time.perf_counter()`` value by which the column must be returned; the Kaggle adapter
-(:mod:`agents.kaggle`) computes it from Kaggle's clock with a safety margin, so agents spend up
+(:mod:`agents.connectx.kaggle`) computes it from Kaggle's clock with a safety margin, so agents spend up
 to the deadline and no further. An agent object lives for one game at a time and may keep state
 between moves (a search tree, a transposition table); it notices a new game itself (the ply
 goes down) or is told with ``reset()``.
 
 Agents are dataclasses: their fields are their parameters, with defaults and a comment each,
 so that ``build_submission.py --list``, tournaments and tuning can read and set them by name
-(see :mod:`agents.registry`). Compose by parameters (``search x heuristic x params``), not by
+(see :mod:`agents.connectx.registry`). Compose by parameters (``search x heuristic x params``), not by
 writing one class per combination.
 
 Optional methods:

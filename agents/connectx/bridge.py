@@ -1,4 +1,4 @@
-"""ConnectX's own agents (:mod:`agents.registry`: perfect, negamax, mcts, ...) as engine agents.
+"""ConnectX's own agents (:mod:`agents.connectx.registry`: perfect, negamax, mcts, ...) as engine agents.
 
 They are faster and stronger on ConnectX than the game-generic searches (book, Pons-style
 solver, threat pruning), and work on :class:`core.connectx.position.Position`; this wrapper lets every
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import info_of
+from agents.connectx.base import info_of
 from core.game import State
 
 
@@ -38,7 +38,7 @@ class ConnectXAgent:
         return action
 
     def _exact_values(self, position: Any, seconds: float) -> dict | None:
-        from agents.solver import Solver
+        from agents.connectx.solver import Solver
 
         if self._solver is None or self._solver.shape != position.shape:
             self._solver = Solver(position.shape)

@@ -3,7 +3,7 @@ reaches the kernel's leaves the way ``alphabeta:heuristic=bitsquares,power=2`` d
 
 The fields are made from :data:`heuristics.connectx.params.PARAM_NAMES` (each parameter is documented there),
 one ``float | None`` field a name, None meaning the heuristic's default
-(:data:`heuristics.connectx.params.DEFAULTS`): one list of names from the spec (:mod:`agents.registry`) through
+(:data:`heuristics.connectx.params.DEFAULTS`): one list of names from the spec (:mod:`agents.connectx.registry`) through
 :func:`heuristics.connectx.params.params_array` to the float array the hot kernels read. An agent that already
 uses a name for something else (the ant colony's pheromone ``power``) maps the heuristic's
 parameter to another field with ``HEURISTIC_RENAMED``.

@@ -2,11 +2,11 @@
 move of a depth-first search.
 
 Order of play for a move:
-1. the opening book (:mod:`agents.solver_book`) holds the position: its move, at once;
-2. the solver (:mod:`agents.solver`) proves a value-keeping move (weak: win/draw/loss) within
+1. the opening book (:mod:`agents.connectx.solver_book`) holds the position: its move, at once;
+2. the solver (:mod:`agents.connectx.solver`) proves a value-keeping move (weak: win/draw/loss) within
    ``solver_share`` of the time left, then, with what remains of that share, the strong solver
    picks the fastest win, the slowest loss or a draw-keeping move;
-3. the solver ran out of nodes (or proved a loss but not its length): the fallback depth-first search (``agents.alphabeta``) plays
+3. the solver ran out of nodes (or proved a loss but not its length): the fallback depth-first search (``agents.connectx.alphabeta``) plays
    with the time left, or, while that search is not compiled yet, the solver's move order
    screened by small searches that prove shallow wins and losses (:meth:`Solver.screen`).
 
@@ -38,15 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.solver import Solver
-from agents.solver_book import Book, default_path
+from agents.connectx.solver import Solver
+from agents.connectx.solver_book import Book, default_path
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from util.budget import Speed
 from util.jit import keep_streams, log_from_thread
 
 try:  # the fallback search; optional so that the solver agent works without it
-    from agents.alphabeta import NegamaxAgent
+    from agents.connectx.alphabeta import NegamaxAgent
 except ImportError:  # pragma: no cover - the module is part of the repo
     NegamaxAgent = None  # type: ignore[assignment,misc]
 

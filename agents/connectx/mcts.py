@@ -9,11 +9,11 @@ each new node (``expand``, :mod:`core.connectx.search_hooks`; with ``expand="pru
 move under a threat and a forced block alone). Settings:
 ``gamma=1`` (ConnectX's rewards are undiscounted, as they were on its own kernel), solver on,
 closed loop. This module owns the agents' parameters (the leaf heuristic's by name,
-:class:`agents.heuristic_params.HeuristicParams`), the interface on
+:class:`agents.connectx.heuristic_params.HeuristicParams`), the interface on
 :class:`core.connectx.position.Position`, the win-in-one / forced-block shortcut before any
-search, reuse of the tree two plies later, and the opening cache (:mod:`agents.mcts_cache`)
+search, reuse of the tree two plies later, and the opening cache (:mod:`agents.connectx.mcts_cache`)
 grafted below each new tree's root. :class:`TreeSearch` is shared with
-:class:`agents.ant_colony.AntColonyAgent`, which only changes the selection policy.
+:class:`agents.connectx.ant_colony.AntColonyAgent`, which only changes the selection policy.
 """
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
-from agents import mcts_cache
+from agents.connectx import mcts_cache
+from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine import mcts as engine
-from agents.heuristic_params import HeuristicParams
 from core.connectx import bitboard as bb
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
@@ -47,7 +47,7 @@ class _Stored:
     and ConnectX's rule for finding the new position in the old tree (a Position has no move
     history: the positions up to :data:`REUSE_PLIES` below the root are tried)."""
 
-    stored: dict | None = None  # the validated cache (agents.mcts_cache), set by the owner
+    stored: dict | None = None  # the validated cache (agents.connectx.mcts_cache), set by the owner
     cache_nodes: int = 0  # nodes grafted under the current tree
     partial: bool = False  # the tree holds only the cache's top (grafted on the plain path)
     plain_graft_nodes: int = PLAIN_GRAFT_NODES  # the owner sets its own (TreeSearch.PLAIN_GRAFT_NODES)
@@ -100,9 +100,9 @@ class _AntSearch(_Stored, engine.AntColonyAgent):
 
 @dataclass
 class TreeSearch(HeuristicParams):
-    """What the tree-search agents share. Fields are parameters (see :mod:`agents.registry`),
+    """What the tree-search agents share. Fields are parameters (see :mod:`agents.connectx.registry`),
     with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES`
-    (None: its default), as on ``alphabeta`` (:class:`agents.heuristic_params.HeuristicParams`)."""
+    (None: its default), as on ``alphabeta`` (:class:`agents.connectx.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
     heuristic: str = "oddeven"  # heuristic for heuristic/mixed leaves (heuristics.connectx.engine.HEURISTICS)
@@ -114,7 +114,7 @@ class TreeSearch(HeuristicParams):
     # ConnectX's expand hook at new nodes: "prove" (decided positions proven, every column a child,
     # as on the former kernel), "prune" (also no move under a threat, a forced block alone), "off".
     expand: str = "prove"
-    cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.mcts_cache.default_path, if present; "": none; or a path)
+    cache: str = "auto"  # opening cache ("auto": the leaf's file in data/, agents.connectx.mcts_cache.default_path, if present; "": none; or a path)
     margin: float = 0.01  # seconds kept before the deadline
     max_sims: int = 0  # stop after this many simulations per move (0: only the deadline)
     background_compile: bool = True  # compile numba's kernels in a thread while the plain path searches (moves with under a minute)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PONS = Path(os.environ.get("CONNECTX_PONS_DIR") or Path(__file__).resolve().parents[1] / "data" / "pons")
+PONS = Path(os.environ.get("CONNECTX_PONS_DIR") or Path(__file__).resolve().parents[2] / "data" / "pons")
 
 
 def pons_lines(name: str) -> list[tuple[str, int]]:

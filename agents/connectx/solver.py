@@ -1,7 +1,7 @@
 """Exact ConnectX solver (strong: the exact score; weak: win/draw/loss) and its CLI.
 
-    echo "4453" | python -m agents.solver            # -> "4453 <score>"
-    python -m agents.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
+    echo "4453" | python -m agents.connectx.solver            # -> "4453 <score>"
+    python -m agents.connectx.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
 
 The search is the game-generic exact solver :mod:`agents.engine.exact` (hot code, compiled by
 numba when the board fits 63 bits) on :class:`core.connectx.pons.PonsConnectX`, ConnectX scored
@@ -20,6 +20,7 @@ from typing import TextIO
 
 from agents.engine import exact as ek
 from agents.engine.exact import ExactSearch
+from core.connectx.cli import parse_moves, shape_type
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
 from core.connectx.search_hooks import expand as connectx_expand
@@ -27,7 +28,7 @@ from core.connectx.shape import STANDARD, Shape
 from core.connectx.threats import win_cells
 from util.bounds import TT_SLOTS
 from util.budget import deadline_ns
-from util.cli import OneLineParser, exit_code, int_in, parse_moves, raise_if_signalled, shape_type, signal_name, stop_on_signals
+from util.cli import OneLineParser, exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
 from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
 from util.watch import INLINE_SECONDS, call_watched
@@ -352,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
             s = g.shape
             argv = [*argv, "--shape", f"{s.rows}x{s.columns}x{s.inarow}"]
     parser = OneLineParser(
-        prog="python -m agents.solver",
+        prog="python -m agents.connectx.solver",
         description="Solve ConnectX positions read from stdin, one a line in Pons' notation "
         "(1-based column digits from the empty board; a trailing score is ignored). Prints "
         "'<moves> <score>' a line, the score for the side to move in Pons' convention. "

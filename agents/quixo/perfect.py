@@ -87,7 +87,7 @@ class QuixoPerfectAgent:
 
     def _fallback_agent(self) -> Any:
         if self._fallback is None:
-            from agents.engine.registry import make
+            from agents.registry import make
 
             self._fallback = make(self.fallback, self.game)
         return self._fallback

@@ -1,6 +1,6 @@
 """The MCTS opening cache: grow a tree from the empty board, prune it, save plain arrays.
 
-``python -m agents.mcts_cache grow --seconds 600`` runs one long MCTS from the empty board (the
+``python -m agents.connectx.mcts_cache grow --seconds 600`` runs one long MCTS from the empty board (the
 tree plays both sides: self-play), keeps the nodes with at least ``--min-visits`` visits and
 writes ``data/mcts_cache_<leaf>_<rows>x<columns>x<inarow>.npz``. ``show FILE`` prints a
 cache's size and its first moves (columns 1-based, as people write them). ``--seconds`` is the
@@ -20,7 +20,7 @@ stored-statistics convention of the engine's MCTS (:mod:`agents.engine.mcts_kern
 ``current + mask + bottom``), so files grown on ConnectX's former own kernel load as they are.
 An agent grafts the entries below each new tree's root (:func:`graft`); a submission receives
 the same dict through ``use_data``. Only boards within 63 bits (int64 keys) can have a cache.
-The agents (:mod:`agents.mcts`) import this module, never the other way round.
+The agents (:mod:`agents.connectx.mcts`) import this module, never the other way round.
 """
 from __future__ import annotations
 
@@ -37,16 +37,17 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from agents.engine import mcts_kernels as K
+from core.connectx.cli import shape_type
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import bind, search_constants
 from util.atomic import write_bytes
 from util.bounds import SECONDS_MAX
-from util.cli import OneLineParser, exit_code, float_in, int_in, shape_type, signal_name, signalled, signals_at_checkpoints, stop_on_signals, unwritable
+from util.cli import OneLineParser, exit_code, float_in, int_in, signal_name, signalled, signals_at_checkpoints, stop_on_signals, unwritable
 from util.jit import numba_available
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")
 BATCH_SECONDS = 0.1  # a batch of simulations takes about this long: --seconds and Ctrl-C hold within it
 SAVE_EVERY = 60.0  # grow saves what it has grown this often (seconds of growth), and on Ctrl-C
@@ -100,7 +101,7 @@ def load(path: str | Path, missing_ok: bool = False) -> dict | None:
     if not path.exists():
         if missing_ok:
             return None
-        raise CacheError(f"cache file {path} does not exist; grow one with `python -m agents.mcts_cache grow`")
+        raise CacheError(f"cache file {path} does not exist; grow one with `python -m agents.connectx.mcts_cache grow`")
     try:
         with np.load(path, allow_pickle=False) as z:
             raw = {k: z[k] for k in z.files}
@@ -235,7 +236,7 @@ class Grown:
 def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.0, prune_visits: float = 2.0,
          log: Any = None, on_batch: Any = None, stop: Any = None, checkpoint: Any = None,
          checkpoint_every: float = 0.0) -> Grown:
-    """Grow ``agent``'s tree (a :class:`agents.mcts.TreeSearch`, its cache unused) from the
+    """Grow ``agent``'s tree (a :class:`agents.connectx.mcts.TreeSearch`, its cache unused) from the
     empty board for ``sims`` simulations or ``seconds`` (whichever is given; both: the first
     reached). When the tree fills up, nodes under ``prune_visits`` are dropped (the rest is
     collected and grafted into a fresh tree) and growth goes on.
@@ -310,7 +311,7 @@ def _prune(search: Any, ns: Any, g: Any, tree: Any, root: Position, prune_visits
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m agents.mcts_cache", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m agents.connectx.mcts_cache", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     g = sub.add_parser("grow", help="grow, prune and save a cache")
     g.add_argument("--seconds", type=float_in(0.0, SECONDS_MAX), default=0.0,
@@ -342,7 +343,7 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def _grow(args: argparse.Namespace) -> int:
-    from agents.registry import make_from_spec
+    from agents.connectx.registry import make_from_spec
 
     if args.seconds <= 0 and args.sims <= 0:
         raise ValueError("give --seconds or --sims (a positive amount of growing)")

@@ -1,4 +1,4 @@
-"""The course-style Quixo minimax (:class:`util.quixo_harness.CourseMinimaxPlayer`) as an
+"""The course-style Quixo minimax (:class:`agents.quixo.harness.CourseMinimaxPlayer`) as an
 engine agent, for tournaments against it.
 
 Their player searches numpy board copies: about 40 s a move at depth 3 on 5×5, too slow for
@@ -8,7 +8,7 @@ action's exact value) with the same leaf values (``longest`` in :mod:`heuristics
 mover's longest line minus the opponent's; wins sooner preferred, the both-lines rule), and the
 same seeded uniform choice among the best root actions; ``tests/test_quixo_agents.py`` checks
 that the best-move sets agree. ``fast=false`` plays their player itself through
-:class:`util.quixo_harness.CoursePlayerAgent`.
+:class:`agents.quixo.harness.CoursePlayerAgent`.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class CourseMinimaxAgent:
         seed = 0 if self.seed is None else self.seed
         self._rng = random.Random(seed)
         if not self.fast:
-            from util.quixo_harness import CourseMinimaxPlayer, CoursePlayerAgent
+            from agents.quixo.harness import CourseMinimaxPlayer, CoursePlayerAgent
 
             self._course = CoursePlayerAgent(player=CourseMinimaxPlayer(self.depth, seed), game=self.game)
 

@@ -8,7 +8,7 @@ ants, while evaporation forgets old trails; a floor relative to the best sibling
 MAX-MIN ant system) keeps every move in play. The search is the engine's ant colony
 (:class:`agents.engine.mcts.AntColonyAgent`) on the ConnectX game, composed exactly as
 ``mcts`` composes the engine's UCT agent: everything else (leaves, proven bounds, tree reuse,
-the forced-move shortcut, the clock) is :class:`agents.mcts.TreeSearch`.
+the forced-move shortcut, the clock) is :class:`agents.connectx.mcts.TreeSearch`.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
+from agents.connectx.mcts import TreeSearch, _AntSearch
 from agents.engine.mcts import AntParams
-from agents.mcts import TreeSearch, _AntSearch
 
 
 @dataclass

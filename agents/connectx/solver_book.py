@@ -4,7 +4,7 @@ A position and its mirror image share one entry, keyed by ``min(key, mirror_key)
 keys, :meth:`core.Position.symmetric_key`); the stored move and score are those of the
 position whose own key is that minimum, and a lookup from the mirrored side mirrors the move.
 Packed numpy arrays (``keys`` int64 sorted, ``moves`` int8, ``scores`` int8) keep the book
-small in the submission and a lookup a binary search. Built by ``python -m agents.book``.
+small in the submission and a lookup a binary search. Built by ``python -m agents.connectx.book``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 
 def default_path(shape: Shape) -> Path:
@@ -105,7 +105,7 @@ class Book:
             with np.load(path, allow_pickle=False) as z:
                 return cls.from_data({k: z[k] for k in ("shape", "keys", "moves", "scores")})
         except Exception as exc:  # damaged (zip, CRC, truncation), foreign, or missing arrays
-            raise BookError(f"cannot read book {path}: {_reason(exc)}; rebuild it with `python -m agents.book pack`") from None
+            raise BookError(f"cannot read book {path}: {_reason(exc)}; rebuild it with `python -m agents.connectx.book pack`") from None
 
     def save(self, path: str | Path) -> None:
         """Write atomically (a reader never sees half a book)."""

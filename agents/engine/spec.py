@@ -1,0 +1,171 @@
+"""Agent specs such as ``alphabeta:heuristic=bitsquares,max_depth=6``: parsing, and the checked
+conversion of their parameters to an agent class's fields within bounds (every game's agents).
+
+The owner of :class:`SpecError`, :func:`parse_spec`, :func:`convert_params`, :data:`FIELD_BOUNDS`
+and the server's bounds (:data:`SERVER_BOUNDS`, :data:`FILE_FIELDS`). Which class a name means
+on a game is :mod:`agents.registry`'s.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+from util.bounds import MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, shown
+
+
+class SpecError(ValueError):
+    """A bad agent name, parameter or value: the message says which and lists the valid ones."""
+
+
+def field_default(f: dataclasses.Field) -> Any:
+    """The default of dataclass field ``f`` (None when it has none)."""
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+def parameters_of(cls: type) -> dict[str, Any]:
+    """Parameter names of the agent class ``cls`` (a dataclass) with their defaults; ``game``
+    (set by the registry) is not one."""
+    return {f.name: field_default(f) for f in dataclasses.fields(cls)
+            if f.init and not f.name.startswith("_") and f.name != "game"}
+
+
+# --- bounds: every number a spec gives is checked before the agent is built --------------------
+INT64 = (-(1 << 63), (1 << 63) - 1)
+SHARE = (0.0, 1.0)
+SECONDS = (0.0, SECONDS_MAX)
+FIELD_BOUNDS: dict[str, tuple] = {
+    # tables sized by a person stay within MEMORY_BUDGET (2 GiB)
+    "tt_size": TT_SLOTS,  # the exact solver's slots, 8 bytes each (a prime search follows)
+    "tt_bits": (4, 26),  # the depth-first searches' table: 2**26 entries of about 24 bytes = 1.5 GiB
+    "solver_tt_bits": (4, 26),
+    "capacity": (1, MEMORY_BUDGET // 140),  # MCTS tree nodes of about 140 bytes (edges included)
+    # depths, counts and plies
+    "max_depth": (0, 1000), "depth": (0, 64), "order_depth": (0, 1000), "tt_depth": (1, 1000),
+    "max_plies": (1, 100_000), "max_rollout": (1, 1_000_000), "max_sims": (0, 10 ** 12), "min_count": (1, 10 ** 9),
+    "seed": (0, INT64[1]),
+    # fractions and times
+    "book_wait_share": SHARE, "compile_share": SHARE, "proof_share": SHARE, "solve_share": SHARE, "solver_share": SHARE,
+    "time_safety": SHARE, "mix": SHARE, "evaporation": SHARE, "gamma": SHARE,
+    "margin": SECONDS, "compile_wait": SECONDS,
+}
+"""Bounds of agents' numeric fields by name (one name means one thing in every agent); a
+field's ``metadata={"bounds": (lo, hi)}`` overrides. Other ints are int64, other floats finite."""
+
+SERVER_BOUNDS: dict[str, tuple] = {
+    "tt_size": (1024, 1 << 25),  # 256 MiB
+    "tt_bits": (4, 22),  # about 100 MiB
+    "solver_tt_bits": (4, 22),
+    "capacity": (1, 2_000_000),  # about 280 MiB when full
+}
+"""Tighter bounds for a server's request (``server=True``): many sessions share one process."""
+
+FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",)}
+"""Fields that may name a file, with the values that do not (shipped data or none): a server
+refuses the others (``server=True``), so a client cannot probe the server's files."""
+
+TABLE_BYTES: dict[str, Any] = {
+    "tt_size": lambda v: 8 * v, "tt_bits": lambda v: 24 << v, "solver_tt_bits": lambda v: 24 << v,
+    "capacity": lambda v: 140 * v,
+}
+"""Bytes the table a field sizes may take when full (the figures of :data:`FIELD_BOUNDS`)."""
+
+
+def table_bytes(agent: Any) -> int:
+    """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
+    those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
+    total = 0
+    for obj in (agent, getattr(agent, "inner", None)):
+        if dataclasses.is_dataclass(obj):
+            for name, size in TABLE_BYTES.items():
+                v = getattr(obj, name, None)
+                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                    total += size(min(v, 1 << 40))
+    return total
+
+
+def check_server_params(label: str, params: dict[str, Any]) -> None:
+    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) or sizes a table beyond
+    :data:`SERVER_BOUNDS`: a server's request may do neither."""
+    for key, value in params.items():
+        if key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]:
+            allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
+            raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+        if key in SERVER_BOUNDS:
+            try:
+                as_int(value, f"parameter {key} of agent {label!r}", *SERVER_BOUNDS[key])
+            except ValueError as exc:
+                raise SpecError(f"{exc} on this server") from None
+
+
+def field_bounds(f: dataclasses.Field) -> tuple | None:
+    return f.metadata.get("bounds", FIELD_BOUNDS.get(f.name))
+
+
+def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
+    """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
+    key, default = f.name, field_default(f)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    optional = len(args) == 1 and len(typing.get_args(annotation)) == 2  # Optional[X], e.g. ``int | None``
+    if optional:
+        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+            return None
+        annotation = args[0]
+    target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
+    label = f"parameter {key} of agent {name!r}"
+    try:
+        if target is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(f"{label} must be true or false, got {shown(value)}")
+        if target is int:
+            lo, hi = field_bounds(f) or INT64
+            return as_int(value, label, lo, hi)
+        if target is float:
+            lo, hi = field_bounds(f) or (None, None)
+            return as_float(value, label, lo, hi)
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    return None if text.lower() == "none" and default is None else text
+
+
+def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False) -> dict[str, Any]:
+    """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
+    field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
+    names the agent in error messages. ``server=True`` (a server's request): no parameter may
+    name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for key, value in params.items():
+        if key not in fields:
+            valid = ", ".join(sorted(fields)) or "(none)"
+            raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
+        if server:
+            check_server_params(label, {key: value})
+        kwargs[key] = _convert(label, fields[key], value, hints.get(key))
+    return kwargs
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"alphabeta:heuristic=bitsquares,max_depth=6"`` -> ``("alphabeta", {"heuristic": ..., "max_depth": "6"})``."""
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SpecError(f"bad parameter {item!r} in agent spec {spec!r}; write key=value, comma-separated")
+        params[key.strip()] = value.strip()
+    return name.strip(), params
