@@ -46,7 +46,8 @@ class TurnSearch(TurnPlanAgent):
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
     wait_plan: bool = True  # while it compiles in the background: end the turn at once rather than search on the plain path
 
-    games = None  # every game (a game without end_turn_action: a turn is one decision)
+    games = None  # every game whose turn is several decisions (turn_games_only)
+    turn_games_only = True  # on a game of one decision a turn these would be flat bandits over moves: not offered
 
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("turn-search"), init=False, repr=False)

@@ -31,9 +31,25 @@ ENGINE_AGENTS: dict[str, str] = {
 
 
 def supports(cls: type, game_name: str) -> bool:
-    """Whether agent class ``cls`` plays ``game_name`` (its ``games``, None: every game)."""
+    """Whether agent class ``cls`` plays ``game_name`` (its ``games``, None: every game; a class
+    with ``turn_games_only`` set plays only games whose turn is several decisions, see
+    :func:`has_turns`)."""
     games = getattr(cls, "games", None)
+    if getattr(cls, "turn_games_only", False) and not has_turns(game_name):
+        return False
     return games is None or game_name in games
+
+
+def has_turns(game_name: str) -> bool:
+    """Whether the registered game ``game_name`` has turns of several decisions
+    (``Game.end_turn_action``); a name the game registry does not know (a game built in a test
+    or a script) is given the benefit of the doubt."""
+    from core.games import game_class
+
+    try:
+        return game_class(game_name).end_turn_action is not None
+    except ValueError:
+        return True
 
 
 def make_generic(spec: str, game: Any) -> Any:
