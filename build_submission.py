@@ -578,8 +578,14 @@ def main(argv: list[str] | None = None) -> int:
         import build_submission_rt
 
         return build_submission_rt.main(argv)
+    return exit_code(run, argv)
+
+
+def exit_code(run_: Any, argv: list[str] | None) -> int:
+    """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
+    1, a write error 2, Ctrl-C 130): the one error policy of both builders."""
     try:
-        return run(argv)
+        return run_(argv)
     except (UsageError, registry.SpecError) as exc:
         print(f"build_submission.py: error: {exc}", file=sys.stderr)
         return 2

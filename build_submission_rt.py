@@ -366,21 +366,7 @@ def run(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``build_submission.py --game reinforce_tactics ...``: exit codes as build_submission.py's."""
-    try:
-        return run(argv)
-    except (B.UsageError, SpecError) as exc:
-        print(f"build_submission.py: error: {exc}", file=sys.stderr)
-        return 2
-    except B.BuildFailed as exc:
-        print(f"build_submission.py: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("build_submission.py: interrupted", file=sys.stderr)
-        return 130
-
+    return B.exit_code(run, argv)
 
 if __name__ == "__main__":
     sys.exit(main())

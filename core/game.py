@@ -545,6 +545,19 @@ def constants_array(game: Game, jit: bool) -> Any:
 SMALL_G = 16  # constants of at most this many words go to compiled kernels as a tuple
 
 
+def search_params(values: Sequence[float], jit: bool) -> Any:
+    """A heuristic's parameters as a search hands them to its kernels: a list on the plain
+    path; compiled, a tuple when small (a value, as :func:`search_constants` explains: an array
+    argument costs two atomic reference counts at every leaf's call), else a float64 array."""
+    if not jit:
+        return list(values)
+    if len(values) <= SMALL_G:
+        return tuple(float(x) for x in values)
+    import numpy as np
+
+    return np.asarray(values, dtype=np.float64)
+
+
 def search_constants(game: Any, jit: bool) -> Any:
     """``g`` for the kernel: a tuple when compiled and small (a value: numba passes an array
     argument with a reference count, an atomic add and subtract in every call of the recursive

@@ -273,7 +273,7 @@ def test_only_game_reinforce_tactics_goes_to_its_builder():
     (["--maps", "nowhere"], "unknown map nowhere"),
     (["--opponents", "negamax"], "--opponents"),
     (["--agent", "nobody"], "unknown agent"),
-    (["--agent", "quixo_perfect"], "does not play reinforce_tactics"),
+    (["--agent", "quixo_perfect"], "does not play 'reinforce_tactics'"),
     (["--episode-steps", "1"], "--episode-steps"),
     (["--act-timeout", "0"], "seconds"),
     (["--param", "max_actions=-2"], "max_actions"),

@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.engine import macro_kernels as K
 from agents.engine.turn_plan import TurnPlanAgent
-from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
+from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
 from util.jit import CompileGate, numba_available
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
@@ -138,13 +138,8 @@ class TurnSearch(TurnPlanAgent):
         self._hp = (given if given is not None else defaults) or [0.0]
 
     def hp(self, jit: bool) -> Any:
-        if not jit:
-            return list(self._hp)
-        if len(self._hp) <= SMALL_G:
-            return tuple(float(x) for x in self._hp)
-        import numpy as np
-
-        return np.asarray(self._hp, dtype=np.float64)
+        """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""
+        return search_params(self._hp, jit)
 
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())

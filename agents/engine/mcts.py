@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
-from core.game import CHANCE, SMALL_G, State, bind, kernel_state, search_constants
+from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
 from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
 
@@ -300,15 +300,8 @@ class MCTSAgent:
         self._hp = (given if given is not None else defaults) or [0.0]
 
     def _hp_array(self, jit: bool) -> Any:
-        """The heuristic's parameters for the kernels: a tuple when compiled and small (a value,
-        where an array argument costs two atomic reference counts at every leaf's call)."""
-        if not jit:
-            return list(self._hp)
-        if len(self._hp) <= SMALL_G:
-            return tuple(float(x) for x in self._hp)
-        import numpy as np
-
-        return np.asarray(self._hp, dtype=np.float64)
+        """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""
+        return search_params(self._hp, jit)
 
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())
