@@ -273,7 +273,7 @@ def test_build_submission_refuses_other_games() -> None:
     proc = subprocess.run([sys.executable, "build_submission.py", "--game", "quixo"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and len(lines) == 1 and "only for ConnectX" in lines[0], proc.stderr
+    assert proc.returncode == 2 and len(lines) == 1 and "Kaggle submissions exist for connectx and reinforce_tactics, not 'quixo'" in lines[0], proc.stderr
 
 
 def test_tune_on_another_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
