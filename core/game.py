@@ -76,6 +76,7 @@ order per unit.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -322,11 +323,18 @@ class State:
         return bool(self.game.kernel_module.terminal(self.game.g, self.words))
 
     def legal_actions(self) -> list[int]:
+        return list(self._legal)
+
+    @functools.cached_property
+    def _legal(self) -> tuple[int, ...]:
+        """The legal actions, computed once per state object (a state is immutable): an agent's
+        ``choose`` and the arena's legality check in :meth:`apply` ask for them on the same
+        object, and on Reinforce Tactics the plain kernel takes milliseconds."""
         if self.is_terminal():
-            return []
+            return ()
         buf = [0] * max(1, self.game.num_actions)
         n = self.game.kernel_module.legal(self.game.g, self.words, buf, 0)
-        return [int(a) for a in buf[:n]]
+        return tuple(int(a) for a in buf[:n])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """(outcome, probability) pairs at a chance node; empty elsewhere."""
@@ -337,7 +345,7 @@ class State:
 
     def apply(self, action: int) -> State:
         """The state after ``action``; raises ValueError for an action that is not legal."""
-        if isinstance(action, bool) or not isinstance(action, int) or action not in self.legal_actions():
+        if isinstance(action, bool) or not isinstance(action, int) or action not in self._legal:
             raise ValueError(f"action {bounds_mod.shown(action)} is not legal here; legal: {self.legal_text()}")
         return State(self.game, as_words(self.game.kernel_module.play(self.game.g, self.words, action)),
                      self.history + (action,))
