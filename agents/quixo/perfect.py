@@ -81,9 +81,12 @@ class QuixoPerfectAgent:
         return self._table
 
     def warm_up(self) -> None:
-        """Load the table (or build the fallback) now rather than in the first move."""
+        """Load the table (or build the fallback and warm it up: compile its kernels) now rather
+        than in the first move."""
         if self._load() is None:
-            self._fallback_agent()
+            warm = getattr(self._fallback_agent(), "warm_up", None)
+            if callable(warm):
+                warm()
 
     def _fallback_agent(self) -> Any:
         if self._fallback is None:
