@@ -6,13 +6,13 @@ structure comes from its ``end_turn_action`` and its ``actor`` hook (``core/game
 """
 from __future__ import annotations
 
-import importlib
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import macro_kernels as K
+from agents.engine.params import resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
 from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
 from util.jit import CompileGate, numba_available
@@ -124,18 +124,7 @@ class TurnSearch(TurnPlanAgent):
         path = getattr(self.game, "heuristics", "")
         if not path:
             return  # the kernels' own evaluate hook (or the default 0)
-        mod = self.game.import_module(path) if hasattr(self.game, "import_module") else importlib.import_module(path)
-        table = getattr(mod, "HEURISTICS", {})
-        name = self.heuristic or next(iter(table), "")
-        if name not in table:
-            raise ValueError(f"unknown heuristic {name!r} for {self.game.name}; valid: {', '.join(table)}")
-        self._hfn = table[name]
-        from agents.engine.negamax import heuristic_function
-        from agents.engine.params import check_params, parse_params
-
-        defaults = heuristic_function(self.game, name)[1]
-        given = check_params(parse_params(self.params), defaults, name)
-        self._hp = (given if given is not None else defaults) or [0.0]
+        self._hfn, self._hp = resolve_heuristic(self.game, self.heuristic, self.params)
 
     def hp(self, jit: bool) -> Any:
         """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""

@@ -10,7 +10,6 @@ simulations sized from the measured speed), the choice of the move and :meth:`MC
 """
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections import deque
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
+from agents.engine.params import resolve_heuristic
 from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
 from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
@@ -285,19 +285,7 @@ class MCTSAgent:
         path = getattr(self.game, "heuristics", "")
         if not path:
             raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
-        # beside the game's own modules: a submission bundles them under a private package
-        mod = self.game.import_module(path) if hasattr(self.game, "import_module") else importlib.import_module(path)
-        table = getattr(mod, "HEURISTICS", {})
-        name = self.heuristic or next(iter(table), "")
-        if name not in table:
-            raise ValueError(f"unknown heuristic {name!r} for {self.game.name}; valid: {', '.join(table)}")
-        self._hfn = table[name]
-        from agents.engine.negamax import heuristic_function
-        from agents.engine.params import check_params, parse_params
-
-        defaults = heuristic_function(self.game, name)[1]  # as alpha-beta reads them
-        given = check_params(parse_params(self.params), defaults, name)
-        self._hp = (given if given is not None else defaults) or [0.0]
+        self._hfn, self._hp = resolve_heuristic(self.game, self.heuristic, self.params)
 
     def _hp_array(self, jit: bool) -> Any:
         """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""

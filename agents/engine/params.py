@@ -13,6 +13,7 @@ the compiled kernel read past it (:func:`check_params`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from util.bounds import as_float, shown
 
@@ -40,3 +41,24 @@ def check_params(params: list[float] | None, defaults: Sequence[float], heuristi
 
 
 __all__ = ["parse_params", "check_params"]
+
+
+def resolve_heuristic(game: Any, heuristic: str, params: str) -> tuple[Any, list[float]]:
+    """``(function, parameters)`` of the game's heuristic ``heuristic`` (empty: the first of its
+    ``HEURISTICS``) with the spec's ``params`` text checked over its defaults (as alpha-beta reads
+    them): what MCTS and the turn searches bind into their kernels. ValueError names the
+    choices; the caller decides what a game without ``heuristics`` means."""
+    import importlib
+
+    from agents.engine.negamax import heuristic_function
+
+    path = game.heuristics
+    # beside the game's own modules: a submission bundles them under a private package
+    mod = game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
+    table = getattr(mod, "HEURISTICS", {})
+    name = heuristic or next(iter(table), "")
+    if name not in table:
+        raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: {', '.join(table)}")
+    defaults = heuristic_function(game, name)[1]
+    given = check_params(parse_params(params), defaults, name)
+    return table[name], (given if given is not None else defaults) or [0.0]
