@@ -526,14 +526,21 @@ def run(argv: list[str] | None = None) -> int:
         facts["warnings"].append(f"the file is {facts['size'] / 2**20:.1f} MB: submissions above 5 to 10 MB have been reported to fail")
     for w in facts["warnings"]:
         print(f"  warning: {w}")
-    temp = write_beside(output, facts["text"])
+    return write_validated(output, shown, facts["text"], None if args.no_validate else lambda temp: validate(temp, output, args))
+
+
+def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
+    """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
+    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
+    builders' ``run``."""
+    temp = write_beside(output, text)
     try:
-        if not args.no_validate:
-            validate(temp, output, args)
+        if check is not None:
+            check(temp)
         os.replace(temp, output)
     finally:
         temp.unlink(missing_ok=True)
-    print(f"wrote {shown}" + ("" if args.no_validate else "\nOK: ready to submit"))
+    print(f"wrote {shown}" + ("" if check is None else "\nOK: ready to submit"))
     return 0
 
 

@@ -353,15 +353,7 @@ def run(argv: list[str] | None) -> int:
     print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, package {facts['prefix']}")
     for w in facts["warnings"]:
         print(f"  warning: {w}")
-    temp = B.write_beside(output, facts["text"])
-    try:
-        if not args.no_validate:
-            validate(temp, output, args)
-        os.replace(temp, output)
-    finally:
-        temp.unlink(missing_ok=True)
-    print(f"wrote {shown}" + ("" if args.no_validate else "\nOK: ready to submit"))
-    return 0
+    return B.write_validated(output, shown, facts["text"], None if args.no_validate else lambda temp: validate(temp, output, args))
 
 
 def main(argv: list[str] | None = None) -> int:
