@@ -30,6 +30,8 @@ import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from util import compile_checkpoint as checkpoint
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HOT_MARK = "__connectx_hot__"
@@ -98,24 +100,8 @@ def numba_enabled(bits: int) -> bool:
     return bits <= 63 and numba_available()
 
 
-_checkpoint: Callable[[], None] | None = None
-
-
-def set_compile_checkpoint(fn: Callable[[], None] | None) -> None:
-    """``fn`` runs in the main thread before and after every compile of a hot function (and
-    every load from the cache); an exception it raises ends the compile. For commands that stop
-    on signals (:func:`util.cli.stop_on_signals`): numba's compiler swallows a
-    ``KeyboardInterrupt`` raised inside one of llvmlite's callbacks and goes on compiling, and
-    the caller then plays on; the checkpoint raises it again. None removes it."""
-    global _checkpoint
-    _checkpoint = fn
-
-
-def compile_checkpoint() -> None:
-    """Run the checkpoint of :func:`set_compile_checkpoint`, if any (main thread only)."""
-    fn = _checkpoint
-    if fn is not None and threading.current_thread() is threading.main_thread():
-        fn()
+set_compile_checkpoint = checkpoint.set_compile_checkpoint  # re-exported: callers know them as util.jit's
+compile_checkpoint = checkpoint.compile_checkpoint
 
 
 # Compiled namespaces, one per module (and set of overrides). Each is built once and never

@@ -25,7 +25,7 @@ Where: ``CONNECTX_JIT_CACHE`` (a folder, or ``0`` for no cache), else ``$NUMBA_C
 else ``$XDG_CACHE_HOME/connectx-toolkit/numba`` (``~/.cache/...``). A module without a file of its
 own (a Kaggle submission serves them from embedded source) is never cached.
 
-Every dispatcher also calls :func:`util.jit.compile_checkpoint` before and after each compile: a
+Every dispatcher also calls :func:`util.compile_checkpoint.compile_checkpoint` before and after each compile: a
 command that stops on signals raises there the interrupt that numba's compiler swallowed.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 
 from numba.core import caching
 
-from util.jit import compile_checkpoint
+from util.compile_checkpoint import compile_checkpoint
 
 ENV = "CONNECTX_JIT_CACHE"
 _KEY_MARK = "__connectx_cache_key__"  # on a compiled copy: (folder, source stamp, variant key)
