@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from agents.engine.registry import ENGINE_AGENTS, supports
+from agents.engine.registry import ENGINE_AGENTS, refusal, supports
 from agents.engine.spec import SpecError, convert_params, parse_spec
 
 GAME_TABLES: dict[str, str] = {
@@ -70,8 +70,9 @@ def agent_class(game_name: str, name: str) -> type:
             raise SpecError(f"agent {name!r} does not play {game_name!r}; it plays: {', '.join(games)}")
         raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(here)}")
     cls = _load(name, here[name])
-    if not supports(cls, game_name):
-        raise SpecError(f"agent {name!r} does not play {game_name!r}; it plays: {', '.join(getattr(cls, 'games', ()))}")
+    why = refusal(cls, game_name)
+    if why is not None:
+        raise SpecError(f"agent {name!r} does not play {game_name!r}; {why}")
     return cls
 
 

@@ -103,6 +103,7 @@ def test_exact_solver_refused_with_one_line():
     for name in ("solver", "perfect", "solve_first"):
         with pytest.raises((SpecError, ValueError), match="too big to solve exactly"):
             registry.make(name, game)
+        assert name not in registry.names(game.name)  # not offered (the builder, the arena, the web app's list)
     with pytest.raises(ValueError, match="too big to solve exactly"):
         ExactSearch(game)  # python -m agents.connectx.solver --game reinforce_tactics: that line, exit 2
 

@@ -189,6 +189,8 @@ class SolverAgent(DepthFirstAgent):
     move's time (the best value, a game-ending win first); otherwise alpha-beta's best move in
     the time left. ``info()["exact"]`` says which."""
 
+    needs_exact_solver = True  # offered only on games the exact solver takes (agents.engine.registry.supports)
+
     solve_share: float = 0.6  # share of the move's time the solver may take before alpha-beta plays
     solver_tt_bits: int = 20  # the solver's table: about 2**solver_tt_bits entries
     max_plies: int = 256  # deepest line the solver follows (a game longer than this is not solved)

@@ -31,13 +31,23 @@ ENGINE_AGENTS: dict[str, str] = {
 
 
 def supports(cls: type, game_name: str) -> bool:
-    """Whether agent class ``cls`` plays ``game_name`` (its ``games``, None: every game; a class
-    with ``turn_games_only`` set plays only games whose turn is several decisions, see
-    :func:`has_turns`)."""
+    """Whether agent class ``cls`` plays ``game_name`` (:func:`refusal` has nothing to say)."""
+    return refusal(cls, game_name) is None
+
+
+def refusal(cls: type, game_name: str) -> str | None:
+    """Why agent class ``cls`` does not play ``game_name``, in a few words, or None when it does:
+    its ``games`` (None: every game) leave it out; ``turn_games_only`` is set and the game's turn
+    is one decision (:func:`has_turns`); ``needs_exact_solver`` is set and the exact solver does
+    not take the game (:func:`solvable`)."""
     games = getattr(cls, "games", None)
+    if games is not None and game_name not in games:
+        return f"it plays: {', '.join(games)}"
     if getattr(cls, "turn_games_only", False) and not has_turns(game_name):
-        return False
-    return games is None or game_name in games
+        return "it searches turns of several decisions, and a turn of this game is one"
+    if getattr(cls, "needs_exact_solver", False) and not solvable(game_name):
+        return "it needs the exact solver, and the game is too big to solve exactly"
+    return None
 
 
 def has_turns(game_name: str) -> bool:
@@ -52,6 +62,18 @@ def has_turns(game_name: str) -> bool:
         return True
 
 
+def solvable(game_name: str) -> bool:
+    """Whether the exact solver (:mod:`agents.engine.exact`) takes the registered game
+    ``game_name``: not a game whose state is an array (``Game.array_state``: too big to solve,
+    :func:`agents.engine.exact.refuse_exact`); an unknown name is given the benefit of the doubt."""
+    from core.games import game_class
+
+    try:
+        return not game_class(game_name).array_state
+    except ValueError:
+        return True
+
+
 def make_generic(spec: str, game: Any) -> Any:
     """The generic agent of ``spec`` for ``game`` (names of :data:`ENGINE_AGENTS` only: an engine
     search that builds a helper agent by spec, e.g. a fallback, stays game-generic); the agents
@@ -61,8 +83,9 @@ def make_generic(spec: str, game: Any) -> Any:
         raise SpecError(f"unknown generic agent {name!r}; valid: {', '.join(ENGINE_AGENTS)}")
     module, cls_name = ENGINE_AGENTS[name].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
-    if not supports(cls, game.name):
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(cls.games)}")
+    why = refusal(cls, game.name)
+    if why is not None:
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; {why}")
     try:
         return cls(game=game, **convert_params(cls, name, params))
     except (TypeError, ValueError) as exc:

@@ -29,6 +29,8 @@ class SolveFirstAgent(MCTSAgent):
     """:class:`agents.engine.mcts.MCTSAgent` (every parameter of ``mcts``) playing the exact
     solver's move whenever the solver proves the position won or drawn within ``solve_share``."""
 
+    needs_exact_solver = True  # offered only on games the exact solver takes (agents.engine.registry.supports)
+
     solve_share: float = 0.5  # share of each move's time for the exact solver before MCTS searches
     solver_tt_bits: int = 20  # the solver's table: about 2**solver_tt_bits entries (kept between moves)
 
