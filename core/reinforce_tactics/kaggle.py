@@ -215,7 +215,7 @@ def dict_to_action(g, s, d: Any, check: bool = True) -> int | None:
                 return None
             src = _unit_action(s, p, fx, fy, 0)
             off = K.offset_of(fy * W + fx, ty * W + tx) if src is not None else -1
-            a = None if off < 0 else src + off
+            a = None if src is None or off < 0 else src + off
         elif kind in KIND_NAMES:
             fx, fy, tx, ty = (int(d.get(f, -1)) for f in ("from_x", "from_y", "to_x", "to_y"))
             src = _unit_action(s, p, fx, fy, 0)
