@@ -307,3 +307,30 @@ def test_run_batches_stops_at_the_limit_the_deadline_and_a_short_batch():
     start = time.perf_counter()
     assert run_batches(slow, start + 0.2) > 0
     assert time.perf_counter() - start < 0.2 + 0.1  # a batch lasts at most an eighth of the time left
+
+
+@needs_numba
+def test_the_plain_search_while_compiling_keeps_python_ints_on_connectx(monkeypatch):
+    """While numba compiles in the background a move searches on the plain path, in the numpy
+    arrays of the compiled path: the actions it reads back are numpy ints. ConnectX's ``play``
+    mixed them into the state's words, and the threat heuristic then met a numpy word with a
+    Python int over 63 bits (OverflowError in a built mcts file, intermittently: when its
+    compile outlasted some moves)."""
+    from util.jit import CompileGate
+
+    monkeypatch.setattr(CompileGate, "admit", lambda *args, **kwargs: False)  # the compile never ends
+    g = make_game("connectx")
+    agent = MCTSAgent(game=g, max_sims=300, leaf="heuristic", heuristic="oddeven", seed=1)
+    rng = random.Random(3)
+    searched = 0
+    while searched < 4:  # positions deep enough for threats
+        state = g.initial()
+        for _ in range(14):
+            state = state.apply(rng.choice(state.legal_actions()))
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        assert agent.choose(state, time.perf_counter() + 30) in state.legal_actions()
+        assert agent.info()["compiled"] is False and agent.info()["simulations"] > 0
+        searched += 1

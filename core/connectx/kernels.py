@@ -55,5 +55,8 @@ def legal(g, s, out, base) -> int:
 
 @hot
 def play(g, s, a):
-    mask = s[1] | move_bit(s[1], g[0], a)
+    # int(a): a search on the plain path may pass a numpy int read back from its arrays (it
+    # searches in the compiled path's arrays while numba compiles); mixed into the words, it met
+    # the threat code's Python ints over 63 bits (OverflowError). Compiled, int() is a no-op.
+    mask = s[1] | move_bit(s[1], g[0], int(a))
     return (s[0] ^ s[1], mask)
