@@ -61,8 +61,8 @@ def values(heuristic: str, params: Sequence[Param], named: Mapping[str, object] 
             takes = f"{len(params)} numbers ({'/'.join(names(params))}, defaults {shown})" if params else "no numbers"
             raise ValueError(f"params {'/'.join(f'{x:g}' for x in positional)}: heuristic {heuristic!r} takes {takes}; "
                              f"got {len(positional)}")
-        for i, (p, x) in enumerate(zip(params, positional)):
-            out[i] = p.check(x, heuristic)
+        for i, (p, number) in enumerate(zip(params, positional)):
+            out[i] = p.check(number, heuristic)
     index = {p.name: i for i, p in enumerate(params)}
     for key, x in (named or {}).items():
         if key not in index:

@@ -75,5 +75,8 @@ def declared() -> tuple[Param, ...]:
     """The weights as the engine's searches read every heuristic's parameters
     (:class:`util.params.Param`: name, default, bounds, meaning), from :class:`Weights`' fields."""
     docs = help_text()
-    return tuple(Param(f.name, float(f.default), *f.metadata["bounds"], docs.get(f.name, ""))  # type: ignore[arg-type]
-                 for f in fields(Weights))
+    out = []
+    for f in fields(Weights):
+        lo, hi = f.metadata["bounds"]
+        out.append(Param(f.name, float(f.default), lo, hi, docs.get(f.name, "")))  # type: ignore[arg-type]  # default is a float
+    return tuple(out)
