@@ -102,7 +102,7 @@ class _AntSearch(_Stored, engine.AntColonyAgent):
 @dataclass
 class TreeSearch(HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.connectx.registry`),
-    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES`
+    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAMS`
     (None: its default), as on ``alphabeta`` (:class:`agents.connectx.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
