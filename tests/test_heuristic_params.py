@@ -65,6 +65,7 @@ FOLLOWED = [
     ("einstein", "expectimax:heuristic=race,tempo=0.75", "race", "tempo", 0.75),
     ("connect4_count", "mcts:leaf=heuristic,heuristic=lines,open_weight=0.25", "lines", "open_weight", 0.25),
     ("quixo", "mcts:leaf=mixed,heuristic=lines,top=0.3", "lines", "top", 0.3),
+    ("reinforce_tactics", "macro_mcts:w_gold=0.5", "standard", "w_gold", 0.5),
 ]
 
 

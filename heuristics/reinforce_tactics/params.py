@@ -77,6 +77,6 @@ def declared() -> tuple[Param, ...]:
     docs = help_text()
     out = []
     for f in fields(Weights):
-        lo, hi = f.metadata["bounds"]
+        lo, hi = f.metadata.get("bounds", WEIGHT["bounds"])  # a weight added without bounds: any weight
         out.append(Param(f.name, float(f.default), lo, hi, docs.get(f.name, "")))  # type: ignore[arg-type]  # default is a float
     return tuple(out)
