@@ -205,3 +205,14 @@ def test_a_cli_answers_an_unknown_heuristic_parameter_in_one_line_with_exit_2(tm
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "no parameter 'w9'" in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("alphabeta:heuristic=bitsquares,power=9", "parameter power of agent 'alphabeta' must be a number from 0 to 8"),
+    ("mcts:heuristic=liberties,power=2", "heuristic 'liberties' takes no parameter power; its parameters: threat"),
+    ("ant_colony:heuristic=bitsquares,leaf_power=20", "parameter power of heuristic 'bitsquares' must be a number from 0 to 8"),
+])
+def test_connectx_fields_are_checked_against_the_same_declaration(spec: str, words: str) -> None:
+    with pytest.raises(SpecError) as info:
+        registry.make(spec, make_game("connectx"))
+    assert words in str(info.value) and "\n" not in str(info.value), str(info.value)
