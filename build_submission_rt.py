@@ -187,7 +187,7 @@ def submission_defaults(target: B.Target, params: dict[str, Any]) -> dict[str, A
 
 def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
     """The converted parameters, after building the agent once on a small map to check them."""
-    kwargs = convert_params(target.cls, target.label, params)
+    kwargs = convert_params(target.cls, target.label, params, game=ReinforceTactics(map="beginner"))
     try:
         target.cls(game=ReinforceTactics(map="beginner"), **kwargs)
     except (TypeError, ValueError) as exc:

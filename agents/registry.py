@@ -111,7 +111,7 @@ def make(spec: str, game: Any, server: bool = False) -> Any:
     :func:`agents.engine.spec.convert_params`)."""
     name, params = parse_spec(spec)
     cls = agent_class(game.name, name)
-    kwargs = convert_params(cls, name, params, server)
+    kwargs = convert_params(cls, name, params, server, game)
     try:
         return builder(game.name, name)(cls, kwargs, game, spec)
     except (TypeError, ValueError) as exc:

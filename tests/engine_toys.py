@@ -16,6 +16,7 @@ import random
 from core.game import Game
 from core.tictactoe.kernels import LINES, popcount9
 from util.jit import hot
+from util.params import Param, default_lists
 
 OFFSET = 1000
 
@@ -97,7 +98,8 @@ def evaluate_greedy(g, s, params) -> float:
 
 
 HEURISTICS = {"greedy": evaluate_greedy}
-DEFAULT_PARAMS = {"greedy": [1000.0]}
+PARAMS = {"greedy": (Param("lead", 1000.0, -1.0e6, 1.0e6, "weight of a point of score lead (the best coin on offer adds to it)"),)}
+DEFAULT_PARAMS = default_lists(PARAMS)
 
 
 class Coins(Game):

@@ -1,5 +1,6 @@
-"""The engine's heuristic parameters in one form: ``params=1.5/2`` (agents.engine.params), read
-the same by every engine agent, counted against the heuristic's defaults."""
+"""The engine's heuristic parameters (agents.engine.params): by name (``heuristic=lines,power=3``,
+or ``params=power=3``) or all by position (``params=1.5/2``), read the same by every engine
+agent, checked against the heuristic's declaration (names, count, bounds)."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ from agents import registry
 from agents.engine.agents import AlphaBetaAgent
 from agents.engine.expectimax import ExpectimaxAgent
 from agents.engine.negamax import Search
-from agents.engine.params import check_params, parse_params
+from agents.engine.params import heuristic_values, parse_params
 from agents.engine.spec import SpecError
 from core.game import parse_line
 from core.games import make_game
@@ -23,24 +24,26 @@ from core.games import make_game
     ("1,2", [1.0, 2.0]),
     ("", None),
     ("/", None),
+    ("power=3/open_weight=0.25", {"power": 3.0, "open_weight": 0.25}),
 ])
 def test_parse_params_reads_numbers_separated_by_slashes(text: str, numbers) -> None:
     assert parse_params(text) == numbers
 
 
-@pytest.mark.parametrize("text", ["a/2", "1.5/two", "1..5"])
+@pytest.mark.parametrize("text", ["a/2", "1.5/two", "1..5", "power=2/3"])
 def test_parse_params_refuses_words_showing_the_form(text: str) -> None:
-    with pytest.raises(ValueError, match=r"separated by '/', e\.g\. 1\.5/2"):
+    with pytest.raises(ValueError, match=r"e\.g\. power=2/threat=1, or all the heuristic's numbers in order, e\.g\. 1\.5/2"):
         parse_params(text)
 
 
-def test_check_params_counts_against_the_defaults() -> None:
-    assert check_params([1.0, 2.0], [0.5, 2.0], "lines") == [1.0, 2.0]
-    assert check_params(None, [0.5, 2.0], "lines") is None
-    with pytest.raises(ValueError, match=r"heuristic 'lines' takes 2 numbers \(defaults 0.5/2\); got 1"):
-        check_params([1.0], [0.5, 2.0], "lines")
+def test_values_count_against_the_declaration() -> None:
+    game = make_game("connect4_count", rows=4, columns=5)
+    assert heuristic_values(game, "lines", "1/2") == [1.0, 2.0]
+    assert heuristic_values(game, "lines", "") == [0.5, 2.0]
+    with pytest.raises(ValueError, match=r"heuristic 'lines' takes 2 numbers \(open_weight/power, defaults 0.5/2\); got 1"):
+        heuristic_values(game, "lines", "1")
     with pytest.raises(ValueError, match="takes no numbers"):
-        check_params([1.0], [], "longest")
+        heuristic_values(game, "score", "1")
 
 
 def test_the_numbers_reach_the_search() -> None:
@@ -74,7 +77,7 @@ def test_mcts_leaves_take_the_same_numbers_in_the_same_form() -> None:
 
     game = make_game("connect4_count", rows=4, columns=5)
     agent = registry.make("mcts:leaf=heuristic,heuristic=lines,params=0.25/7,jit=false,max_sims=300", game)
-    assert agent._hp == [0.25, 7.0]
+    assert agent.heuristic_values == [0.25, 7.0]
     with pytest.raises((ValueError, SpecError), match="takes 2 numbers"):
         registry.make("mcts:leaf=heuristic,heuristic=lines,params=1,jit=false", game)
     state = parse_line(game, "")

@@ -137,8 +137,10 @@ def test_params_array_defaults_and_order():
 
 
 def test_params_array_rejects_unknown_names():
-    with pytest.raises(ValueError, match="valid: power"):
+    with pytest.raises(ValueError, match="has no parameter 'pow'; its parameters: power"):
         params_array("bitsquares", pow=2)
+    with pytest.raises(ValueError, match="parameter power of heuristic 'bitsquares' must be a number from 0 to 8"):
+        params_array("bitsquares", power=9)
     with pytest.raises(ValueError, match="unknown heuristic"):
         params_array("squares")
 

@@ -22,6 +22,7 @@ from agents.connectx.random_agent import RandomAgent
 from agents.connectx.registry import make
 from agents.engine import mcts_kernels as MK
 from agents.engine.mcts import Tree
+from agents.engine.params import heuristic_array
 from core.connectx import Position, Shape
 from core.game import State, bind, search_constants
 from heuristics.connectx.engine import HEURISTICS
@@ -88,7 +89,7 @@ class Bench:
         game = self.search.game
         self.k = bind(game, MK, self.search._hfn, jit=jit)
         self.g = search_constants(game, jit)
-        self.hp = self.search._hp_array(jit)
+        self.hp = heuristic_array(self.search, jit)
         self.words = (pos.current, pos.mask)
         self.state = State(game, self.words)
         self.tree = Tree(game.num_actions, capacity, jit if use_numpy is None else use_numpy)
@@ -502,13 +503,13 @@ def test_heuristic_parameters_from_the_spec_reach_the_leaves(name, field):
 
 
 def test_heuristic_parameters_are_checked_against_the_heuristic():
-    assert make("mcts", heuristic="bitsquares", power="2")._hparams.tolist() == [2.0]
-    assert make("mcts", heuristic="liberties", threat="3")._hparams.tolist() == [3.0]
+    assert make("mcts", heuristic="bitsquares", power="2")._hparams == {"power": 2.0}
+    assert make("mcts", heuristic="liberties", threat="3").search(Shape()).heuristic_values == [3.0]
     ant = make("ant_colony", leaf="heuristic", heuristic="bitsquares", power="1.5", leaf_power="2.5")
     search = ant.search(Shape())
     floats = [0.0] * MK.FHEADER
     search._settings(floats)
-    assert ant.power == 1.5 and ant._hparams.tolist() == [2.5] and search._hp == [2.5] and floats[MK.F_POWER] == 1.5
+    assert ant.power == 1.5 and ant._hparams == {"power": 2.5} and search.heuristic_values == [2.5] and floats[MK.F_POWER] == 1.5
     with pytest.raises(ValueError, match="takes no parameter power; its parameters: threat"):
         make("mcts", heuristic="liberties", power="2")
     with pytest.raises(ValueError, match="takes no parameter leaf_power"):

@@ -27,19 +27,18 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
+from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
 from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from heuristics.connectx.params import HEURISTIC_IDS, PARAM_NAMES, params_array
+from heuristics.connectx.params import HEURISTIC_IDS
 from util.jit import CompileGate, numba_enabled
-
-_HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in names})
 
 
 @dataclass
-class DepthFirstAgent:
+class DepthFirstAgent(HeuristicParams):
     """Iterative-deepening depth-first search on ConnectX; the subclasses choose alpha-beta or PVS.
 
     Defaults from ``bench/dfs_strength.py`` and ``bench/dfs_speed.py`` (2026-11-22, loaded
@@ -58,14 +57,6 @@ class DepthFirstAgent:
     # holds the GIL, so a plain search beside it would halve both).
     compile_share: float = 0.7
     time_safety: float = 0.85  # without a clock in compiled code: fraction of the time left an iteration may plan to use
-    # Heuristic parameters; None keeps the heuristic's published default (heuristics.connectx.params.DEFAULTS).
-    power: float | None = None  # bitsquares, oddeven: an open line of n stones scores n ** power
-    double_attack: float | None = None  # gameovers: bonus per threat cell beyond the first
-    single_square: float | None = None  # gameovers: weight of an open line holding one stone
-    threat_pair: float | None = None  # oddeven: per pair of stacked threat cells
-    parity_threat: float | None = None  # oddeven: per threat cell on the player's parity rows
-    parity_two: float | None = None  # oddeven: per open line two short with empty cells on parity rows
-    threat: float | None = None  # liberties: weight of a threat cell
 
     PVS: ClassVar[bool] = False
 
@@ -76,18 +67,13 @@ class DepthFirstAgent:
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTIC_IDS:
             raise ValueError(f"unknown heuristic {self.heuristic!r}; valid: {', '.join(HEURISTIC_IDS)}")
-        given = {k: getattr(self, k) for k in _HEURISTIC_FIELDS if getattr(self, k) is not None}
-        wrong = sorted(set(given) - set(PARAM_NAMES[self.heuristic]))
-        if wrong:
-            valid = ", ".join(PARAM_NAMES[self.heuristic]) or "(none)"
-            raise ValueError(f"heuristic {self.heuristic!r} takes no parameter {', '.join(wrong)}; its parameters: {valid}")
         if self.max_depth < 0 or self.order_depth < 0 or self.tt_depth < 1 or not 4 <= self.tt_bits <= 30:
             raise ValueError("max_depth and order_depth must be >= 0, tt_depth >= 1, tt_bits within 4..30")
         if not 0.0 < self.time_safety <= 1.0:
             raise ValueError("time_safety must be in (0, 1]")
         if not 0.0 <= self.compile_share < 1.0:
             raise ValueError("compile_share must be in [0, 1)")
-        self._params = [float(x) for x in params_array(self.heuristic, **given)]
+        self._params = [float(x) for x in self.heuristic_array()]  # the heuristic's parameters, by name (HeuristicParams)
 
     # --- agent interface ------------------------------------------------------------------
     def reset(self) -> None:

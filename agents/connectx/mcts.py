@@ -26,6 +26,7 @@ import heuristics.connectx.engine as connectx_heuristics  # named by a string pa
 from agents.connectx import mcts_cache
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine import mcts as engine
+from agents.engine.params import params_text
 from core.connectx import bitboard as bb
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
@@ -101,7 +102,7 @@ class _AntSearch(_Stored, engine.AntColonyAgent):
 @dataclass
 class TreeSearch(HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.connectx.registry`),
-    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES`
+    with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAMS`
     (None: its default), as on ``alphabeta`` (:class:`agents.connectx.heuristic_params.HeuristicParams`)."""
 
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
@@ -140,7 +141,7 @@ class TreeSearch(HeuristicParams):
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
-        self._hparams = self.heuristic_array()  # the leaves' heuristic parameters (reach the engine by search())
+        self._hparams = self.heuristic_params()  # the leaves' heuristic parameters by name (reach the engine by search())
 
     # --- the engine's search -------------------------------------------------------------
     def _policy_fields(self) -> dict:
@@ -153,7 +154,7 @@ class TreeSearch(HeuristicParams):
             s = self.SEARCH(
                 game=ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
                 leaf=self.leaf, heuristic=self.heuristic,
-                params="/".join(repr(float(x)) for x in self._hparams),  # repr round-trips every float
+                params=params_text(self._hparams),  # by name: the engine reads them against the same declaration
                 width=self.width, mix=self.mix, gamma=1.0, solver=True, open_loop=False, expand=self.expand,
                 max_sims=self.max_sims, seed=self.seed, reuse=self.reuse, capacity=self.capacity,
                 margin=self.margin, background_compile=self.background_compile,

@@ -37,6 +37,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from agents.engine import mcts_kernels as K
+from agents.engine.params import heuristic_array
 from core.connectx.cli import shape_type
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
@@ -168,7 +169,7 @@ def graft(search: Any, tree: Any, words: tuple, data: dict, limit: int, jit: boo
     ``words``; :func:`agents.engine.mcts_kernels.graft`): at most ``limit`` nodes; returns the
     nodes added."""
     game = search.game
-    return int(_bound(search, jit).graft(search_constants(game, jit), tree.ints, tree.floats, search._hp_array(jit), 0,
+    return int(_bound(search, jit).graft(search_constants(game, jit), tree.ints, tree.floats, heuristic_array(search, jit), 0,
                                          tuple(int(w) for w in words), data["keys"], data["visits"], data["values"],
                                          data["lo"], data["hi"], int(limit)))
 
@@ -256,7 +257,7 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
     game = search.game
     jit = search._compiled_possible()
     ns = _bound(search, jit)
-    g, hp = search_constants(game, jit), search._hp_array(jit)
+    g, hp = search_constants(game, jit), heuristic_array(search, jit)
     root = Position.empty(shape)
     words = (root.current, root.mask)
     tree = Tree(game.num_actions, agent.capacity, jit)

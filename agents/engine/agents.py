@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agents.engine.exact import refuse_exact
-from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
-from agents.engine.params import check_params, parse_params
+from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
+from agents.engine.params import NAMED, heuristic_values, parse_params
 from core.game import State, first_decision
 from util.budget import Speed, clock_share, deadline_ns
 from util.jit import CompileGate, numba_available
@@ -41,7 +41,9 @@ class DepthFirstAgent:
 
     game: Any = None  # the core.game.Game played (set by the registry)
     heuristic: str = "auto"  # leaf evaluation: a name of the game's HEURISTICS, "none" (0), or "auto" (the first)
-    params: str = ""  # the heuristic's numbers separated by "/" (empty: its defaults), e.g. 1.5/2 (agents.engine.params)
+    # the heuristic's parameters by name, "/"-separated (a spec may name them directly:
+    # heuristic=lines,w3=5), or all its numbers in order (1.5/2); empty: its defaults (agents.engine.params)
+    params: str = field(default="", metadata=NAMED)
     max_depth: int = 0  # deepest iteration in plies; 0: until the deadline, the proof or the ply cap
     tt_bits: int = 18  # transposition table of about 2**tt_bits entries (at most 18 on the plain path)
     all_values: bool = False  # search every root action with a full window: exact action_values (slower)
@@ -69,10 +71,14 @@ class DepthFirstAgent:
             raise ValueError("max_depth must be >= 0 and tt_bits within 4..30")
         if not 0.0 <= self.compile_share < 1.0:
             raise ValueError("compile_share must be in [0, 1)")
-        self._params = parse_params(self.params)
+        given = parse_params(self.params)  # the form, before a game is known
+        self._params: list[float] | None = given if isinstance(given, list) else None
         if self.game is not None:
             self.heuristic = _resolve_heuristic(self.game, self.heuristic)
-            self._params = check_params(self._params, heuristic_function(self.game, self.heuristic)[1], self.heuristic)
+            if self.heuristic != "none":
+                self._params = heuristic_values(self.game, self.heuristic, self.params)
+            elif given is not None:
+                raise ValueError("heuristic none takes no parameters")
 
     # --- agent interface --------------------------------------------------------------------
     def reset(self) -> None:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import macro_kernels as K
-from agents.engine.params import resolve_heuristic
+from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
-from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
+from core.game import CHANCE, State, bind, kernel_state, search_constants
 from util.jit import CompileGate, numba_available
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
@@ -31,7 +31,9 @@ class TurnSearch(TurnPlanAgent):
 
     game: Any = None  # the core.game.Game played (set by the registry)
     heuristic: str = ""  # a name of the game's HEURISTICS ("": its first; none: the kernels' own evaluate hook)
-    params: str = ""  # the heuristic's numbers separated by "/" ("": its defaults)
+    # the heuristic's parameters by name ("w_gold=0.5/top=0.8"; a spec may name them directly:
+    # macro_mcts:w_gold=0.5), or all its numbers in order; "": its defaults (agents.engine.params)
+    params: str = field(default="", metadata=NAMED)
     width: float = 0.0  # sigmoid width: reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
     lookahead: int = 0  # turns of the following players, built greedily, played before evaluating (0: the heuristic right after the turn)
     opp_eps: float = 0.1  # randomness of those turns (chance of a random actor or decision)
@@ -52,7 +54,7 @@ class TurnSearch(TurnPlanAgent):
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("turn-search"), init=False, repr=False)
     _hfn: Any = field(default=None, init=False, repr=False)
-    _hp: list = field(default_factory=list, init=False, repr=False)
+    heuristic_values: list = field(default_factory=list, init=False, repr=False)  # the heuristic's parameters in the kernel's order (agents.engine.params)
 
     def __post_init__(self) -> None:
         checks = [(self.width >= 0, "width must be >= 0 (0: the game's win_value)"),
@@ -120,15 +122,11 @@ class TurnSearch(TurnPlanAgent):
 
     # --- heuristic and kernels ---------------------------------------------------------------
     def _resolve_heuristic(self) -> None:
-        self._hfn, self._hp = None, [0.0]
+        self._hfn, self.heuristic_values = None, [0.0]
         path = getattr(self.game, "heuristics", "")
         if not path:
             return  # the kernels' own evaluate hook (or the default 0)
-        self._hfn, self._hp = resolve_heuristic(self.game, self.heuristic, self.params)
-
-    def hp(self, jit: bool) -> Any:
-        """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""
-        return search_params(self._hp, jit)
+        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params)
 
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())
@@ -164,7 +162,7 @@ class Turns:
         game = agent.game
         self.k, self.jit, self.agent = k, jit, agent
         self.g = search_constants(game, jit)
-        self.hp = agent.hp(jit)
+        self.hp = heuristic_array(agent, jit)
         self.me = state.current_player()
         self.end = -1 if game.end_turn_action is None else int(game.end_turn_action)
         self.na = int(game.num_actions)

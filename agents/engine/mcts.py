@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
-from agents.engine.params import resolve_heuristic
-from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
+from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
+from core.game import CHANCE, State, bind, kernel_state, search_constants
 from util.batches import run_batches
 from util.jit import CompileGate, is_hot, numba_available
 
@@ -106,7 +106,9 @@ class MCTSAgent:
     c: float = 1.0  # UCT exploration constant; rewards lie in [-1, 1]
     leaf: str = "rollout"  # leaf evaluation: "rollout" (one random playout), "heuristic", or "mixed"
     heuristic: str = ""  # for heuristic/mixed leaves: a name of the game's HEURISTICS ("": its first)
-    params: str = ""  # the heuristic's numbers separated by "/" as alpha-beta takes them ("": its defaults), e.g. 1.5/2 (agents.engine.params)
+    # the heuristic's parameters as alpha-beta takes them: by name, "/"-separated (a spec may name
+    # them directly: heuristic=lines,power=3), or all its numbers in order; "": its defaults (agents.engine.params)
+    params: str = field(default="", metadata=NAMED)
     width: float = 0.0  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
     gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
@@ -133,7 +135,7 @@ class MCTSAgent:
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("engine-mcts"), init=False, repr=False)
     _hfn: Any = field(default=None, init=False, repr=False)  # the bound heuristic function (None: rollouts only)
-    _hp: list = field(default_factory=list, init=False, repr=False)  # its parameters
+    heuristic_values: list = field(default_factory=list, init=False, repr=False)  # its parameters in the kernel's order (agents.engine.params)
 
     def __post_init__(self) -> None:
         if self.leaf not in LEAVES:
@@ -188,7 +190,7 @@ class MCTSAgent:
             return legal[0]
         self._settings(tree.floats)
         g = search_constants(self.game, jit)
-        hp = self._hp_array(jit)
+        hp = heuristic_array(self, jit)
         words = kernel_state(self.game, state.words, jit)
         sims = run_batches(lambda n: int(k.run(g, tree.ints, tree.floats, hp, 0, words, n)),
                            deadline - self.margin, self.max_sims)
@@ -279,17 +281,13 @@ class MCTSAgent:
 
     def _resolve_heuristic(self) -> None:
         """Find the heuristic function and its parameters (ValueError naming the choices)."""
-        self._hfn, self._hp = None, [0.0]
+        self._hfn, self.heuristic_values = None, [0.0]
         if self.leaf == "rollout":
             return
         path = getattr(self.game, "heuristics", "")
         if not path:
             raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
-        self._hfn, self._hp = resolve_heuristic(self.game, self.heuristic, self.params)
-
-    def _hp_array(self, jit: bool) -> Any:
-        """The heuristic's parameters for the kernels (:func:`core.game.search_params`)."""
-        return search_params(self._hp, jit)
+        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params)
 
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())
@@ -319,7 +317,7 @@ class MCTSAgent:
         words = kernel_state(self.game, self.game.initial().words, True)
         g = search_constants(self.game, True)
         ns.new_tree(g, tree.ints, tree.floats, words, 1)
-        ns.run(g, tree.ints, tree.floats, self._hp_array(True), 0, words, 30)
+        ns.run(g, tree.ints, tree.floats, heuristic_array(self, True), 0, words, 30)
         ns.reroot(tree.ints, tree.floats, 0, np.empty(tree.used, np.int64))
         self._gate.ready = True
         return time.perf_counter() - t

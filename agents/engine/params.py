@@ -1,64 +1,122 @@
-"""A heuristic's parameters as the engine's agents take them: one string of numbers separated by
-"/" (``params=1.5/2``), read here once for every agent (alpha-beta, minimax, expectimax, the
-solver's fallback, MCTS's heuristic leaves), so a value tuned for one reaches the others as is.
+"""A heuristic's parameters as the engine's agents take them, read here once for every agent
+(alpha-beta, minimax, expectimax, the solver's fallback, MCTS's leaves, the turn searches).
 
-Why "/": an agent spec (``alphabeta:heuristic=lines,params=1.5/2``) separates its fields with
-",", so the numbers need another separator that a shell leaves alone. ";" and "," are read too
-(older specs and parameter files wrote them), but "/" is the form to write.
+Each game's heuristics declare their parameters by name (``PARAMS``, :class:`util.params.Param`:
+name, default, bounds, meaning). An agent spec names them like any agent parameter
+(``alphabeta:heuristic=lines,w3=5``, ``mcts:leaf=heuristic,heuristic=lines,power=3``):
+:func:`agents.engine.spec.convert_params` gathers the keys an agent with a heuristic does not
+have as fields into its ``params`` text (``w3=5``); the agent reads that text with
+:func:`parse_params` and turns it into the list its kernel reads with :func:`heuristic_values`
+(names checked against the chosen heuristic, values against their bounds), once;
+:func:`heuristic_array` hands the list to a compiled or plain kernel. The older positional form
+(``params=1.5/2``: every number, in the declared order) still works.
 
-The engine's heuristics take their numbers by position (``evaluate(g, s, params)`` reads
-``params[0]``...), so the count must match the heuristic's defaults: a short list would make
-the compiled kernel read past it (:func:`check_params`).
+Why "/" between entries: an agent spec separates its fields with ",", so the entries need
+another separator that a shell leaves alone. ";" and "," are read too (older parameter files).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.game import search_params
 from util.bounds import as_float, shown
+from util.params import Param, from_defaults, values
+
+NAMED = {"heuristic_params": True}
+"""Metadata of an agent's ``params`` field holding its heuristic's parameters: spec keys that are
+no field of the agent go there by name (:func:`agents.engine.spec.convert_params`)."""
 
 
-def parse_params(text: str) -> list[float] | None:
-    """The numbers of ``text`` (``"1.5/2"`` -> ``[1.5, 2.0]``); None when it holds none (the
-    heuristic's defaults apply). ValueError whose one line shows the form on anything else."""
-    parts = [p.strip() for p in str(text or "").replace(";", "/").replace(",", "/").split("/")]
+def parse_params(text: Any) -> list[float] | dict[str, float] | None:
+    """The entries of ``text``: named (``"power=2/threat=1"`` -> ``{"power": 2.0, ...}``) or
+    positional (``"1.5/2"`` -> ``[1.5, 2.0]``); a mapping is taken as named; None when empty (the
+    heuristic's defaults). ValueError whose one line shows the form on anything else."""
+    if isinstance(text, Mapping):
+        return {str(k): as_float(v, f"parameter {k}") for k, v in text.items()} or None
+    parts = [p.strip() for p in str(text or "").replace(";", "/").replace(",", "/").split("/") if p.strip()]
+    if not parts:
+        return None
+    if all("=" in p for p in parts):  # a bad value: as_float's line names the parameter
+        pairs = [p.partition("=") for p in parts]
+        return {k.strip(): as_float(v, f"parameter {k.strip()}") for k, _, v in pairs}
     try:
-        numbers = [as_float(p, "params") for p in parts if p]
+        if any("=" in p for p in parts):
+            raise ValueError
+        return [as_float(p, "params") for p in parts]
     except ValueError:
-        raise ValueError(f"params {shown(text)}: write the heuristic's finite numbers separated by '/', e.g. 1.5/2") from None
-    return numbers or None
+        raise ValueError(f"params {shown(text)}: write name=value entries separated by '/', e.g. power=2/threat=1, "
+                         "or all the heuristic's numbers in order, e.g. 1.5/2") from None
 
 
-def check_params(params: list[float] | None, defaults: Sequence[float], heuristic: str) -> list[float] | None:
-    """``params`` when it has as many numbers as ``defaults`` (heuristic ``heuristic``'s, whose
-    count the kernel reads) or is None; else a ValueError naming the count and the defaults."""
-    if params is None or len(params) == len(defaults):
-        return params
-    shown = "/".join(f"{x:g}" for x in defaults)
-    takes = f"{len(defaults)} number{'s' if len(defaults) != 1 else ''} (defaults {shown})" if defaults else "no numbers"
-    got = "/".join(f"{x:g}" for x in params)
-    raise ValueError(f"params {got}: heuristic {heuristic!r} takes {takes}; got {len(params)}")
+def params_text(named: Mapping[str, Any]) -> str:
+    """``{"power": 2.0}`` -> ``"power=2.0"``: the ``params`` text of named values (repr: exact)."""
+    return "/".join(f"{k}={float(v)!r}" for k, v in named.items())
 
 
-__all__ = ["parse_params", "check_params"]
-
-
-def resolve_heuristic(game: Any, heuristic: str, params: str) -> tuple[Any, list[float]]:
-    """``(function, parameters)`` of the game's heuristic ``heuristic`` (empty: the first of its
-    ``HEURISTICS``) with the spec's ``params`` text checked over its defaults (as alpha-beta reads
-    them): what MCTS and the turn searches bind into their kernels. ValueError names the
-    choices; the caller decides what a game without ``heuristics`` means."""
-    import importlib
-
-    from agents.engine.negamax import heuristic_function
-
-    path = game.heuristics
+def _module(game: Any) -> Any:
+    path = getattr(game, "heuristics", "")
+    if not path:
+        return None
     # beside the game's own modules: a submission bundles them under a private package
-    mod = game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
-    table = getattr(mod, "HEURISTICS", {})
+    return game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
+
+
+def declared(game: Any) -> dict[str, tuple[Param, ...]]:
+    """Every heuristic of ``game`` -> its parameters (the module's ``PARAMS``; a module giving only
+    ``DEFAULT_PARAMS`` gets positional names ``p0, p1, ...``). Empty for a game without heuristics."""
+    mod = _module(game)
+    if mod is None:
+        return {}
+    table = getattr(mod, "PARAMS", None)
+    if table is None:
+        table = {h: from_defaults(getattr(mod, "DEFAULT_PARAMS", {}).get(h, ())) for h in getattr(mod, "HEURISTICS", {})}
+    return {h: tuple(table.get(h, ())) for h in getattr(mod, "HEURISTICS", table)}
+
+
+def agent_parameters(game: Any) -> dict[str, Param]:
+    """The heuristic parameters a spec may name on ``game`` (every heuristic's, by name; a name two
+    heuristics share keeps the first's bounds): what the tuner's space and a server accept."""
+    out: dict[str, Param] = {}
+    for params in declared(game).values():
+        for p in params:
+            out.setdefault(p.name, p)
+    return out
+
+
+def heuristic_values(game: Any, heuristic: str, params: Any) -> list[float]:
+    """The list heuristic ``heuristic`` of ``game`` reads (its defaults with ``params`` over them:
+    the text or mapping of :func:`parse_params`), every value within its declared bounds: the one
+    conversion from names to numbers. ValueError in one line on a bad name, count or value."""
+    table = declared(game)
+    if heuristic not in table:
+        raise ValueError(f"unknown heuristic {heuristic!r} for {game.name}; valid: {', '.join(table)}")
+    given = parse_params(params)
+    if isinstance(given, dict):
+        return values(heuristic, table[heuristic], named=given)
+    return values(heuristic, table[heuristic], positional=given)
+
+
+def heuristic_array(source: Any, jit: bool) -> Any:
+    """What a kernel takes as ``params`` (:func:`core.game.search_params`: a list on the plain
+    path, a tuple or float64 array compiled) from ``source``: a list of :func:`heuristic_values`,
+    or a search agent holding one as ``heuristic_values``."""
+    vals: Sequence[float] = getattr(source, "heuristic_values", source)
+    return search_params(vals, jit)
+
+
+def resolve_heuristic(game: Any, heuristic: str, params: Any) -> tuple[Any, list[float]]:
+    """``(function, parameters)`` of the game's heuristic ``heuristic`` (empty: the first of its
+    ``HEURISTICS``) with the spec's ``params`` over its defaults (:func:`heuristic_values`): what
+    MCTS and the turn searches bind into their kernels. ValueError names the choices; the caller
+    decides what a game without ``heuristics`` means."""
+    table = getattr(_module(game), "HEURISTICS", {})
     name = heuristic or next(iter(table), "")
     if name not in table:
         raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: {', '.join(table)}")
-    defaults = heuristic_function(game, name)[1]
-    given = check_params(parse_params(params), defaults, name)
-    return table[name], (given if given is not None else defaults) or [0.0]
+    return table[name], heuristic_values(game, name, params)
+
+
+__all__ = ["NAMED", "parse_params", "params_text", "declared", "agent_parameters", "heuristic_values",
+           "heuristic_array", "resolve_heuristic"]

@@ -141,13 +141,14 @@ def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> An
     return None if text.lower() == "none" and default is None else text
 
 
-def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False) -> dict[str, Any]:
+def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False, game: Any = None) -> dict[str, Any]:
     """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
     field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
     names the agent in error messages. ``server=True`` (a server's request): no parameter may
     name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
     hints = typing.get_type_hints(cls)
+    params = gather_heuristic_params(fields, label, params, game)
     kwargs = {}
     for key, value in params.items():
         if key not in fields:
@@ -157,6 +158,37 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
             check_server_params(label, {key: value})
         kwargs[key] = _convert(label, fields[key], value, hints.get(key))
     return kwargs
+
+
+def gather_heuristic_params(fields: dict[str, dataclasses.Field], label: str, params: dict[str, Any],
+                            game: Any = None) -> dict[str, Any]:
+    """``params`` with the keys that are no field of an agent whose ``params`` field holds its
+    heuristic's parameters (metadata ``heuristic_params``, :data:`agents.engine.params.NAMED`)
+    moved into that field by name: ``{"w3": "5"}`` -> ``{"params": "w3=5"}``. The agent checks
+    the names against its heuristic and the values against their bounds when it is built (it
+    knows its game); giving ``params=`` too is refused (one form at a time)."""
+    f = fields.get("params")
+    if f is None or not f.metadata.get("heuristic_params"):
+        return params
+    extra = {k: v for k, v in params.items() if k not in fields}
+    if not extra:
+        return params
+    if game is not None:
+        from agents.engine.params import agent_parameters
+
+        named = agent_parameters(game)
+        for key in extra:
+            if key not in named:
+                valid = ", ".join(sorted(fields)) or "(none)"
+                theirs = ", ".join(named) or "(none)"
+                raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}; "
+                                f"heuristic parameters on {game.name}: {theirs}")
+    if str(params.get("params") or "").strip():
+        raise SpecError(f"agent {label!r}: give the heuristic's parameters by name ({', '.join(extra)}) or as "
+                        "params=..., not both")
+    kept = {k: v for k, v in params.items() if k in fields}
+    kept["params"] = "/".join(f"{k}={str(v).strip()}" for k, v in extra.items())
+    return kept
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from core.connect4_count.kernels import count_lines
 from heuristics.connectx.lines import direction, open_windows, popcnt, window_starts, windows_with
 from util.jit import hot
+from util.params import Param, default_lists
 
 
 @hot
@@ -63,8 +64,15 @@ def evaluate_score(g, s, params) -> float:
 # The first is the engine agents' "auto" choice.
 HEURISTICS = {"lines": evaluate_lines, "score": evaluate_score}
 
-# lines: open_weight = value in points of an open window one stone short (it is completed by
-# someone only if its last cell falls to its owner, so well under 1); power = how fast emptier
-# windows lose value (at 2, a window with 2 of 3 stones is worth 4/9 of one with 3). score: one
-# unused slot (searches pass the array as it is; an empty array is not a safe argument).
-DEFAULT_PARAMS = {"lines": [0.5, 2.0], "score": [0.0]}
+# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param). score
+# takes none (searches still hand its kernel one unused number: util.params.defaults).
+PARAMS = {
+    "lines": (
+        Param("open_weight", 0.5, -100.0, 100.0, "value in points of an open window one stone short (completed "
+              "only if its last cell falls to its owner, so well under 1)"),
+        Param("power", 2.0, 0.0, 8.0, "how fast emptier windows lose value: at 2, a window with 2 of 3 stones "
+              "is worth 4/9 of one with 3"),
+    ),
+    "score": (),
+}
+DEFAULT_PARAMS = default_lists(PARAMS)

@@ -1,12 +1,15 @@
 """ConnectX's heuristics (:mod:`heuristics.connectx`) on the engine's ``evaluate(g, s, params)`` signature,
-so game-generic searches can use them; parameters as :func:`heuristics.connectx.params.params_array`."""
+so game-generic searches can use them; parameters as declared in
+:data:`heuristics.connectx.params.PARAMS`."""
 from __future__ import annotations
 
 from heuristics.connectx.bitsquares import bitsquares
 from heuristics.connectx.gameovers import gameovers
 from heuristics.connectx.liberties import liberties
 from heuristics.connectx.oddeven import oddeven
+from heuristics.connectx.params import PARAMS as CONNECTX_PARAMS
 from util.jit import hot
+from util.params import default_lists
 
 
 @hot
@@ -33,10 +36,6 @@ HEURISTICS = {"liberties": evaluate_liberties, "bitsquares": evaluate_bitsquares
               "gameovers": evaluate_gameovers, "oddeven": evaluate_oddeven}
 
 
-def default_params(name: str) -> list[float]:
-    from heuristics.connectx.params import params_array
-
-    return [float(x) for x in params_array(name)]
-
-
-DEFAULT_PARAMS = {name: default_params(name) for name in HEURISTICS}
+# Declared once in heuristics.connectx.params (names, defaults, bounds, meaning).
+PARAMS = {name: CONNECTX_PARAMS[name] for name in HEURISTICS}
+DEFAULT_PARAMS = default_lists(PARAMS)

@@ -3,7 +3,8 @@
 Every heuristic is a hot function ``name(current, mask, rows, columns, inarow, params) -> float``
 in its own module, dispatched by :func:`heuristics.connectx.evaluate.evaluate` on an integer id (numba
 cannot pass functions around cheaply). Parameters travel as one float array in the order of
-:data:`PARAM_NAMES`, so searches and the tuner set them by name with :func:`params_array`.
+:data:`PARAMS` (named, bounded, documented: :class:`util.params.Param`), so searches and the tuner
+set them by name with :func:`params_array`.
 
 All heuristics count *lines*: every window of ``inarow`` cells in a row, column or diagonal. A
 window is *open* for a player when the other player has no stone in it (it can still become a
@@ -16,52 +17,43 @@ from typing import Any
 
 import numpy as np
 
+from util.params import Param, names, values
+
 # Integer ids for the compiled dispatcher; "none" scores every position 0 (pure search).
 HEURISTIC_IDS: dict[str, int] = {"none": -1, "gameovers": 0, "bitsquares": 1, "oddeven": 2, "liberties": 3}
 
-# Parameter names of each heuristic, in the order of its params array.
-PARAM_NAMES: dict[str, tuple[str, ...]] = {
+# Each heuristic's parameters in the order of its params array (util.params.Param: name,
+# default, lo, hi, meaning). Published defaults (design.md: bitsquares power 1.75; gameovers
+# double-attack 0.5, single square 0.1; odd/even rewards 0 / 1 / 0.05); liberties' threat
+# weight is our own choice.
+_POWER = Param("power", 1.75, 0.0, 8.0, "an open line holding n stones scores n ** power")
+PARAMS: dict[str, tuple[Param, ...]] = {
     "none": (),
-    # double_attack: bonus per threat cell beyond the first; single_square: weight of an open
-    # line holding one stone (lines with n >= 2 stones weigh n).
-    "gameovers": ("double_attack", "single_square"),
-    # power: an open line with n stones scores n ** power.
-    "bitsquares": ("power",),
-    # power: as bitsquares; threat_pair: per pair of vertically stacked threat cells (a
-    # 3-in-a-row pair); parity_threat: per threat cell on the player's own parity rows;
-    # parity_two: per open line two stones short whose empty cells all lie on those rows.
-    "oddeven": ("power", "threat_pair", "parity_threat", "parity_two"),
-    # threat: weight of each threat cell, added to the count of line extensions.
-    "liberties": ("threat",),
+    "gameovers": (
+        Param("double_attack", 0.5, -100.0, 100.0, "bonus per threat cell beyond the first"),
+        Param("single_square", 0.1, -100.0, 100.0, "weight of an open line holding one stone (lines with n >= 2 stones weigh n)"),
+    ),
+    "bitsquares": (_POWER,),
+    "oddeven": (
+        _POWER,
+        Param("threat_pair", 0.0, -100.0, 100.0, "per pair of vertically stacked threat cells (a 3-in-a-row pair)"),
+        Param("parity_threat", 1.0, -100.0, 100.0, "per threat cell on the player's own parity rows"),
+        Param("parity_two", 0.05, -100.0, 100.0, "per open line two stones short whose empty cells all lie on those rows"),
+    ),
+    "liberties": (Param("threat", 2.0, -100.0, 100.0, "weight of each threat cell, added to the count of line extensions"),),
 }
 
-# Published defaults (design.md: bitsquares power 1.75; gameovers double-attack 0.5, single
-# square 0.1; odd/even rewards 0 / 1 / 0.05). liberties' threat weight is our own choice.
-DEFAULTS: dict[str, dict[str, float]] = {
-    "none": {},
-    "gameovers": {"double_attack": 0.5, "single_square": 0.1},
-    "bitsquares": {"power": 1.75},
-    "oddeven": {"power": 1.75, "threat_pair": 0.0, "parity_threat": 1.0, "parity_two": 0.05},
-    "liberties": {"threat": 2.0},
-}
+# Derived views (names in order; defaults by name) for the callers that read them.
+PARAM_NAMES: dict[str, tuple[str, ...]] = {h: names(ps) for h, ps in PARAMS.items()}
+DEFAULTS: dict[str, dict[str, float]] = {h: {p.name: p.default for p in ps} for h, ps in PARAMS.items()}
 
 
 def params_array(name: str, **overrides: Any) -> np.ndarray:
-    """The float64 parameter array of heuristic ``name`` (defaults, then ``overrides``).
+    """The float64 parameter array of heuristic ``name`` (defaults, then ``overrides`` by name,
+    each within its bounds: :func:`util.params.values`).
 
     Raises ValueError naming the valid heuristics or parameters on a bad name.
     """
-    if name not in PARAM_NAMES:
+    if name not in PARAMS:
         raise ValueError(f"unknown heuristic {name!r}; valid: {', '.join(HEURISTIC_IDS)}")
-    unknown = set(overrides) - set(PARAM_NAMES[name])
-    if unknown:
-        valid = ", ".join(PARAM_NAMES[name]) or "(none)"
-        raise ValueError(f"heuristic {name!r} has no parameter {', '.join(sorted(unknown))}; valid: {valid}")
-    values = dict(DEFAULTS[name])
-    values.update({k: float(v) for k, v in overrides.items()})
-    # At least one element: numba types an empty array fine, but a 1-element array keeps the
-    # compiled signature identical for every heuristic (one compilation).
-    out = np.zeros(max(1, len(PARAM_NAMES[name])), dtype=np.float64)
-    for i, key in enumerate(PARAM_NAMES[name]):
-        out[i] = values[key]
-    return out
+    return np.asarray(values(name, PARAMS[name], overrides), dtype=np.float64)

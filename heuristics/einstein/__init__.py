@@ -31,6 +31,7 @@ import numpy as np
 
 from core.einstein.kernels import GONE, cube_cell, movable
 from util.jit import hot
+from util.params import Param, default_lists
 
 HORIZON = 20  # turns in the race table; 19 moves always bring some cube home (6 cubes x 3 steps + 1)
 _STRIDE = HORIZON + 1
@@ -203,7 +204,15 @@ def evaluate_odds(g, s, params) -> float:
 
 HEURISTICS = {"odds": evaluate_odds, "race": evaluate_race}
 
-# race: weight of a turn of race time, weight of a cube of material, the mover's tempo in
-# turns, and top, the largest |estimate| (below the win value 1).
-# odds: sharpness (the slope of the estimate at even odds) and top, the largest |estimate|.
-DEFAULT_PARAMS = {"odds": [1.5, 0.9], "race": [0.4, 0.15, 0.5, 0.9]}
+# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param).
+_TOP = Param("top", 0.9, 0.0, 1.0, "the largest |estimate| (below the win value 1)")
+PARAMS = {
+    "odds": (Param("sharpness", 1.5, 0.0, 100.0, "slope of the estimate at even odds"), _TOP),
+    "race": (
+        Param("race", 0.4, -100.0, 100.0, "weight of a turn of race time"),
+        Param("material", 0.15, -100.0, 100.0, "weight of a cube of material"),
+        Param("tempo", 0.5, -100.0, 100.0, "the mover's head start, in turns"),
+        _TOP,
+    ),
+}
+DEFAULT_PARAMS = default_lists(PARAMS)

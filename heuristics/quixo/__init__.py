@@ -17,6 +17,7 @@ from __future__ import annotations
 from core.connectx.bitboard import popcount
 from core.quixo.kernels import G_LINES, G_NLINES
 from util.jit import hot
+from util.params import Param, default_lists
 
 
 @hot
@@ -52,6 +53,13 @@ def evaluate_longest(g, s, params) -> float:
 
 HEURISTICS = {"lines": evaluate_lines, "longest": evaluate_longest}
 
-# lines: weights of a line holding 0, 1, 2, 3, 4 (or more) of a player's cubes, then the
-# scale (the largest |score|, below the win value 1.0).
-DEFAULT_PARAMS = {"lines": [0.0, 1.0, 4.0, 16.0, 64.0, 0.5], "longest": []}
+# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param); longest
+# takes none.
+PARAMS = {
+    "lines": tuple(Param(f"w{k}", float(w), -1.0e6, 1.0e6, f"weight of a line holding {k}{' (or more)' * (k == 4)} "
+                         "of a player's cubes (relative: the sum is scaled by the largest)")
+                   for k, w in enumerate((0.0, 1.0, 4.0, 16.0, 64.0)))
+    + (Param("top", 0.5, 0.0, 1.0, "the largest |score| (below the win value 1.0)"),),
+    "longest": (),
+}
+DEFAULT_PARAMS = default_lists(PARAMS)

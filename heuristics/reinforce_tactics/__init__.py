@@ -68,6 +68,7 @@ from heuristics.reinforce_tactics.params import (
     P_SEIZE,
     P_TOP,
     Weights,
+    declared,
 )
 from util.jit import hot
 
@@ -159,5 +160,6 @@ def evaluate(g, s, params) -> float:
 
 
 HEURISTICS = {"standard": evaluate}
+PARAMS = {"standard": declared()}  # the Weights fields, by name (heuristics.reinforce_tactics.params)
 DEFAULT_PARAMS = {"standard": Weights().vector()}
 assert NSMAX * SF + S_BASE <= U_BASE

@@ -4,7 +4,8 @@
 (``greedy:w_gold=0.5`` sets one; ``util.arena.tune --space w_gold=float:0:2`` tunes it), and
 :meth:`Weights.vector` is the ``params`` array the hot ``evaluate(g, s, params)`` reads, by the
 index constants ``P_*`` below (one per field, in field order). The engine's generic agents take
-the same numbers positionally (``alphabeta:heuristic=standard,params=1.2/0.3/...``).
+the same names (``macro_mcts:w_gold=0.5``; :func:`declared`, as every game's heuristics
+declare theirs: :mod:`util.params`), or all the numbers by position (``params=1.2/0.3/...``).
 
 Values are in gold (a unit's cost is what it is worth at full health), then squashed:
 ``top * z / (scale + |z|)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
@@ -12,6 +13,8 @@ Values are in gold (a unit's cost is what it is worth at full health), then squa
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+
+from util.params import Param
 
 WEIGHT = {"bounds": (-1.0e6, 1.0e6)}
 SHARE = {"bounds": (0.0, 1.0)}
@@ -57,8 +60,23 @@ def help_text() -> dict[str, str]:
     import inspect
 
     out = {}
-    for line in inspect.getsource(Weights).splitlines():
+    try:
+        source = inspect.getsource(Weights)
+    except (OSError, TypeError):  # a bundle may run without the source file: no texts, same weights
+        return {}
+    for line in source.splitlines():
         name, _, rest = line.strip().partition(":")
         if name in NAMES and "#" in rest:
             out[name] = rest.split("#", 1)[1].strip()
     return out
+
+
+def declared() -> tuple[Param, ...]:
+    """The weights as the engine's searches read every heuristic's parameters
+    (:class:`util.params.Param`: name, default, bounds, meaning), from :class:`Weights`' fields."""
+    docs = help_text()
+    out = []
+    for f in fields(Weights):
+        lo, hi = f.metadata.get("bounds", WEIGHT["bounds"])  # a weight added without bounds: any weight
+        out.append(Param(f.name, float(f.default), lo, hi, docs.get(f.name, "")))  # type: ignore[arg-type]  # default is a float
+    return tuple(out)

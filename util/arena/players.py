@@ -154,7 +154,7 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
         cls = registry.agent_class(game.name, name)
     except SpecError as exc:
         raise SpecError(f"{exc}; {here}") from None
-    kwargs = convert_params(cls, name, params)
+    kwargs = convert_params(cls, name, params, game=game)
     kwargs.pop("game", None)
     try:
         agent = registry.builder(game.name, name)(cls, kwargs, game, spec)

@@ -21,7 +21,9 @@ games other than ConnectX the agent and its opponents are engine agents
 --space exploration=float:0.5:2 --opponents random,alphabeta:max_depth=2``.
 
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
-``name=cat:A|B|C``. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted (143 on SIGTERM).
+``name=cat:A|B|C``. A name is an agent field or, for the engine's agents, a parameter of the
+game's heuristics by its declared name (``--game quixo --agent alphabeta --space w3=float:1:32``;
+:func:`spec_parameters`); a range beyond a parameter's declared bounds is refused. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted (143 on SIGTERM).
 """
 from __future__ import annotations
 
@@ -73,14 +75,50 @@ class Dim:
 
 def agent_parameters(agent: str, game: Game | None = None) -> dict[str, Any]:
     """Parameter names of ``agent`` with their defaults: the agent of that name on ``game``
-    (default ConnectX), as :mod:`agents.registry` resolves it."""
-    return parameters_of(registry.agent_class(game.name if game is not None else "connectx", agent))
+    (default ConnectX), as :mod:`agents.registry` resolves it, with the game's heuristic
+    parameters by name when the agent takes them in its ``params`` (:func:`spec_parameters`)."""
+    return {name: p.default for name, p in spec_parameters(agent, game).items()}
+
+
+@dataclass(frozen=True)
+class SpecParam:
+    """A parameter an agent spec may name: its default and bounds (None: the agent checks)."""
+
+    default: Any  # the agent's default (None: the heuristic's, or none)
+    bounds: tuple | None  # (lo, hi) checked when the agent is built; None: no declared bounds
+
+
+def spec_parameters(agent: str, game: Game | None = None) -> dict[str, SpecParam]:
+    """Every parameter a spec of ``agent`` may name on ``game`` (default ConnectX), with its
+    bounds: the agent class's fields (:func:`agents.engine.spec.field_bounds`) and, for an agent
+    whose ``params`` holds its heuristic's parameters, each of the game's heuristic parameters
+    by name (:func:`agents.engine.params.agent_parameters`). The tuner's space and the web app
+    read this one table."""
+    import dataclasses
+
+    from agents.engine.params import agent_parameters as heuristic_parameters
+    from agents.engine.spec import field_bounds
+
+    cls = registry.agent_class(game.name if game is not None else "connectx", agent)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    out = {name: SpecParam(default, field_bounds(fields[name])) for name, default in parameters_of(cls).items()}
+    named = fields.get("params")
+    if named is not None and named.metadata.get("heuristic_params"):
+        for name, p in heuristic_parameters(game if game is not None else _connectx()).items():
+            out.setdefault(name, SpecParam(p.default, (p.lo, p.hi)))
+    return out
+
+
+def _connectx() -> Game:
+    from core.games import make_game
+
+    return make_game("connectx")
 
 
 def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
     """``power=float:1:3,depth=int:2:8,heuristic=cat:a|b`` -> dims; checks names against the
     agent (of ``game``, default ConnectX)."""
-    valid = agent_parameters(agent, game)
+    valid = spec_parameters(agent, game)
     dims: list[Dim] = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         name, eq, rest = item.partition("=")
@@ -108,6 +146,10 @@ def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
             what = "integers" if kind == "int" else "finite numbers"
             raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH ({what}) with LOW < HIGH, then optionally "
                              ":log (LOW > 0)") from None
+        limits = valid[name].bounds
+        if limits is not None and not limits[0] <= low < high <= limits[1]:
+            raise UsageError(f"--space {name}: {low:g}:{high:g} leaves the parameter's bounds {limits[0]:g} to {limits[1]:g}; "
+                             "narrow the range")
         dims.append(Dim(name, kind, low, high, log))
     if not dims:
         raise UsageError("--space is empty: give at least one name=kind:... entry")

@@ -135,6 +135,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
                 "doc": (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else "",
                 "params": [_param(k, spec) for k, spec in cls.PARAMS.items()],
                 "agents": registry.names(name),
+                "heuristics": heuristic_params(cls),  # each heuristic's parameters an agent spec may name
                 "turns": cls.end_turn_action is not None,  # a turn is several moves, ended by an action
             })
         return jsonify(games=out)
@@ -286,6 +287,16 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
         return as_int(request.args.get(name, str(default)), name, lo, hi)
     except ValueError as exc:
         raise RequestError(str(exc)) from None
+
+
+def heuristic_params(cls: type) -> dict[str, list[dict]]:
+    """Each heuristic of game class ``cls`` -> its parameters as the page lists them (name,
+    default, bounds, meaning): the declaration the agents read (:func:`agents.engine.params.declared`),
+    the names a spec such as ``alphabeta:heuristic=lines,w3=5`` takes."""
+    from agents.engine.params import declared
+
+    return {h: [{"name": p.name, "default": p.default, "lo": p.lo, "hi": p.hi, "doc": p.doc} for p in params]
+            for h, params in declared(cls()).items()}
 
 
 def _param(name: str, spec: tuple) -> dict:
