@@ -23,7 +23,8 @@ games other than ConnectX the agent and its opponents are engine agents
 Space syntax, comma-separated: ``name=float:LOW:HIGH[:log]``, ``name=int:LOW:HIGH``,
 ``name=cat:A|B|C``. A name is an agent field or, for the engine's agents, a parameter of the
 game's heuristics by its declared name (``--game quixo --agent alphabeta --space w3=float:1:32``;
-:func:`spec_parameters`); a range beyond a parameter's declared bounds is refused. Exit codes: 0 done, 2 bad input (one line on stderr), 130 interrupted (143 on SIGTERM).
+:func:`spec_parameters`); a range beyond a parameter's declared bounds is refused. Exit codes:
+0 done, 2 bad input (one line on stderr), 130 interrupted (143 on SIGTERM).
 """
 from __future__ import annotations
 
