@@ -43,7 +43,7 @@ from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
 from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
-from util.bundle_file import render  # noqa: E402
+from util.bundle_file import literal, render  # noqa: E402
 from util.cli import SEED, int_in  # noqa: E402
 from util.clock import RT_ACT_TIMEOUT  # noqa: E402
 
@@ -51,6 +51,7 @@ GAME = "reinforce_tactics"
 DEFAULT_OUTPUT = ROOT / "submissions" / "reinforce_tactics.py"
 VALIDATOR = ROOT / "util" / "bundle_validate_rt.py"
 ADAPTER_MODULE = "agents.reinforce_tactics.kaggle_agent"
+WORKER_MODULE = "agents.reinforce_tactics.jit_worker"
 RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
 # The default agent: the first of these that loads here, strongest first. Only agents measured
 # stronger go before greedy (the macro-move searches, macro_mcts & co., are not yet: issue 27 point 4).
@@ -71,7 +72,24 @@ def _make_adapter():
         cls = getattr(importlib.import_module(_PREFIX + "." + _AGENT_MODULE), _AGENT_CLASS)
         return cls(game=game, **_PARAMS)
 
-    return rt.RTKaggleAdapter(factory, policy=clock.ClockPolicy(**_CLOCK), started_at=_LOAD_STARTED)
+    return rt.RTKaggleAdapter(factory, policy=clock.ClockPolicy(**_CLOCK), started_at=_LOAD_STARTED, worker=_start_worker())
+
+
+def _start_worker():
+    """The compiled planner in a second process (_WORKER: the agent with jit on), or None: no
+    numba here, built without one, or it could not start (the factory's agent then plans plain)."""
+    if _WORKER is None:
+        return None
+    import importlib
+
+    try:
+        jw = importlib.import_module(_PREFIX + ".agents.reinforce_tactics.jit_worker")
+        if not jw.numba_present():
+            return None
+        return jw.shared_worker(dict(_WORKER, prefix=_PREFIX, sources=_SOURCES))
+    except Exception as exc:
+        _sys.stderr.write("[rt] NOTE no compiled worker (%s: %s); planning plain\\n" % (type(exc).__name__, exc))
+        return None
 
 
 def _last_resort(observation, configuration):
@@ -173,16 +191,30 @@ def resolve_agent(text: str | None) -> tuple[B.Target, dict[str, str]]:
 
 def submission_defaults(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
     """What a Kaggle file should use that ``params`` leave unset: the class's
-    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field. Measured
+    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field (the file's
+    own process plays plain; :func:`worker_spec` adds the compiled worker). Measured
     (``python -m bench.rt_first_turns``, docs/reinforce-tactics-submission.md): while numba
-    compiles greedy's planner in the background, the plain planner it falls back on starves for
-    the interpreter lock and sends no action for tens of turns; the plain path throughout plays
-    from the first turn. ``--param jit=true`` builds the compiling variant."""
+    compiles greedy's planner in a thread, the plain planner it falls back on starves for
+    the interpreter lock and sends no action for tens of turns. ``--param jit=true`` builds
+    that in-process compiling variant, ``--param jit=false`` the plain one without a worker."""
     out = B.submission_defaults(target, params)
-    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
-    if "jit" in fields and "jit" not in params:
+    if has_jit(target) and "jit" not in params:
         out.setdefault("jit", False)
     return out
+
+
+def has_jit(target: B.Target) -> bool:
+    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
+    return "jit" in fields
+
+
+def worker_spec(target: B.Target, params: dict[str, Any], converted: dict[str, Any]) -> dict[str, Any] | None:
+    """The compiled worker the file starts (agents/reinforce_tactics/jit_worker.py): the same
+    agent and parameters with ``jit=True``, for an agent with a ``jit`` field when ``--param``
+    left ``jit`` unset; else None."""
+    if not has_jit(target) or "jit" in params:
+        return None
+    return {"module": target.module, "cls": target.cls.__name__, "params": {**converted, "jit": True}}
 
 
 def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
@@ -209,25 +241,27 @@ def list_agents() -> str:
 
 
 # --- building ------------------------------------------------------------------------------------
-def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
+def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path,
+          worker: dict[str, Any] | None = None) -> dict[str, Any]:
     folders = {name: ROOT for name in PROJECT_PACKAGES}
     top = target.module.split(".")[0]
     if top not in folders:  # an agent kept outside the repo: bundle its own package too
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
-        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, "util.clock"], tuple(folders))
+        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock"], tuple(folders))
     except BundleError as exc:
         raise B.BuildFailed(str(exc)) from None
     commit = B._git("rev-parse", "--short", "HEAD") or "?"
     paths = [m.path for m in modules.values() if Path(m.path).is_relative_to(ROOT)]
     if commit != "?" and B._git("status", "--porcelain", "--", *paths):
         commit += "+local changes"
-    prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock)))
+    prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock, worker)))
     meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
             "title": "Reinforce Tactics"}
     try:
-        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, None, meta, adapter=RT_ADAPTER)
+        tail = f"\n_WORKER = {literal(worker, 'worker spec')}  # the compiled worker's agent (None: none)\n" + RT_ADAPTER
+        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, None, meta, adapter=tail)
     except (ValueError, BundleError) as exc:
         raise B.BuildFailed(str(exc)) from None
     compile(text, str(output), "exec")
@@ -345,11 +379,15 @@ def run(argv: list[str] | None) -> int:
     clock = B.clock_policy(B.parse_pairs(args.clock, "--clock"))
     defaults = submission_defaults(target, params)
     converted = make_agent(target, {**defaults, **params})
-    facts = build(target, converted, clock, output)
+    worker = worker_spec(target, params, converted)
+    facts = build(target, converted, clock, output, worker)
     shown = B._shown(output)
     print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
     if defaults:
         print(f"  submission defaults: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides; see submission_defaults)")
+    if worker:
+        print("  compiled worker: a second process compiles the planner (jit=True) and plans each turn once ready; "
+              "plain until then (--param jit=false: no worker)")
     print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, package {facts['prefix']}")
     for w in facts["warnings"]:
         print(f"  warning: {w}")

@@ -1,11 +1,16 @@
 """The first turns of a built Reinforce Tactics submission in a fresh process: how long each
-takes, how many actions it sends, and from which turn the agent plays compiled code (numba's
-compile runs in a background thread meanwhile: docs/reinforce-tactics-submission.md).
+takes, how many actions it sends, and from which turn the agent plays compiled code (the
+default build: a second process compiles while the file plays plain, then plans each turn
+compiled, agents/reinforce_tactics/jit_worker.py; a ``--param jit=true`` build: numba's compile
+in a background thread; docs/reinforce-tactics-submission.md).
 
 Runs the file with ``python -I`` (repo hidden, as on Kaggle) once with numba and once with
 numba unimportable (the baseline: the plain path throughout), for ``--turns`` of our turns of
 one game against Kaggle's ``random`` on ``--map``, at Kaggle's ``--act-timeout`` (5 s). Prints
-one row a turn and the medians; the ratio of the two runs' median turn times.
+one row a turn and the medians; the ratio of the two runs' median turn times; the worker's
+times (``ready_after``: seconds from loading to compiled); the turns before and after the switch
+against the plain run's turns of the same numbers (the worker's cost to the plain planner while
+it compiles, and what compiling buys).
 Usage: ``python -m bench.rt_first_turns FILE.py [--turns 12] [--map beginner] [--act-timeout 5]``.
 ``--compile-time`` instead measures, in a fresh process with the compile cache off, what one
 compile of greedy's planner costs (``GreedyAgent.warm_up``): the time a first turn would wait.
@@ -37,12 +42,16 @@ rows = []
 def ours(obs, config):
     t = time.perf_counter()
     out = fn(obs, config)
-    agent = getattr(fn.__globals__.get("_ADAPTER"), "_agent_now", None)
-    rows.append({"seconds": time.perf_counter() - t, "actions": len(out) - 1, "compiled": bool(getattr(agent, "_jit", False))})
+    adapter = fn.__globals__.get("_ADAPTER")
+    agent = getattr(adapter, "_agent_now", None)
+    compiled = getattr(adapter, "last_path", "") == "worker" or bool(getattr(agent, "_jit", False))
+    rows.append({"seconds": time.perf_counter() - t, "actions": len(out) - 1, "compiled": compiled})
     return out
 env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": 1, "episodeSteps": 2 * turns + 1, "actTimeout": act})
 env.run([ours, "random"])
-print(json.dumps({"load": load, "rows": rows}))
+worker = getattr(fn.__globals__.get("_ADAPTER"), "worker", None)
+print(json.dumps({"load": load, "rows": rows, "worker": worker.info() if worker is not None else None,
+                  "rewards": [s.reward for s in env.state]}))
 '''
 
 
@@ -98,7 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     ma, mb = statistics.median(r["seconds"] for r in a), statistics.median(r["seconds"] for r in b)
     first = next((i + 1 for i, r in enumerate(a) if r["compiled"]), None)
     print(f"median turn: numba {ma:.2f} s, plain {mb:.2f} s (ratio {ma / mb:.2f}); first compiled turn: {first or 'none'}")
+    print(f"compiled worker: {runs['numba'].get('worker')}; rewards: numba {runs['numba'].get('rewards')}, "
+          f"plain {runs['no numba'].get('rewards')}")
+    for name, after in (("before", False), ("after", True)):
+        part = [r for r in a if r["compiled"] == after]
+        base = [y for x, y in zip(a, b) if x["compiled"] == after]  # the plain run's turns of the same numbers
+        if part:
+            print(f"  {name} the switch: {len(part)} turns, median {_median(part, 'seconds'):.2f} s and "
+                  f"{_median(part, 'actions'):.1f} actions; the plain run's same turns: "
+                  f"{_median(base, 'seconds'):.2f} s and {_median(base, 'actions'):.1f} actions")
     return 0
+
+
+def _median(rows: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in rows) if rows else float("nan")
 
 
 if __name__ == "__main__":

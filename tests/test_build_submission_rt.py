@@ -13,6 +13,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 import build_submission
 import build_submission_rt
+from agents.reinforce_tactics.jit_worker import CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -347,3 +349,123 @@ def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 1 and "validation failed" in proc.stderr, proc.stderr + proc.stdout
     assert not out.exists() and (tmp_path / "rt.failed.py").is_file()
+
+
+# --- the compiled worker (agents/reinforce_tactics/jit_worker.py) ----------------------------------
+def worker_adapter(tmp_path, seed: int = 0, **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
+    """An adapter whose own agent plans plain random turns, with a worker process (on the repo)
+    planning by :class:`tests.rt_worker_fakes.Gated` (``fake``: its failure switches)."""
+    header = {"root": str(ROOT), "module": "tests.rt_worker_fakes", "cls": "Gated",
+              "params": {"seed": seed, "max_actions": 8, **fake}}
+    worker = CompiledWorker(header, nice=0, compile_limit=fake.pop("compile_limit", 120.0))
+    return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=8), verbose=False,
+                           worker=worker), worker
+
+
+def wait_ready(worker: CompiledWorker, seconds: float = 120.0) -> bool:
+    give_up = time.perf_counter() + seconds
+    while not worker.ready() and not worker.dead and time.perf_counter() < give_up:
+        time.sleep(0.05)
+    return worker.ready()
+
+
+def play_observations(ours: RTKaggleAdapter, observations: list[dict], n: int) -> list[str]:
+    """The adapter's paths on ``n`` observations, each answer checked legal in order."""
+    paths = []
+    for obs in observations[:n]:
+        answer = ours(obs, CONFIG)
+        replayed(obs, answer)
+        paths.append(ours.last_path)
+    return paths
+
+
+def test_the_turns_switch_to_the_worker_once_it_is_ready(tmp_path, observations):
+    """Plain (the adapter's own agent) while the worker 'compiles', the worker's plans once it
+    says ready; every answer legal on both paths; the worker's turns act (not only end_turn)."""
+    gate = tmp_path / "gate"
+    ours, worker = worker_adapter(tmp_path, gate=str(gate))
+    try:
+        assert play_observations(ours, observations, 4) == ["agent"] * 4
+        assert not worker.ready() and not worker.dead
+        gate.touch()
+        assert wait_ready(worker), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[4:16]]
+        assert ours.last_path == "worker" and ours.stats["worker_turns"] == 12 and worker.served == 12
+        assert sum(len(a) > 1 for a in sent) >= 3, sent
+        for obs, answer in zip(observations[4:16], sent):
+            replayed(obs, answer)
+        assert ours.stats["errors"] == 0 and ours.stats["dropped"] == 0
+    finally:
+        worker.stop()
+
+
+@pytest.mark.parametrize("fake, when", [
+    ({"fail": True}, "ready"),  # the compile fails
+    ({"gate": "/nonexistent/never", "compile_limit": 1.0}, "limit"),  # the compile outlasts compile_limit
+    ({"die": True}, "turn"),  # the worker dies while planning
+    ({"hang": True}, "turn"),  # the worker does not answer by the deadline: killed
+])
+def test_a_failing_worker_leaves_the_game_to_the_plain_agent(tmp_path, observations, fake, when):
+    ours, worker = worker_adapter(tmp_path, **fake)
+    try:
+        if when == "ready":
+            assert not wait_ready(worker) and "failed to get ready" in worker.dead
+        elif when == "limit":
+            time.sleep(1.5)
+            assert not worker.ready() and "not ready within" in worker.dead
+        else:
+            assert wait_ready(worker)
+            obs = observations[0]
+            first = ours(obs, {**CONFIG, "actTimeout": 1})  # a hanging worker is waited for until the deadline only
+            assert worker.dead and ours.worker is None
+            if fake.get("hang"):  # no time left for the plain agent: the turn ends
+                assert first == END_TURN_ONLY and ours.stats["late"] == 1
+            replayed(obs, first)
+        paths = play_observations(ours, observations[1:], 3)
+        assert paths == ["agent"] * 3 and ours.worker is None and worker.dead
+        assert worker._proc is None  # killed, not left running
+    finally:
+        worker.stop()
+
+
+def test_a_worker_that_answers_garbage_or_cannot_start_is_dropped(tmp_path, observations):
+    garbage = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('{\"ready\": 0}', flush=True); "
+               "sys.stdin.readline(); print('not json', flush=True); sys.stdin.read()"]
+    for command in (garbage, ["/nonexistent/python"]):
+        worker = CompiledWorker({}, command=command)
+        ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=1, max_actions=8), verbose=False, worker=worker)
+        if command is garbage:
+            assert wait_ready(worker, 30)
+        assert play_observations(ours, observations, 3) == ["agent"] * 3
+        assert worker.dead and ours.stats["errors"] == 0
+
+
+def test_no_worker_without_numba(monkeypatch):
+    """The main process never imports numba to decide: CONNECTX_NUMBA=0 or a hidden numba mean no worker."""
+    assert numba_present()
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    assert not numba_present()
+    monkeypatch.delenv("CONNECTX_NUMBA")
+    monkeypatch.setitem(sys.modules, "numba", None)
+    assert not numba_present()
+
+
+def test_labels_survive_the_round_trip(observations):
+    game_obs = observations[5]
+    game = ReinforceTactics(board="".join(c.split("_")[0] for row in game_obs["board"] for c in row))
+    s = game.from_observation(game_obs)
+    labels = [game.action_label(s, a) for a in s.legal_actions()]
+    rows = json.loads(json.dumps([[list(p) for p in label] for label in labels]))
+    assert labels_from_json(rows) == labels
+    for bad in ("x", [["type", "end_turn"]], [[[1, 2]]], [[["a", 1, 2]]]):
+        with pytest.raises(ValueError):
+            labels_from_json(bad)
+
+
+def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
+    for extra, has in (([], True), (["--param", "jit=false"], False)):
+        out = tmp_path / "rt.py"
+        assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate", *extra]) == 0
+        text = out.read_text()
+        assert ("\n_WORKER = {'module': 'agents.reinforce_tactics.greedy'" in text) is has
+        assert ("'jit': True" in text.split("\n_WORKER = ")[1].splitlines()[0]) is has
