@@ -320,12 +320,12 @@ def _result(g: dict) -> str:
 def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
     """The per-game table and the reasons validation fails (empty: passed)."""
     failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
-    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"]
+    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6} {'compiled':>8}"]
     games = [g for r in reports for g in r["games"]] + [dict(g, map=g["map"] + " (no numba)") for g in no_numba.get("games", [])]
     for g in games:
         slowest = max(g["durations"], default=0.0)
         lines.append(f"  {g['map']:<18} {g['opponent']:<10} {g['seat']:>4} {_result(g):<7} {g['steps']:>5} {slowest:>7.2f}s "
-                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6}")
+                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6} {g.get('worker_turns', 0):>8}")
         where = f"{g['map']} against {g['opponent']} in seat {g['seat']}"
         if g["status"] != "DONE":
             failures.append(f"{where}: status {g['status']}")
@@ -342,7 +342,8 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
         firsts = [g["durations"][0] for g in games if g["durations"]]
         lines.append(f"  {len(games)} games, {len(durations)} turns: median turn {statistics.median(durations) * 1000:.0f} ms, "
                      f"slowest {max(durations):.2f} s, slowest first turn {max(firsts):.2f} s (actTimeout {games[0]['act_timeout']:g} s)")
-        lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost")))
+        lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost"))
+                     + f"; {sum(g.get('worker_turns', 0) for g in games)} of {sum(g['turns'] for g in games)} turns planned by the compiled worker")
     return lines, failures
 
 

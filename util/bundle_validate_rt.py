@@ -67,6 +67,12 @@ def _errors(text: str) -> list[str]:
     return [line for line in (text or "").splitlines() if line.startswith("[rt] ERROR") or "Traceback" in line]
 
 
+def _worker_turns(adapter: object) -> int:
+    """Turns the file's compiled worker planned so far (0 for a file without one)."""
+    stats = getattr(adapter, "stats", None)
+    return int(stats.get("worker_turns", 0)) if isinstance(stats, dict) else 0
+
+
 def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float) -> dict:
     """One game; ``seat`` 0 moves first. Our turns' durations as Kaggle logged them."""
     from kaggle_environments import make
@@ -91,6 +97,8 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         sent[int(observation.step)] = kept if isinstance(kept, list) else [kept]
         return out
 
+    adapter = getattr(fn, "__globals__", {}).get("_ADAPTER")
+    served_before = _worker_turns(adapter)
     env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
     players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
     result = env.run(players)
@@ -115,7 +123,7 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         "status": last.status, "reward": last.reward, "steps": len(result) - 1,
         "turns": len(sent), "durations": durations, "load_s": load_s,
         "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
-        "forfeits": forfeits, "act_timeout": act,
+        "forfeits": forfeits, "act_timeout": act, "worker_turns": _worker_turns(adapter) - served_before,
         "bank_used": sum(max(0.0, d - act) for d in durations),
     }
 
