@@ -6,7 +6,7 @@ in a background thread; docs/reinforce-tactics-submission.md).
 
 Runs the file with ``python -I`` (repo hidden, as on Kaggle) once with numba and once with
 numba unimportable (the baseline: the plain path throughout), for ``--turns`` of our turns of
-one game against Kaggle's ``random`` on ``--map``, at Kaggle's ``--act-timeout`` (5 s). Prints
+one game against Kaggle's ``random`` (``--opponent``) on ``--map``, at Kaggle's ``--act-timeout`` (5 s). Prints
 one row a turn and the medians; the ratio of the two runs' median turn times; the worker's
 times (``ready_after``: seconds from loading to compiled); the turns before and after the switch
 against the plain run's turns of the same numbers (the worker's cost to the plain planner while
@@ -14,6 +14,9 @@ it compiles, and what compiling buys).
 Usage: ``python -m bench.rt_first_turns FILE.py [--turns 12] [--map beginner] [--act-timeout 5]``.
 ``--compile-time`` instead measures, in a fresh process with the compile cache off, what one
 compile of greedy's planner costs (``GreedyAgent.warm_up``): the time a first turn would wait.
+``--worker-cost [--map crossroads] [--rounds 3]`` measures what the worker's compile costs the
+plain planner in the main process (greedy's plain plans of fixed positions, alone and beside a
+compiling worker at niceness 19 and 0, alternated).
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ if sys.argv[5] == "1":
 t0 = time.perf_counter()
 from kaggle_environments import make
 from kaggle_environments.agent import get_last_callable
-path, map_name, turns, act = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+path, map_name, turns, act, opponent = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[6]
 fn = get_last_callable(open(path).read(), path=path)
 load = time.perf_counter() - t0
 rows = []
@@ -48,7 +51,7 @@ def ours(obs, config):
     rows.append({"seconds": time.perf_counter() - t, "actions": len(out) - 1, "compiled": compiled})
     return out
 env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": 1, "episodeSteps": 2 * turns + 1, "actTimeout": act})
-env.run([ours, "random"])
+env.run([ours, opponent])
 worker = getattr(fn.__globals__.get("_ADAPTER"), "worker", None)
 print(json.dumps({"load": load, "rows": rows, "worker": worker.info() if worker is not None else None,
                   "rewards": [s.reward for s in env.state]}))
@@ -73,8 +76,56 @@ def compile_time() -> str:
     return proc.stdout.strip() or proc.stderr.strip().splitlines()[-1]
 
 
-def run(path: str, map_name: str, turns: int, act: float, no_numba: bool) -> dict:
-    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, path, map_name, str(turns), str(act), "1" if no_numba else "0"],
+def worker_cost(map_name: str, rounds: int, states: int) -> None:
+    """What a compiling worker costs the plain planner beside it: greedy's plain ``plan_turn`` on
+    the same ``states`` positions (our turns of a random game on ``map_name``), alone and with a
+    worker compiling at niceness 19 (the default) and at 0, alternated ``rounds`` times; prints
+    each condition's median time and its ratio to the run alone."""
+    import time
+
+    from agents.reinforce_tactics import jit_worker as jw
+    from agents.reinforce_tactics.greedy import GreedyAgent
+    from agents.reinforce_tactics.random_turn import RandomTurnAgent
+    from core.reinforce_tactics import ReinforceTactics
+
+    os.environ["CONNECTX_JIT_CACHE"] = "0"  # the worker compiles for real (inherited)
+    game = ReinforceTactics(map=map_name)
+    mover, s, positions = RandomTurnAgent(game=game, seed=5, max_actions=6), game.initial(), []
+    while len(positions) < states and not s.is_terminal():
+        if s.is_chance_node():
+            s = s.apply(s.chance_outcomes()[0][0])
+            continue
+        if s.current_player() == 0 and game.turn_index(s) >= 4:
+            positions.append(s)
+        s = s.apply(mover.choose(s, time.perf_counter() + 60))
+    planner = GreedyAgent(game=game, jit=False)
+
+    def plan_all() -> float:
+        t0 = time.perf_counter()
+        for p in positions:
+            planner.plan_turn(p, time.perf_counter() + 120)
+        return time.perf_counter() - t0
+
+    root = str(Path(__file__).resolve().parents[1])
+    header = {"root": root, "module": "agents.reinforce_tactics.greedy", "cls": "GreedyAgent", "params": {"jit": True}}
+    times: dict[str, list[float]] = {"alone": [], "nice 19": [], "nice 0": []}
+    for r in range(rounds):
+        for name in times:
+            worker = None if name == "alone" else jw.CompiledWorker(header, nice=int(name.split()[1]))
+            if worker is not None:
+                time.sleep(2.0)  # started and importing: compiling from here
+            times[name].append(plan_all())
+            busy = worker is not None and not worker.ready() and not worker.dead
+            if worker is not None:
+                worker.stop()
+            print(f"round {r + 1} {name:<8} {times[name][-1]:6.2f} s" + ("" if worker is None else f" (worker still compiling: {busy})"), flush=True)
+    base = statistics.median(times["alone"])
+    print(f"greedy plain plan_turn on {len(positions)} {map_name} positions, medians of {rounds}: "
+          + ", ".join(f"{k} {statistics.median(v):.2f} s (ratio {statistics.median(v) / base:.2f})" for k, v in times.items()))
+
+
+def run(path: str, map_name: str, turns: int, act: float, no_numba: bool, opponent: str = "random") -> dict:
+    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, path, map_name, str(turns), str(act), "1" if no_numba else "0", opponent],
                           capture_output=True, text=True, timeout=3600)
     if proc.returncode != 0:
         raise SystemExit(f"rt_first_turns: the probe failed: {proc.stderr.strip().splitlines()[-1:]}")
@@ -88,14 +139,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--turns", type=int, default=12, help="our turns to play (default 12)")
     p.add_argument("--map", default="beginner", help="built-in map (default beginner)")
     p.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout, seconds (default 5)")
+    p.add_argument("--opponent", default="random", choices=("random", "aggressive"), help="Kaggle's built-in opponent (default random)")
+    p.add_argument("--worker-cost", action="store_true", help="only measure what a compiling worker costs the plain planner")
+    p.add_argument("--rounds", type=int, default=3, help="--worker-cost: alternations (default 3)")
     args = p.parse_args(argv)
+    if args.worker_cost:
+        worker_cost(args.map, args.rounds, 6)
+        return 0
     if args.compile_time:
         print(compile_time())
         return 0
     if not args.file or not Path(args.file).is_file():
         p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
-    runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False),
-            "no numba": run(args.file, args.map, args.turns, args.act_timeout, True)}
+    runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False, args.opponent),
+            "no numba": run(args.file, args.map, args.turns, args.act_timeout, True, args.opponent)}
     print(f"{args.file} on {args.map}, actTimeout {args.act_timeout:g} s; load: "
           + ", ".join(f"{k} {r['load']:.2f} s" for k, r in runs.items()))
     print(f"{'turn':>4} {'numba s':>8} {'acts':>4} {'compiled':>8} {'plain s':>8} {'acts':>4}")
