@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
     runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False, args.opponent),
             "no numba": run(args.file, args.map, args.turns, args.act_timeout, True, args.opponent)}
-    print(f"{args.file} on {args.map}, actTimeout {args.act_timeout:g} s; load: "
+    print(f"{args.file} on {args.map} against {args.opponent}, actTimeout {args.act_timeout:g} s; load: "
           + ", ".join(f"{k} {r['load']:.2f} s" for k, r in runs.items()))
     print(f"{'turn':>4} {'numba s':>8} {'acts':>4} {'compiled':>8} {'plain s':>8} {'acts':>4}")
     a, b = runs["numba"]["rows"], runs["no numba"]["rows"]

@@ -469,3 +469,79 @@ def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
         text = out.read_text()
         assert ("\n_WORKER = {'module': 'agents.reinforce_tactics.greedy'" in text) is has
         assert ("'jit': True" in text.split("\n_WORKER = ")[1].splitlines()[0]) is has
+
+
+# --- serving a plan's labels by the compiled rules (jit_worker.plan_labels_by) --------------------
+class FixedPlan(RandomTurnAgent):
+    """``plan_labels`` (TurnPlanAgent's, the reference) of a given plan."""
+
+    plan: list[int] = []
+
+    def plan_turn(self, state, deadline):
+        return list(self.plan)
+
+
+def plans_to_label(seed: int, maps: tuple[str, ...], turns: int) -> list[tuple[object, list[int]]]:
+    """(state, plan) pairs from random games of ``turns`` single turns on ``maps``: each of our turns' random plan
+    (attacks and seizes first: Rogue evasions inside), the same with junk actions mixed in (not
+    legal where they stand), and an empty plan."""
+    rng = random.Random(seed)
+    out = []
+    for map_name in maps:
+        game = ReinforceTactics(map=map_name)
+        mover = RandomTurnAgent(game=game, seed=rng.randrange(1000), max_actions=10)
+        s = game.initial()
+        while not s.is_terminal() and game.turn_index(s) < turns:
+            if s.is_chance_node():
+                s = s.apply(rng.choice(s.chance_outcomes())[0])
+                continue
+            plan = mover.plan_turn(s, time.perf_counter() + 60)
+            junk = list(plan)
+            for _ in range(3):
+                junk.insert(rng.randrange(len(junk) + 1), rng.randrange(game.num_actions))
+            out += [(s, plan), (s, junk), (s, [])]
+            for a in plan:  # play the turn along random dice
+                while s.is_chance_node():
+                    s = s.apply(rng.choice(s.chance_outcomes())[0])
+                if s.is_terminal() or a not in s.legal_actions():
+                    continue
+                s = s.apply(a)
+                if a == game.end_turn_action:
+                    break
+    return out
+
+
+def check_labels_by(jit: bool, seed: int, maps: tuple[str, ...], turns: int, acting: int) -> int:
+    import numpy as np
+
+    from agents.reinforce_tactics.jit_worker import plan_labels_by
+    from core.reinforce_tactics import kernels as RK
+    from core.reinforce_tactics.layout import NUM_ACTIONS
+    from util import jit as J
+
+    k = J.compiled(RK) if jit else RK
+    cases = plans_to_label(seed, maps, turns)
+    acted = 0
+    for s, plan in cases:
+        ref = FixedPlan(game=s.game)
+        ref.plan = plan
+        want = ref.plan_labels(s, time.perf_counter() + 60)
+        if jit:
+            got = plan_labels_by(np.asarray(s.game.g, np.int64), np.asarray(s.words, np.int64), plan, k.legal, k.play,
+                                 np.empty(NUM_ACTIONS, np.int64))
+        else:
+            got = plan_labels_by(list(s.game.g), list(s.words), plan, k.legal, k.play, [0] * NUM_ACTIONS)
+        assert got == want, (s.game.params, plan)
+        acted += len(want) > 1
+    assert acted >= acting, acted  # the cases were not all empty turns
+    return len(cases)
+
+
+def test_labels_by_the_plain_rules_are_plan_labels():
+    assert check_labels_by(False, 3, ("beginner", "rogue_flank"), 10, 8) >= 25
+
+
+@pytest.mark.slow
+def test_labels_by_the_compiled_rules_are_plan_labels():
+    pytest.importorskip("numba")
+    assert check_labels_by(True, 4, ("beginner", "rogue_flank", "crossroads"), 24, 20) > 60

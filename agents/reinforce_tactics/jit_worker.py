@@ -37,6 +37,10 @@ import time
 from collections.abc import Hashable
 from typing import IO, Any
 
+from core.reinforce_tactics import kernels as RK
+from core.reinforce_tactics.kaggle import action_to_dict
+from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
+
 NICE = 19  # niceness the worker adds to itself: it compiles on CPU the main process leaves idle (Linux; ignored where unsupported)
 COMPILE_LIMIT = 1200.0  # seconds: a worker not ready by then is killed (the game goes on plain)
 GRACE = 0.2  # seconds past the turn's deadline the main process still waits for the worker's answer
@@ -225,6 +229,49 @@ class CompiledWorker:
                 "dead": self.dead}
 
 
+def plan_labels_by(g: Any, s: Any, plan: list[int], legal: Any, play: Any, buf: Any) -> list[Hashable]:
+    """The labels :meth:`agents.engine.turn_plan.TurnPlanAgent.plan_labels` gives for ``plan``
+    from the state ``s`` (the same rule: along the likelier outcome of each Rogue's evasion, an
+    action not legal where it stands left out, stopped at the end of the game, closed by the end
+    of the turn), with the rules' ``legal`` and ``play`` given: the compiled ones in the worker
+    (``g``, ``s``, ``buf``: int64 arrays, ``buf`` of :data:`NUM_ACTIONS`), so that serving a
+    plan does not cost a plain ``legal`` per decision. The cheap rules (whose turn, the end, the
+    dice) are the plain kernels'. Checked against ``plan_labels`` on both paths in
+    tests/test_build_submission_rt.py."""
+    labels: list[Hashable] = []
+
+    def likeliest(t: Any) -> Any:
+        while not RK.terminal(g, t) and RK.to_move(g, t) == RK.CHANCE:
+            n = legal(g, t, buf, 0)
+            best, p_best = -1, -1.0
+            for i in range(n):
+                p = float(RK.chance_prob(g, t, int(buf[i])))
+                if p > p_best:
+                    best, p_best = int(buf[i]), p
+            t = play(g, t, best)
+        return t
+
+    def label(t: Any, a: int) -> Hashable:
+        d = action_to_dict(g, t, a)
+        return tuple(sorted((k, v if isinstance(v, str) else int(v)) for k, v in d.items()))
+
+    for a in plan:
+        s = likeliest(s)
+        if RK.terminal(g, s):
+            return labels
+        n = legal(g, s, buf, 0)
+        if a not in {int(x) for x in buf[:n]}:
+            continue  # not legal on this line: Kaggle would skip it too
+        labels.append(label(s, a))
+        s = play(g, s, a)
+        if a == A_END:
+            return labels
+    s = likeliest(s)
+    if not RK.terminal(g, s):
+        labels.append(label(s, A_END))
+    return labels
+
+
 _SHARED: dict[str, CompiledWorker] = {}  # header key -> the live worker of this process (shared_worker)
 
 
@@ -274,9 +321,12 @@ def serve(head: dict, inp: IO[str], out: IO[str]) -> None:
             return cls(game=game, **params)
 
         t0 = time.perf_counter()
-        warm = getattr(make(games.ReinforceTactics(map="beginner")), "warm_up", None)
+        first = make(games.ReinforceTactics(map="beginner"))
+        warm = getattr(first, "warm_up", None)
         if callable(warm):
             warm()
+        serve_turn = _turn_server(first, base)
+        serve_turn(first, first.game.initial(), time.perf_counter() + 3600)  # compiles what the labels need, if anything
         _say(out, {"ready": time.perf_counter() - t0})
     except BaseException as exc:  # noqa: BLE001 (numba missing, a compile error: the main process plays plain)
         _say(out, {"error": f"{type(exc).__name__}: {exc}"})
@@ -296,7 +346,27 @@ def serve(head: dict, inp: IO[str], out: IO[str]) -> None:
             if req.get("new_game") and callable(getattr(agent, "reset", None)):
                 agent.reset()
             state = agent.game.new_state(req["words"])
-            labels = agent.plan_labels(state, deadline)
+            labels = serve_turn(agent, state, deadline)
             _say(out, {"labels": [[list(p) for p in label] for label in labels], "seconds": time.perf_counter() - t0})
         except Exception as exc:
             _say(out, {"error": f"{type(exc).__name__}: {exc}"})
+
+
+def _turn_server(agent: Any, base: str) -> Any:
+    """``serve(agent, state, deadline) -> labels``: the agent's ``plan_turn`` labelled by the
+    compiled rules (:func:`plan_labels_by`) when the agent plans compiled (``jit`` True) and
+    numba is here; else its own ``plan_labels``."""
+    if getattr(agent, "jit", None) is not True or not callable(getattr(agent, "plan_turn", None)):
+        return lambda a, state, deadline: a.plan_labels(state, deadline)
+    import numpy as np
+
+    jit = importlib.import_module(base + "util.jit")
+    k = jit.compiled(importlib.import_module(base + "core.reinforce_tactics.kernels"))
+    buf = np.empty(NUM_ACTIONS, np.int64)
+
+    def serve_turn(a: Any, state: Any, deadline: float) -> list[Hashable]:
+        plan = [int(x) for x in a.plan_turn(state, deadline)]
+        g = np.asarray(a.game.g, np.int64)
+        return plan_labels_by(g, np.asarray(state.words, np.int64), plan, k.legal, k.play, buf)
+
+    return serve_turn
