@@ -300,10 +300,12 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
             i, proc, out = running[0]
             B._wait(proc, give_up - time.monotonic(), args.timeout)
             running.pop(0)
-            if not out.exists():
+            report = json.loads(out.read_text()) if out.exists() else {}
+            if not report.get("finished"):  # written after each game: only a finished one counts
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
-                raise B.BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
-            results[i] = json.loads(out.read_text())
+                raise B.BuildFailed(f"validation process failed (exit {proc.returncode}) after {len(report.get('games', []))} games: "
+                                    f"{' | '.join(tail)}")
+            results[i] = report
     finally:
         for _, proc, _ in running:
             proc.kill()

@@ -79,7 +79,7 @@ def compile_time() -> str:
 def worker_cost(map_name: str, rounds: int, states: int) -> None:
     """What a compiling worker costs the plain planner beside it: greedy's plain ``plan_turn`` on
     the same ``states`` positions (our turns of a random game on ``map_name``), alone and with a
-    worker compiling at niceness 19 (the default) and at 0, alternated ``rounds`` times; prints
+    worker compiling at niceness 19, 10 (the default) and 0, alternated ``rounds`` times; prints
     each condition's median time and its ratio to the run alone."""
     import time
 
@@ -108,7 +108,7 @@ def worker_cost(map_name: str, rounds: int, states: int) -> None:
 
     root = str(Path(__file__).resolve().parents[1])
     header = {"root": root, "module": "agents.reinforce_tactics.greedy", "cls": "GreedyAgent", "params": {"jit": True}}
-    times: dict[str, list[float]] = {"alone": [], "nice 19": [], "nice 0": []}
+    times: dict[str, list[float]] = {"alone": [], "nice 19": [], "nice 10": [], "nice 0": []}
     for r in range(rounds):
         for name in times:
             worker = None if name == "alone" else jw.CompiledWorker(header, nice=int(name.split()[1]))
@@ -122,6 +122,69 @@ def worker_cost(map_name: str, rounds: int, states: int) -> None:
     base = statistics.median(times["alone"])
     print(f"greedy plain plan_turn on {len(positions)} {map_name} positions, medians of {rounds}: "
           + ", ".join(f"{k} {statistics.median(v):.2f} s (ratio {statistics.median(v) / base:.2f})" for k, v in times.items()))
+
+
+def label_cost(map_name: str, states: int) -> None:
+    """Serving a plan: TurnPlanAgent.plan_labels (a plain ``legal`` per decision) against
+    jit_worker.plan_labels_by with the compiled rules, on greedy's plans of our turns in a
+    game of greedy against a random turn on ``map_name``; medians a turn."""
+    import time
+
+    import numpy as np
+
+    from agents.engine.turn_plan import TurnPlanAgent
+    from agents.reinforce_tactics.greedy import GreedyAgent
+    from agents.reinforce_tactics.jit_worker import plan_labels_by
+    from agents.reinforce_tactics.random_turn import RandomTurnAgent
+    from core.reinforce_tactics import ReinforceTactics
+    from core.reinforce_tactics import kernels as RK
+    from core.reinforce_tactics.layout import NUM_ACTIONS
+    from util import jit as J
+
+    game = ReinforceTactics(map=map_name)
+    ours, theirs = GreedyAgent(game=game, jit=False), RandomTurnAgent(game=game, seed=5, max_actions=6)
+    k, buf, g = J.compiled(RK), np.empty(NUM_ACTIONS, np.int64), np.asarray(game.g, np.int64)
+    s, rows = game.initial(), []
+    plan_labels_by(g, np.asarray(s.words, np.int64), [0], k.legal, k.play, buf)  # compiled (or loaded) before timing
+    while len(rows) < states and not s.is_terminal():
+        if s.is_chance_node():
+            s = s.apply(s.chance_outcomes()[0][0])
+            continue
+        if s.current_player() == 1:
+            s = s.apply(theirs.choose(s, time.perf_counter() + 60))
+            continue
+        plan = ours.plan_turn(s, time.perf_counter() + 60)
+        t0 = time.perf_counter()
+        want = TurnPlanAgent.plan_labels(_Fixed(game, plan), s, 0.0)  # type: ignore[arg-type]
+        t1 = time.perf_counter()
+        got = plan_labels_by(g, np.asarray(s.words, np.int64), plan, k.legal, k.play, buf)
+        t2 = time.perf_counter()
+        assert got == want
+        rows.append((t1 - t0, t2 - t1, len(want)))
+        for label in want:
+            a = game.label_action(s, label)
+            if a is None or a == game.end_turn_action:
+                break
+            s = s.apply(a)
+            while s.is_chance_node():
+                s = s.apply(s.chance_outcomes()[0][0])
+        else:
+            continue
+        if not s.is_terminal() and s.current_player() == 0:
+            s = s.apply(game.end_turn_action)
+    plain, fast = statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)
+    print(f"{len(rows)} turns of greedy on {map_name} (median {statistics.median(r[2] for r in rows):.0f} labels): "
+          f"plan_labels {plain * 1000:.1f} ms, plan_labels_by compiled {fast * 1000:.1f} ms (ratio {fast / plain:.2f})")
+
+
+class _Fixed:
+    """A stand-in ``self`` for TurnPlanAgent.plan_labels: its game and a fixed plan."""
+
+    def __init__(self, game: object, plan: list[int]) -> None:
+        self.game, self._plan = game, plan
+
+    def plan_turn(self, state: object, deadline: float) -> list[int]:
+        return list(self._plan)
 
 
 def run(path: str, map_name: str, turns: int, act: float, no_numba: bool, opponent: str = "random") -> dict:
@@ -142,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="random", choices=("random", "aggressive"), help="Kaggle's built-in opponent (default random)")
     p.add_argument("--worker-cost", action="store_true", help="only measure what a compiling worker costs the plain planner")
     p.add_argument("--rounds", type=int, default=3, help="--worker-cost: alternations (default 3)")
+    p.add_argument("--label-cost", action="store_true", help="only measure serving a plan's labels, plain against compiled")
     args = p.parse_args(argv)
+    if args.label_cost:
+        label_cost(args.map, args.turns)
+        return 0
     if args.worker_cost:
         worker_cost(args.map, args.rounds, 6)
         return 0

@@ -158,12 +158,20 @@ def main(argv: list[str] | None = None) -> int:
                 for opp in filter(None, args.opponents.split(",")):
                     for seat in (int(x) for x in args.seats.split(",")):
                         report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout))
+                        _write(args.out, report)  # after each game: a run stopped early still shows what it played
         except Exception as exc:  # the report says what broke; the builder fails on it
             report["fatal"] = f"{type(exc).__name__}: {exc}"
     report["numba_loaded"] = sys.modules.get("numba") is not None
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(report, f, default=str)
+    report["finished"] = True
+    _write(args.out, report)
     return 0
+
+
+def _write(path: str, report: dict) -> None:
+    """The report, replaced whole (a reader never sees half of it)."""
+    with open(path + ".part", "w", encoding="utf-8") as f:
+        json.dump(report, f, default=str)
+    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ waiting on numba's compile (docs/reinforce-tactics-submission.md, "numba and the
 Why a process and not a thread: numba's compiler holds the interpreter lock in long stretches,
 and a compile thread beside the plain planner starved it (no action sent for 35 turns, measured
 there). A process has its own interpreter: the main process plays plain Python from the first
-turn and never imports numba; the worker compiles the planner at a low priority
-(:data:`NICE`: it takes the CPU the planner leaves idle, mostly during the opponent's turns),
+turn and never imports numba; the worker compiles the planner at a lower priority
+(:data:`NICE`: it takes the CPU the planner leaves idle, the opponent's turns, another core),
 says ``ready``, and from then on plans each turn on request, compiled, while the main process
 waits for the answer (no CPU used there). Nothing is written to disk: no cache folder is needed.
 
@@ -13,7 +13,8 @@ Failure is always the plain path: no numba (``CONNECTX_NUMBA=0``, not installed,
 unimportable: :func:`numba_present`), a worker that cannot start, dies, answers garbage or not
 before the turn's deadline (then it is killed), or a compile longer than ``compile_limit``
 (killed). The worker exits when the main process closes its input (the main process ended) or
-after :data:`MAX_LIFETIME` seconds.
+when its main process is gone (checked every second, also while compiling), or after
+:data:`MAX_LIFETIME` seconds.
 
 Protocol, one JSON object a line: the main process first sends the header (how to import the
 project: the bundle's ``prefix`` and ``sources``, or a repo ``root``; the agent's ``module``,
@@ -41,7 +42,10 @@ from core.reinforce_tactics import kernels as RK
 from core.reinforce_tactics.kaggle import action_to_dict
 from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
 
-NICE = 19  # niceness the worker adds to itself: it compiles on CPU the main process leaves idle (Linux; ignored where unsupported)
+# Niceness the worker adds to itself (Linux; ignored where unsupported): on a core the main
+# process also wants it gets about a tenth (weights 110 against 1024), all of an idle one.
+# 19 (weight 15) starved it on the loaded VM: 1 s of CPU in 12 minutes beside a busy planner.
+NICE = 10
 COMPILE_LIMIT = 1200.0  # seconds: a worker not ready by then is killed (the game goes on plain)
 GRACE = 0.2  # seconds past the turn's deadline the main process still waits for the worker's answer
 IPC_MARGIN = 0.05  # seconds kept back from the worker's planning budget for the round trip
@@ -297,7 +301,11 @@ def _say(out: IO[str], msg: dict) -> None:
 
 
 def _watchdog(limit: float) -> None:
-    time.sleep(limit)
+    """End the worker when its main process is gone (it may be compiling, not reading its
+    input) or after ``limit`` seconds."""
+    parent, end = os.getppid(), time.monotonic() + limit
+    while time.monotonic() < end and os.getppid() == parent:
+        time.sleep(1.0)
     os._exit(3)
 
 
