@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
 import build_submission as B  # noqa: E402
 from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
+from agents.reinforce_tactics import jit_worker  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
 from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import literal, render  # noqa: E402
@@ -86,7 +87,7 @@ def _start_worker():
         jw = importlib.import_module(_PREFIX + ".agents.reinforce_tactics.jit_worker")
         if not jw.numba_present():
             return None
-        return jw.shared_worker(dict(_WORKER, prefix=_PREFIX, sources=_SOURCES))
+        return jw.shared_worker(dict(_WORKER, prefix=_PREFIX, sources=_SOURCES), nice=_WORKER.get("nice", jw.NICE))
     except Exception as exc:
         _sys.stderr.write("[rt] NOTE no compiled worker (%s: %s); planning plain\\n" % (type(exc).__name__, exc))
         return None
@@ -139,6 +140,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="Kaggle's actTimeout in validation, seconds (default 5, Kaggle's; less: quicker)")
     p.add_argument("--max-bank", type=B.seconds(0.0, 60.0, zero_ok=True), default=30.0, metavar="SECONDS",
                    help="fail when one validation game uses more of the 60 s overage bank (default 30)")
+    p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
+                   help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -208,13 +211,13 @@ def has_jit(target: B.Target) -> bool:
     return "jit" in fields
 
 
-def worker_spec(target: B.Target, params: dict[str, Any], converted: dict[str, Any]) -> dict[str, Any] | None:
+def worker_spec(target: B.Target, params: dict[str, Any], converted: dict[str, Any], nice: int = jit_worker.NICE) -> dict[str, Any] | None:
     """The compiled worker the file starts (agents/reinforce_tactics/jit_worker.py): the same
     agent and parameters with ``jit=True``, for an agent with a ``jit`` field when ``--param``
     left ``jit`` unset; else None."""
     if not has_jit(target) or "jit" in params:
         return None
-    return {"module": target.module, "cls": target.cls.__name__, "params": {**converted, "jit": True}}
+    return {"module": target.module, "cls": target.cls.__name__, "params": {**converted, "jit": True}, "nice": nice}
 
 
 def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
@@ -382,7 +385,7 @@ def run(argv: list[str] | None) -> int:
     clock = B.clock_policy(B.parse_pairs(args.clock, "--clock"))
     defaults = submission_defaults(target, params)
     converted = make_agent(target, {**defaults, **params})
-    worker = worker_spec(target, params, converted)
+    worker = worker_spec(target, params, converted, args.worker_nice)
     facts = build(target, converted, clock, output, worker)
     shown = B._shown(output)
     print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")

@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--map", default="beginner", help="built-in map (default beginner)")
     p.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout, seconds (default 5)")
     p.add_argument("--opponent", default="random", choices=("random", "aggressive"), help="Kaggle's built-in opponent (default random)")
+    p.add_argument("--no-baseline", action="store_true", help="play only one turn without numba (quicker; the plain columns then empty)")
     p.add_argument("--worker-cost", action="store_true", help="only measure what a compiling worker costs the plain planner")
     p.add_argument("--rounds", type=int, default=3, help="--worker-cost: alternations (default 3)")
     p.add_argument("--label-cost", action="store_true", help="only measure serving a plan's labels, plain against compiled")
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.file or not Path(args.file).is_file():
         p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
     runs = {"numba": run(args.file, args.map, args.turns, args.act_timeout, False, args.opponent),
-            "no numba": run(args.file, args.map, args.turns, args.act_timeout, True, args.opponent)}
+            "no numba": run(args.file, args.map, 1 if args.no_baseline else args.turns, args.act_timeout, True, args.opponent)}
     print(f"{args.file} on {args.map} against {args.opponent}, actTimeout {args.act_timeout:g} s; load: "
           + ", ".join(f"{k} {r['load']:.2f} s" for k, r in runs.items()))
     print(f"{'turn':>4} {'numba s':>8} {'acts':>4} {'compiled':>8} {'plain s':>8} {'acts':>4}")
