@@ -325,12 +325,14 @@ def _result(g: dict) -> str:
 def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
     """The per-game table and the reasons validation fails (empty: passed)."""
     failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
-    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6} {'compiled':>8}"]
+    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"
+             f" {'compiled':>8} {'wall':>6}"]
     games = [g for r in reports for g in r["games"]] + [dict(g, map=g["map"] + " (no numba)") for g in no_numba.get("games", [])]
     for g in games:
         slowest = max(g["durations"], default=0.0)
         lines.append(f"  {g['map']:<18} {g['opponent']:<10} {g['seat']:>4} {_result(g):<7} {g['steps']:>5} {slowest:>7.2f}s "
-                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6} {g.get('worker_turns', 0):>8}")
+                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6} "
+                     f"{g.get('worker_turns', 0):>8} {g.get('wall_s', 0):>5.0f}s")
         where = f"{g['map']} against {g['opponent']} in seat {g['seat']}"
         if g["status"] != "DONE":
             failures.append(f"{where}: status {g['status']}")

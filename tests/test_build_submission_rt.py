@@ -1,6 +1,8 @@
 """The Reinforce Tactics submission: ``build_submission.py --game reinforce_tactics``
 (build_submission_rt.py), its Kaggle adapter (agents/reinforce_tactics/kaggle_agent.py) and its
-validator (util/bundle_validate_rt.py).
+validator (util/bundle_validate_rt.py), and the compiled worker process
+(agents/reinforce_tactics/jit_worker.py: the switch to it, each way it fails back to the plain
+agent, its labels against TurnPlanAgent.plan_labels).
 
 The adapter must answer every observation with a list of dicts that the engine executes in full;
 the validator must notice an action the engine skips; a built file must play in a process that

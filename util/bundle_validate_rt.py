@@ -101,7 +101,9 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
     served_before = _worker_turns(adapter)
     env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
     players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
+    t_run = time.perf_counter()
     result = env.run(players)
+    wall = time.perf_counter() - t_run
     durations, errors, skipped = [], _errors(load_err.getvalue()), 0
     turns: list[dict] = []
     for k in sorted(sent):
@@ -123,7 +125,7 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         "status": last.status, "reward": last.reward, "steps": len(result) - 1,
         "turns": len(sent), "durations": durations, "load_s": load_s,
         "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
-        "forfeits": forfeits, "act_timeout": act, "worker_turns": _worker_turns(adapter) - served_before,
+        "forfeits": forfeits, "act_timeout": act, "wall_s": wall, "worker_turns": _worker_turns(adapter) - served_before,
         "bank_used": sum(max(0.0, d - act) for d in durations),
     }
 
