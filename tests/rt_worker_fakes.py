@@ -19,7 +19,7 @@ class Gated(RandomTurnAgent):
     fail: bool = False  # the warm-up raises (a compile error)
     hang: bool = False  # plan_labels sleeps for an hour
     die: bool = False  # plan_labels ends the process
-    jit: bool = True  # as greedy's (the builder's worker spec sets it)
+    jit: bool = False  # True would have the worker label plans by the compiled rules (a real compile: not here)
 
     def warm_up(self) -> float:
         while self.gate and not os.path.exists(self.gate):

@@ -336,7 +336,6 @@ def serve(head: dict, inp: IO[str], out: IO[str]) -> None:
         if callable(warm):
             warm()
         serve_turn = _turn_server(first, base)
-        serve_turn(first, first.game.initial(), time.perf_counter() + 3600)  # compiles what the labels need, if anything
         _say(out, {"ready": time.perf_counter() - t0})
     except BaseException as exc:  # noqa: BLE001 (numba missing, a compile error: the main process plays plain)
         _say(out, {"error": f"{type(exc).__name__}: {exc}"})
@@ -379,4 +378,5 @@ def _turn_server(agent: Any, base: str) -> Any:
         g = np.asarray(a.game.g, np.int64)
         return plan_labels_by(g, np.asarray(state.words, np.int64), plan, k.legal, k.play, buf)
 
+    serve_turn(agent, agent.game.initial(), time.perf_counter() + 3600)  # compiles what the labels need, if anything, before "ready"
     return serve_turn
