@@ -465,12 +465,16 @@ def test_labels_survive_the_round_trip(observations):
 
 
 def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
-    for extra, has in (([], True), (["--param", "jit=false"], False)):
-        out = tmp_path / "rt.py"
-        assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate", *extra]) == 0
-        text = out.read_text()
-        assert ("\n_WORKER = {'module': 'agents.reinforce_tactics.greedy'" in text) is has
-        assert ("'jit': True" in text.split("\n_WORKER = ")[1].splitlines()[0]) is has
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate"]) == 0
+    line = out.read_text().split("\n_WORKER = ")[1].splitlines()[0]
+    assert line.startswith("{'module': 'agents.reinforce_tactics.greedy', 'cls': 'GreedyAgent', 'params': {'jit': True")
+    target, _ = build_submission_rt.resolve_agent(None)
+    assert build_submission_rt.worker_spec(target, {}, {"jit": False})["params"] == {"jit": True}
+    for asked in ({"jit": "false"}, {"jit": "true"}):  # --param jit=...: no worker
+        assert build_submission_rt.worker_spec(target, asked, {"jit": asked["jit"] == "true"}) is None
+    plain, _ = build_submission_rt.resolve_agent(build_submission_rt.RANDOM_TURN)
+    assert build_submission_rt.worker_spec(plain, {}, {}) is None  # no jit field: no worker
 
 
 # --- serving a plan's labels by the compiled rules (jit_worker.plan_labels_by) --------------------
