@@ -187,7 +187,7 @@ class CompiledWorker:
             return True
         msg = self._next(0)
         if msg is not None:
-            if "ready" in msg:
+            if isinstance(msg.get("ready"), (int, float)):
                 self.ready_after = time.perf_counter() - self.started
                 self.compile_seconds = float(msg["ready"])
                 return True
