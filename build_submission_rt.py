@@ -7,7 +7,9 @@ it in kaggle-environments on every built-in map (``build_submission.py --game re
     python build_submission.py --game reinforce_tactics --list
 
 The file bundles ``core/reinforce_tactics``, the agent and the util pieces it imports (see
-``util/bundle.py``), and ends with ``agent(observation, configuration)`` returning a list of
+``util/bundle.py``); for an agent with a ``jit`` field it plays plain Python in its own process
+and starts a second one that compiles the agent and plans each turn once ready
+(``agents/reinforce_tactics/jit_worker.py``; ``--param jit=false``: none); it ends with ``agent(observation, configuration)`` returning a list of
 action dicts: :class:`agents.reinforce_tactics.kaggle_agent.RTKaggleAdapter` around the agent,
 and, should the bundle itself fail to load, ``[{"type": "end_turn"}]``.
 
