@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import build_submission
 import build_submission_rt
-from agents.reinforce_tactics.jit_worker import CompiledWorker, labels_from_json, numba_present
+from agents.reinforce_tactics.jit_worker import BOOT, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -551,3 +551,28 @@ def test_labels_by_the_plain_rules_are_plan_labels():
 def test_labels_by_the_compiled_rules_are_plan_labels():
     pytest.importorskip("numba")
     assert check_labels_by(True, 4, ("beginner", "rogue_flank", "crossroads"), 24, 20) > 60
+
+
+def test_a_worker_imports_the_bundle_sent_on_its_input(tmp_path, observations):
+    """The worker process of a built file: no repo on its path, the project served from the
+    bundle's sources sent on its input (BOOT's finder), as on Kaggle; a random-turn agent there
+    (no compile) plans turns the adapter sends, legal in order."""
+    from kaggle_environments.agent import get_last_callable
+
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
+                                  "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8"]) == 0
+    env = get_last_callable(out.read_text(), path=str(out)).__globals__
+    assert env["_WORKER"] is None  # no jit field: the file starts no worker itself
+    header = {"prefix": env["_PREFIX"], "sources": env["_SOURCES"], "module": "agents.reinforce_tactics.random_turn",
+              "cls": "RandomTurnAgent", "params": {"seed": 3, "max_actions": 8}}
+    worker = CompiledWorker(header, command=[sys.executable, "-I", "-c", BOOT])  # -I: not even the current folder
+    ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=3, max_actions=8), verbose=False, worker=worker)
+    try:
+        assert wait_ready(worker, 120), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[:6]]
+        assert ours.stats["worker_turns"] == 6 and sum(len(a) > 1 for a in sent) >= 2, sent
+        for obs, answer in zip(observations, sent):
+            replayed(obs, answer)
+    finally:
+        worker.stop()
