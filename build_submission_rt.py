@@ -7,7 +7,9 @@ it in kaggle-environments on every built-in map (``build_submission.py --game re
     python build_submission.py --game reinforce_tactics --list
 
 The file bundles ``core/reinforce_tactics``, the agent and the util pieces it imports (see
-``util/bundle.py``), and ends with ``agent(observation, configuration)`` returning a list of
+``util/bundle.py``); for an agent with a ``jit`` field it plays plain Python in its own process
+and starts a second one that compiles the agent and plans each turn once ready
+(``agents/reinforce_tactics/jit_worker.py``; ``--param jit=false``: none); it ends with ``agent(observation, configuration)`` returning a list of
 action dicts: :class:`agents.reinforce_tactics.kaggle_agent.RTKaggleAdapter` around the agent,
 and, should the bundle itself fail to load, ``[{"type": "end_turn"}]``.
 
@@ -41,9 +43,10 @@ if str(ROOT) not in sys.path:
 import build_submission as B  # noqa: E402
 from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
+from agents.reinforce_tactics import jit_worker  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
 from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
-from util.bundle_file import render  # noqa: E402
+from util.bundle_file import literal, render  # noqa: E402
 from util.cli import SEED, int_in  # noqa: E402
 from util.clock import RT_ACT_TIMEOUT  # noqa: E402
 
@@ -51,6 +54,7 @@ GAME = "reinforce_tactics"
 DEFAULT_OUTPUT = ROOT / "submissions" / "reinforce_tactics.py"
 VALIDATOR = ROOT / "util" / "bundle_validate_rt.py"
 ADAPTER_MODULE = "agents.reinforce_tactics.kaggle_agent"
+WORKER_MODULE = "agents.reinforce_tactics.jit_worker"
 RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
 # The default agent: the first of these that loads here, strongest first. Only agents measured
 # stronger go before greedy (the macro-move searches, macro_mcts & co., are not yet: issue 27 point 4).
@@ -71,7 +75,24 @@ def _make_adapter():
         cls = getattr(importlib.import_module(_PREFIX + "." + _AGENT_MODULE), _AGENT_CLASS)
         return cls(game=game, **_PARAMS)
 
-    return rt.RTKaggleAdapter(factory, policy=clock.ClockPolicy(**_CLOCK), started_at=_LOAD_STARTED)
+    return rt.RTKaggleAdapter(factory, policy=clock.ClockPolicy(**_CLOCK), started_at=_LOAD_STARTED, worker=_start_worker())
+
+
+def _start_worker():
+    """The compiled planner in a second process (_WORKER: the agent with jit on), or None: no
+    numba here, built without one, or it could not start (the factory's agent then plans plain)."""
+    if _WORKER is None:
+        return None
+    import importlib
+
+    try:
+        jw = importlib.import_module(_PREFIX + ".agents.reinforce_tactics.jit_worker")
+        if not jw.numba_present():
+            return None
+        return jw.shared_worker(dict(_WORKER, prefix=_PREFIX, sources=_SOURCES), nice=_WORKER.get("nice", jw.NICE))
+    except Exception as exc:
+        _sys.stderr.write("[rt] NOTE no compiled worker (%s: %s); planning plain\\n" % (type(exc).__name__, exc))
+        return None
 
 
 def _last_resort(observation, configuration):
@@ -121,6 +142,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="Kaggle's actTimeout in validation, seconds (default 5, Kaggle's; less: quicker)")
     p.add_argument("--max-bank", type=B.seconds(0.0, 60.0, zero_ok=True), default=30.0, metavar="SECONDS",
                    help="fail when one validation game uses more of the 60 s overage bank (default 30)")
+    p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
+                   help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -173,16 +196,30 @@ def resolve_agent(text: str | None) -> tuple[B.Target, dict[str, str]]:
 
 def submission_defaults(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
     """What a Kaggle file should use that ``params`` leave unset: the class's
-    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field. Measured
+    ``SUBMISSION_DEFAULTS``, and ``jit=False`` for an agent with a ``jit`` field (the file's
+    own process plays plain; :func:`worker_spec` adds the compiled worker). Measured
     (``python -m bench.rt_first_turns``, docs/reinforce-tactics-submission.md): while numba
-    compiles greedy's planner in the background, the plain planner it falls back on starves for
-    the interpreter lock and sends no action for tens of turns; the plain path throughout plays
-    from the first turn. ``--param jit=true`` builds the compiling variant."""
+    compiles greedy's planner in a thread, the plain planner it falls back on starves for
+    the interpreter lock and sends no action for tens of turns. ``--param jit=true`` builds
+    that in-process compiling variant, ``--param jit=false`` the plain one without a worker."""
     out = B.submission_defaults(target, params)
-    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
-    if "jit" in fields and "jit" not in params:
+    if has_jit(target) and "jit" not in params:
         out.setdefault("jit", False)
     return out
+
+
+def has_jit(target: B.Target) -> bool:
+    fields = {f.name for f in dataclasses.fields(target.cls)} if dataclasses.is_dataclass(target.cls) else set()
+    return "jit" in fields
+
+
+def worker_spec(target: B.Target, params: dict[str, Any], converted: dict[str, Any], nice: int = jit_worker.NICE) -> dict[str, Any] | None:
+    """The compiled worker the file starts (agents/reinforce_tactics/jit_worker.py): the same
+    agent and parameters with ``jit=True``, for an agent with a ``jit`` field when ``--param``
+    left ``jit`` unset; else None."""
+    if not has_jit(target) or "jit" in params:
+        return None
+    return {"module": target.module, "cls": target.cls.__name__, "params": {**converted, "jit": True}, "nice": nice}
 
 
 def make_agent(target: B.Target, params: dict[str, Any]) -> dict[str, Any]:
@@ -209,25 +246,27 @@ def list_agents() -> str:
 
 
 # --- building ------------------------------------------------------------------------------------
-def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path) -> dict[str, Any]:
+def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path,
+          worker: dict[str, Any] | None = None) -> dict[str, Any]:
     folders = {name: ROOT for name in PROJECT_PACKAGES}
     top = target.module.split(".")[0]
     if top not in folders:  # an agent kept outside the repo: bundle its own package too
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
-        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, "util.clock"], tuple(folders))
+        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock"], tuple(folders))
     except BundleError as exc:
         raise B.BuildFailed(str(exc)) from None
     commit = B._git("rev-parse", "--short", "HEAD") or "?"
     paths = [m.path for m in modules.values() if Path(m.path).is_relative_to(ROOT)]
     if commit != "?" and B._git("status", "--porcelain", "--", *paths):
         commit += "+local changes"
-    prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock)))
+    prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock, worker)))
     meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
             "title": "Reinforce Tactics"}
     try:
-        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, None, meta, adapter=RT_ADAPTER)
+        tail = f"\n_WORKER = {literal(worker, 'worker spec')}  # the compiled worker's agent (None: none)\n" + RT_ADAPTER
+        text = render(modules, prefix, target.module, target.cls.__name__, params, clock, None, meta, adapter=tail)
     except (ValueError, BundleError) as exc:
         raise B.BuildFailed(str(exc)) from None
     compile(text, str(output), "exec")
@@ -266,10 +305,12 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
             i, proc, out = running[0]
             B._wait(proc, give_up - time.monotonic(), args.timeout)
             running.pop(0)
-            if not out.exists():
+            report = json.loads(out.read_text()) if out.exists() else {}
+            if not report.get("finished"):  # written after each game: only a finished one counts
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
-                raise B.BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
-            results[i] = json.loads(out.read_text())
+                raise B.BuildFailed(f"validation process failed (exit {proc.returncode}) after {len(report.get('games', []))} games: "
+                                    f"{' | '.join(tail)}")
+            results[i] = report
     finally:
         for _, proc, _ in running:
             proc.kill()
@@ -286,12 +327,14 @@ def _result(g: dict) -> str:
 def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
     """The per-game table and the reasons validation fails (empty: passed)."""
     failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
-    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"]
+    lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"
+             f" {'compiled':>8} {'wall':>6}"]
     games = [g for r in reports for g in r["games"]] + [dict(g, map=g["map"] + " (no numba)") for g in no_numba.get("games", [])]
     for g in games:
         slowest = max(g["durations"], default=0.0)
         lines.append(f"  {g['map']:<18} {g['opponent']:<10} {g['seat']:>4} {_result(g):<7} {g['steps']:>5} {slowest:>7.2f}s "
-                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6}")
+                     f"{g['bank_used']:>5.1f}s {g['skipped']:>7} {g['error_count'] + g['forfeits']:>6} "
+                     f"{g.get('worker_turns', 0):>8} {g.get('wall_s', 0):>5.0f}s")
         where = f"{g['map']} against {g['opponent']} in seat {g['seat']}"
         if g["status"] != "DONE":
             failures.append(f"{where}: status {g['status']}")
@@ -308,7 +351,8 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
         firsts = [g["durations"][0] for g in games if g["durations"]]
         lines.append(f"  {len(games)} games, {len(durations)} turns: median turn {statistics.median(durations) * 1000:.0f} ms, "
                      f"slowest {max(durations):.2f} s, slowest first turn {max(firsts):.2f} s (actTimeout {games[0]['act_timeout']:g} s)")
-        lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost")))
+        lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost"))
+                     + f"; {sum(g.get('worker_turns', 0) for g in games)} of {sum(g['turns'] for g in games)} turns planned by the compiled worker")
     return lines, failures
 
 
@@ -345,11 +389,15 @@ def run(argv: list[str] | None) -> int:
     clock = B.clock_policy(B.parse_pairs(args.clock, "--clock"))
     defaults = submission_defaults(target, params)
     converted = make_agent(target, {**defaults, **params})
-    facts = build(target, converted, clock, output)
+    worker = worker_spec(target, params, converted, args.worker_nice)
+    facts = build(target, converted, clock, output, worker)
     shown = B._shown(output)
     print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
     if defaults:
         print(f"  submission defaults: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides; see submission_defaults)")
+    if worker:
+        print("  compiled worker: a second process compiles the planner (jit=True) and plans each turn once ready; "
+              "plain until then (--param jit=false: no worker)")
     print(f"  {facts['size'] / 1024:.1f} KB, {len(facts['modules'])} modules, package {facts['prefix']}")
     for w in facts["warnings"]:
         print(f"  warning: {w}")

@@ -1,6 +1,8 @@
 """The Reinforce Tactics submission: ``build_submission.py --game reinforce_tactics``
 (build_submission_rt.py), its Kaggle adapter (agents/reinforce_tactics/kaggle_agent.py) and its
-validator (util/bundle_validate_rt.py).
+validator (util/bundle_validate_rt.py), and the compiled worker process
+(agents/reinforce_tactics/jit_worker.py: the switch to it, each way it fails back to the plain
+agent, its labels against TurnPlanAgent.plan_labels).
 
 The adapter must answer every observation with a list of dicts that the engine executes in full;
 the validator must notice an action the engine skips; a built file must play in a process that
@@ -13,6 +15,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from hypothesis import strategies as st
 
 import build_submission
 import build_submission_rt
+from agents.reinforce_tactics.jit_worker import BOOT, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -347,3 +351,228 @@ def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 1 and "validation failed" in proc.stderr, proc.stderr + proc.stdout
     assert not out.exists() and (tmp_path / "rt.failed.py").is_file()
+
+
+# --- the compiled worker (agents/reinforce_tactics/jit_worker.py) ----------------------------------
+def worker_adapter(tmp_path, seed: int = 0, **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
+    """An adapter whose own agent plans plain random turns, with a worker process (on the repo)
+    planning by :class:`tests.rt_worker_fakes.Gated` (``fake``: its failure switches)."""
+    header = {"root": str(ROOT), "module": "tests.rt_worker_fakes", "cls": "Gated",
+              "params": {"seed": seed, "max_actions": 8, **fake}}
+    worker = CompiledWorker(header, nice=0, compile_limit=fake.pop("compile_limit", 120.0))
+    return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=8), verbose=False,
+                           worker=worker), worker
+
+
+def wait_ready(worker: CompiledWorker, seconds: float = 120.0) -> bool:
+    give_up = time.perf_counter() + seconds
+    while not worker.ready() and not worker.dead and time.perf_counter() < give_up:
+        time.sleep(0.05)
+    return worker.ready()
+
+
+def play_observations(ours: RTKaggleAdapter, observations: list[dict], n: int) -> list[str]:
+    """The adapter's paths on ``n`` observations, each answer checked legal in order."""
+    paths = []
+    for obs in observations[:n]:
+        answer = ours(obs, CONFIG)
+        replayed(obs, answer)
+        paths.append(ours.last_path)
+    return paths
+
+
+def test_the_turns_switch_to_the_worker_once_it_is_ready(tmp_path, observations):
+    """Plain (the adapter's own agent) while the worker 'compiles', the worker's plans once it
+    says ready; every answer legal on both paths; the worker's turns act (not only end_turn)."""
+    gate = tmp_path / "gate"
+    ours, worker = worker_adapter(tmp_path, gate=str(gate))
+    try:
+        assert play_observations(ours, observations, 4) == ["agent"] * 4
+        assert not worker.ready() and not worker.dead
+        gate.touch()
+        assert wait_ready(worker), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[4:16]]
+        assert ours.last_path == "worker" and ours.stats["worker_turns"] == 12 and worker.served == 12
+        assert sum(len(a) > 1 for a in sent) >= 3, sent
+        for obs, answer in zip(observations[4:16], sent):
+            replayed(obs, answer)
+        assert ours.stats["errors"] == 0 and ours.stats["dropped"] == 0
+    finally:
+        worker.stop()
+
+
+@pytest.mark.parametrize("fake, when", [
+    ({"fail": True}, "ready"),  # the compile fails
+    ({"gate": "/nonexistent/never", "compile_limit": 1.0}, "limit"),  # the compile outlasts compile_limit
+    ({"die": True}, "turn"),  # the worker dies while planning
+    ({"hang": True}, "turn"),  # the worker does not answer by the deadline: killed
+])
+def test_a_failing_worker_leaves_the_game_to_the_plain_agent(tmp_path, observations, fake, when):
+    ours, worker = worker_adapter(tmp_path, **fake)
+    try:
+        if when == "ready":
+            assert not wait_ready(worker) and "failed to get ready" in worker.dead
+        elif when == "limit":
+            time.sleep(1.5)
+            assert not worker.ready() and "not ready within" in worker.dead
+        else:
+            assert wait_ready(worker)
+            obs = observations[0]
+            first = ours(obs, {**CONFIG, "actTimeout": 1})  # a hanging worker is waited for until the deadline only
+            assert worker.dead and ours.worker is None
+            if fake.get("hang"):  # no time left for the plain agent: the turn ends
+                assert first == END_TURN_ONLY and ours.stats["late"] == 1
+            replayed(obs, first)
+        paths = play_observations(ours, observations[1:], 3)
+        assert paths == ["agent"] * 3 and ours.worker is None and worker.dead
+        assert worker._proc is None  # killed, not left running
+    finally:
+        worker.stop()
+
+
+def test_a_worker_that_answers_garbage_or_cannot_start_is_dropped(tmp_path, observations):
+    garbage = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('{\"ready\": 0}', flush=True); "
+               "sys.stdin.readline(); print('not json', flush=True); sys.stdin.read()"]
+    for command in (garbage, ["/nonexistent/python"]):
+        worker = CompiledWorker({}, command=command)
+        ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=1, max_actions=8), verbose=False, worker=worker)
+        if command is garbage:
+            assert wait_ready(worker, 30)
+        assert play_observations(ours, observations, 3) == ["agent"] * 3
+        assert worker.dead and ours.stats["errors"] == 0
+
+
+def test_no_worker_without_numba(monkeypatch):
+    """The main process never imports numba to decide: CONNECTX_NUMBA=0 or a hidden numba mean no worker."""
+    assert numba_present()
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    assert not numba_present()
+    monkeypatch.delenv("CONNECTX_NUMBA")
+    monkeypatch.setitem(sys.modules, "numba", None)
+    assert not numba_present()
+
+
+def test_labels_survive_the_round_trip(observations):
+    game_obs = observations[5]
+    game = ReinforceTactics(board="".join(c.split("_")[0] for row in game_obs["board"] for c in row))
+    s = game.from_observation(game_obs)
+    labels = [game.action_label(s, a) for a in s.legal_actions()]
+    rows = json.loads(json.dumps([[list(p) for p in label] for label in labels]))
+    assert labels_from_json(rows) == labels
+    for bad in ("x", [["type", "end_turn"]], [[[1, 2]]], [[["a", 1, 2]]]):
+        with pytest.raises(ValueError):
+            labels_from_json(bad)
+
+
+def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate"]) == 0
+    line = out.read_text().split("\n_WORKER = ")[1].splitlines()[0]
+    assert line.startswith("{'module': 'agents.reinforce_tactics.greedy', 'cls': 'GreedyAgent', 'params': {'jit': True")
+    target, _ = build_submission_rt.resolve_agent(None)
+    assert build_submission_rt.worker_spec(target, {}, {"jit": False})["params"] == {"jit": True}
+    for asked in ({"jit": "false"}, {"jit": "true"}):  # --param jit=...: no worker
+        assert build_submission_rt.worker_spec(target, asked, {"jit": asked["jit"] == "true"}) is None
+    plain, _ = build_submission_rt.resolve_agent(build_submission_rt.RANDOM_TURN)
+    assert build_submission_rt.worker_spec(plain, {}, {}) is None  # no jit field: no worker
+
+
+# --- serving a plan's labels by the compiled rules (jit_worker.plan_labels_by) --------------------
+class FixedPlan(RandomTurnAgent):
+    """``plan_labels`` (TurnPlanAgent's, the reference) of a given plan."""
+
+    plan: list[int] = []
+
+    def plan_turn(self, state, deadline):
+        return list(self.plan)
+
+
+def plans_to_label(seed: int, maps: tuple[str, ...], turns: int) -> list[tuple[object, list[int]]]:
+    """(state, plan) pairs from random games of ``turns`` single turns on ``maps``: each of our turns' random plan
+    (attacks and seizes first: Rogue evasions inside), the same with junk actions mixed in (not
+    legal where they stand), and an empty plan."""
+    rng = random.Random(seed)
+    out = []
+    for map_name in maps:
+        game = ReinforceTactics(map=map_name)
+        mover = RandomTurnAgent(game=game, seed=rng.randrange(1000), max_actions=10)
+        s = game.initial()
+        while not s.is_terminal() and game.turn_index(s) < turns:
+            if s.is_chance_node():
+                s = s.apply(rng.choice(s.chance_outcomes())[0])
+                continue
+            plan = mover.plan_turn(s, time.perf_counter() + 60)
+            junk = list(plan)
+            for _ in range(3):
+                junk.insert(rng.randrange(len(junk) + 1), rng.randrange(game.num_actions))
+            out += [(s, plan), (s, junk), (s, [])]
+            for a in plan:  # play the turn along random dice
+                while s.is_chance_node():
+                    s = s.apply(rng.choice(s.chance_outcomes())[0])
+                if s.is_terminal() or a not in s.legal_actions():
+                    continue
+                s = s.apply(a)
+                if a == game.end_turn_action:
+                    break
+    return out
+
+
+def check_labels_by(jit: bool, seed: int, maps: tuple[str, ...], turns: int, acting: int) -> int:
+    import numpy as np
+
+    from agents.reinforce_tactics.jit_worker import plan_labels_by
+    from core.reinforce_tactics import kernels as RK
+    from core.reinforce_tactics.layout import NUM_ACTIONS
+    from util import jit as J
+
+    k = J.compiled(RK) if jit else RK
+    cases = plans_to_label(seed, maps, turns)
+    acted = 0
+    for s, plan in cases:
+        ref = FixedPlan(game=s.game)
+        ref.plan = plan
+        want = ref.plan_labels(s, time.perf_counter() + 60)
+        if jit:
+            got = plan_labels_by(np.asarray(s.game.g, np.int64), np.asarray(s.words, np.int64), plan, k.legal, k.play,
+                                 np.empty(NUM_ACTIONS, np.int64))
+        else:
+            got = plan_labels_by(list(s.game.g), list(s.words), plan, k.legal, k.play, [0] * NUM_ACTIONS)
+        assert got == want, (s.game.params, plan)
+        acted += len(want) > 1
+    assert acted >= acting, acted  # the cases were not all empty turns
+    return len(cases)
+
+
+def test_labels_by_the_plain_rules_are_plan_labels():
+    assert check_labels_by(False, 3, ("beginner", "rogue_flank"), 10, 8) >= 25
+
+
+@pytest.mark.slow
+def test_labels_by_the_compiled_rules_are_plan_labels():
+    pytest.importorskip("numba")
+    assert check_labels_by(True, 4, ("beginner", "rogue_flank", "crossroads"), 24, 20) > 60
+
+
+def test_a_worker_imports_the_bundle_sent_on_its_input(tmp_path, observations):
+    """The worker process of a built file: no repo on its path, the project served from the
+    bundle's sources sent on its input (BOOT's finder), as on Kaggle; a random-turn agent there
+    (no compile) plans turns the adapter sends, legal in order."""
+    from kaggle_environments.agent import get_last_callable
+
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
+                                  "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8"]) == 0
+    env = get_last_callable(out.read_text(), path=str(out)).__globals__
+    assert env["_WORKER"] is None  # no jit field: the file starts no worker itself
+    header = {"prefix": env["_PREFIX"], "sources": env["_SOURCES"], "module": "agents.reinforce_tactics.random_turn",
+              "cls": "RandomTurnAgent", "params": {"seed": 3, "max_actions": 8}}
+    worker = CompiledWorker(header, command=[sys.executable, "-I", "-c", BOOT])  # -I: not even the current folder
+    ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=3, max_actions=8), verbose=False, worker=worker)
+    try:
+        assert wait_ready(worker, 120), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[:6]]
+        assert ours.stats["worker_turns"] == 6 and sum(len(a) > 1 for a in sent) >= 2, sent
+        for obs, answer in zip(observations, sent):
+            replayed(obs, answer)
+    finally:
+        worker.stop()

@@ -67,6 +67,12 @@ def _errors(text: str) -> list[str]:
     return [line for line in (text or "").splitlines() if line.startswith("[rt] ERROR") or "Traceback" in line]
 
 
+def _worker_turns(adapter: object) -> int:
+    """Turns the file's compiled worker planned so far (0 for a file without one)."""
+    stats = getattr(adapter, "stats", None)
+    return int(stats.get("worker_turns", 0)) if isinstance(stats, dict) else 0
+
+
 def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float) -> dict:
     """One game; ``seat`` 0 moves first. Our turns' durations as Kaggle logged them."""
     from kaggle_environments import make
@@ -91,9 +97,13 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         sent[int(observation.step)] = kept if isinstance(kept, list) else [kept]
         return out
 
+    adapter = getattr(fn, "__globals__", {}).get("_ADAPTER")
+    served_before = _worker_turns(adapter)
     env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
     players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
+    t_run = time.perf_counter()
     result = env.run(players)
+    wall = time.perf_counter() - t_run
     durations, errors, skipped = [], _errors(load_err.getvalue()), 0
     turns: list[dict] = []
     for k in sorted(sent):
@@ -115,7 +125,7 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         "status": last.status, "reward": last.reward, "steps": len(result) - 1,
         "turns": len(sent), "durations": durations, "load_s": load_s,
         "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
-        "forfeits": forfeits, "act_timeout": act,
+        "forfeits": forfeits, "act_timeout": act, "wall_s": wall, "worker_turns": _worker_turns(adapter) - served_before,
         "bank_used": sum(max(0.0, d - act) for d in durations),
     }
 
@@ -150,12 +160,20 @@ def main(argv: list[str] | None = None) -> int:
                 for opp in filter(None, args.opponents.split(",")):
                     for seat in (int(x) for x in args.seats.split(",")):
                         report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout))
+                        _write(args.out, report)  # after each game: a run stopped early still shows what it played
         except Exception as exc:  # the report says what broke; the builder fails on it
             report["fatal"] = f"{type(exc).__name__}: {exc}"
     report["numba_loaded"] = sys.modules.get("numba") is not None
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(report, f, default=str)
+    report["finished"] = True
+    _write(args.out, report)
     return 0
+
+
+def _write(path: str, report: dict) -> None:
+    """The report, replaced whole (a reader never sees half of it)."""
+    with open(path + ".part", "w", encoding="utf-8") as f:
+        json.dump(report, f, default=str)
+    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

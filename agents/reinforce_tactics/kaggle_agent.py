@@ -109,14 +109,20 @@ class RTKaggleAdapter:
     One adapter per seat (a submission file makes one when it loads); not thread-safe."""
 
     def __init__(self, factory: Callable[[Any], Any], *, policy: ClockPolicy | None = None,
-                 started_at: float | None = None, verbose: bool = True) -> None:
+                 started_at: float | None = None, verbose: bool = True, worker: Any = None) -> None:
         """
         factory: ``factory(game) -> agent`` for a :class:`ReinforceTactics` game (called once per board).
         policy: the turn's budget from Kaggle's clock; ClockPolicy() by default.
         started_at: perf_counter() when the submission file started loading (the first turn's
             timer may cover loading; counted from there while within one budget, as ConnectX's adapter does).
         verbose: write ERROR/LATE lines to stderr.
+        worker: a compiled planner in another process
+            (:class:`agents.reinforce_tactics.jit_worker.CompiledWorker`: ``plan(board, steps,
+            words, deadline, new_game) -> labels or None``); a turn it answers is its plan, else
+            the factory's agent plans (plain). None: the factory's agent always.
         """
+        self.worker = worker
+        self.last_path = ""  # who planned the last turn: "worker", "agent" or "" (no plan)
         self._factory = factory
         self.policy = policy if policy is not None else ClockPolicy()
         self._started_at = started_at
@@ -126,7 +132,7 @@ class RTKaggleAdapter:
         self._agent_now: Any = None
         self._last: tuple[str, int, int] | None = None  # (board, player, step) of the last turn
         self._calls = 0
-        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0}
+        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0}
 
     def __call__(self, observation: Any, configuration: Any = None) -> list[dict]:
         now = time.perf_counter()
@@ -162,12 +168,16 @@ class RTKaggleAdapter:
         if agent is None:
             self.stats["fallbacks"] += 1
             return [dict(d) for d in END_TURN_ONLY]
-        self._notice_game(agent, code, state)
-        if time.perf_counter() >= deadline:
-            self.stats["late"] += 1
-            self._log("LATE", "no time left before the agent could plan; ending the turn")
-            return [dict(d) for d in END_TURN_ONLY]
-        labels = self._plan(agent, state, deadline)
+        new_game = self._notice_game(agent, code, state)
+        self.last_path = ""
+        labels = self._by_worker(code, steps, state, deadline, new_game)
+        if labels is None:
+            if time.perf_counter() >= deadline:
+                self.stats["late"] += 1
+                self._log("LATE", "no time left before the agent could plan; ending the turn")
+                return [dict(d) for d in END_TURN_ONLY]
+            labels = self._plan(agent, state, deadline)
+            self.last_path = "agent"
         late = time.perf_counter() - deadline
         if late > 0:
             self.stats["late"] += 1
@@ -195,16 +205,39 @@ class RTKaggleAdapter:
                 self._log("ERROR", f"could not create the agent ({type(exc).__name__}: {exc}); every turn on this board ends at once", trace=True)
         return self._agent_now
 
-    def _notice_game(self, agent: Any, code: str, state: State) -> None:
-        """A new game starts when the board or our side changes or the step does not grow."""
+    def _notice_game(self, agent: Any, code: str, state: State) -> bool:
+        """A new game starts when the board or our side changes or the step does not grow;
+        True then."""
         key = (code, state.current_player(), self_step(state))
         last, self._last = self._last, key
         if last is not None and last[:2] == key[:2] and key[2] > last[2]:
-            return
+            return False
         self.stats["games"] += 1
         reset = getattr(agent, "reset", None)
         if last is not None and callable(reset):
             reset()
+        return True
+
+    def _by_worker(self, code: str, steps: int, state: State, deadline: float, new_game: bool) -> list[Hashable] | None:
+        """The compiled worker's plan of this turn, or None (no worker, not ready yet, failed:
+        the factory's agent plans). A worker that fails is stopped by itself and said once."""
+        if self.worker is None:
+            return None
+        try:
+            labels = self.worker.plan(code, steps, state.words, deadline, new_game)
+        except Exception as exc:
+            labels = None
+            self._log("ERROR", f"the compiled worker failed ({type(exc).__name__}: {exc}); planning plain", trace=True)
+            self.worker = None
+        if labels is None:
+            why = getattr(self.worker, "dead", "")
+            if why:
+                self._log("NOTE", f"the compiled worker is stopped ({why}); planning plain from now on")
+                self.worker = None
+            return None
+        self.stats["worker_turns"] += 1
+        self.last_path = "worker"
+        return list(labels)
 
     def _plan(self, agent: Any, state: State, deadline: float) -> list[Hashable]:
         """The agent's turn as labels; on any failure of the agent, what it gave so far (none)."""
