@@ -363,7 +363,7 @@ def test_tree_is_reused_two_plies_later_and_reset_for_a_new_game():
     nxt = pos.play(col).play(reply)
     agent.choose(nxt, time.perf_counter() + 60)
     assert agent.info()["reused"] == size > 1
-    assert agent.search(pos.shape)._tree.node(0)["visits"] == expected[2] + agent.info()["sims"]
+    assert agent.search(pos.shape)._tree.node(0)["visits"] == expected[2] + agent.info().simulations
     agent.choose(Position.empty(), time.perf_counter() + 60)  # a new game
     assert agent.info()["reused"] == 0
 
@@ -381,7 +381,7 @@ def test_stops_at_the_deadline():
         agent.choose(pos, start + budget)
         elapsed = time.perf_counter() - start
         assert elapsed < budget + 0.15, f"{elapsed:.3f} s for a {budget} s budget"
-        assert agent.info()["sims"] > 0
+        assert agent.info().simulations > 0
 
 
 # --- games, shapes, parameters -----------------------------------------------------------
@@ -401,7 +401,7 @@ def test_big_board_runs_on_the_plain_path():
     pos = Position.from_moves([3, 4, 3, 4, 0, 4], shape)  # O threatens column 4
     assert agent.choose(pos, time.perf_counter() + 60) == 4
     col = agent.choose(Position.from_moves([3, 4], shape), time.perf_counter() + 60)
-    assert 0 <= col < 8 and agent.info()["sims"] == 300
+    assert 0 <= col < 8 and agent.info().simulations == 300
     assert agent.info()["compiled"] is False and agent.search(shape)._tree.numpy is False  # Python ints in lists
 
 
@@ -466,13 +466,13 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
         t0 = time.perf_counter()
         col = agent.choose(pos, time.perf_counter() + budget)
         assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
-        assert agent.info()["sims"] > 0
+        assert agent.info().simulations > 0
         assert agent.info()["compiled"] is False
     release.set()
     assert agent.search(Shape())._gate.job.wait(120)
-    sims_plain = agent.info()["sims"]
+    sims_plain = agent.info().simulations
     agent.choose(pos, time.perf_counter() + 0.5)
-    assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move
+    assert agent.info().simulations > 5 * sims_plain  # the compiled kernels now run the move
 
 
 def root_child_values(spec: str, pos: Position) -> dict[int, float]:
@@ -481,7 +481,7 @@ def root_child_values(spec: str, pos: Position) -> dict[int, float]:
 
     agent = make_from_spec(spec)
     agent.choose(pos, time.perf_counter() + 60)
-    assert agent.info()["sims"] == agent.max_sims
+    assert agent.info().simulations == agent.max_sims
     return agent.info()["action_values"]
 
 

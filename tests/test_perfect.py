@@ -63,7 +63,7 @@ def test_book_move_served_and_mirrored():
     book = Book.from_entries(shape, {sym: (col_in_key, 0)})
     a.use_data(book.to_data())
     assert a.choose(pos, time.perf_counter() + 1.0) == 2
-    assert a.info()["source"] == "book" and a.info()["score"] == 0
+    assert a.info()["source"] == "book" and a.info().value == 0
     mirrored = Position.from_moves("4")  # symmetric position: both orientations are the same key
     assert a.choose(mirrored, time.perf_counter() + 1.0) == 2
     pos2 = Position.from_moves("1")

@@ -14,16 +14,18 @@ writing one class per combination.
 
 Optional methods:
 - ``reset()``: forget everything about the previous game.
-- ``info() -> dict``: what the last ``choose`` found (``score``, ``depth``, ``nodes``, ...), for
-  the play tool and tournament logs.
+- ``info() -> SearchInfo``: what the last ``choose`` found (:class:`agents.engine.info.SearchInfo`:
+  ``value``, ``depth``, ``nodes``, ..., family keys in ``extra``), for the play tool, the web
+  app's analysis and tournament logs.
 - ``bundle_data() -> object | None`` (instance method): plain data (ints, floats, str, bytes,
   lists, tuples, dicts, numpy arrays; never project objects) that ``build_submission.py`` embeds
   in the submission; ``use_data(data)`` receives the same object back inside the submission.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from agents.engine.info import info_of
 from core.connectx.position import Position
 
 
@@ -34,7 +36,4 @@ class Agent(Protocol):
         ...
 
 
-def info_of(agent: Any) -> dict:
-    """The agent's ``info()`` if it has one, else an empty dict."""
-    fn = getattr(agent, "info", None)
-    return dict(fn()) if callable(fn) else {}
+__all__ = ["Agent", "info_of"]  # info_of: agents.engine.info's, the one reader of an agent's info()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.connectx.base import info_of
+from agents.engine.info import SearchInfo, info_of
 from core.game import State
 
 
@@ -65,15 +65,10 @@ class ConnectXAgent:
         if callable(fn):
             fn()
 
-    def info(self) -> dict:
-        """The inner agent's info, with the engine's key names added where they map."""
+    def info(self) -> SearchInfo:
+        """The inner agent's info, with the solver's exact move values when it found them."""
         info = info_of(self.inner)
-        if "score" in info and "value" not in info:
-            info["value"] = info["score"]
-        if "sims" in info and "simulations" not in info:
-            info["simulations"] = info["sims"]
         if self._exact is not None:  # Pons' scores: positive wins (sooner is larger), 0 draws
-            info["action_values"] = self._exact
-            info["exact"] = True
-            info["value"] = max(self._exact.values()) if self._exact else info.get("value")
+            info = info.replace(action_values=self._exact, exact=True,
+                                value=max(self._exact.values()) if self._exact else info.value)
         return info

@@ -26,6 +26,7 @@ import heuristics.connectx.engine as connectx_heuristics  # named by a string pa
 from agents.connectx import mcts_cache
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine import mcts as engine
+from agents.engine.info import SearchInfo
 from core.connectx import bitboard as bb
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
@@ -168,8 +169,8 @@ class TreeSearch(HeuristicParams):
             self._search.reset()
         self._info = {}
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
     def choose(self, position: Position, deadline: float) -> int:
         legal = position.legal_columns()
@@ -183,14 +184,14 @@ class TreeSearch(HeuristicParams):
             # The tree still follows the game (and the compile starts) as on a searched move.
             k, jit = search._kernels(deadline)
             reused = search._prepare(state, k, jit)
-            self._info = {"reason": forced[1], "sims": 0, "reused": reused, "cache_nodes": search.cache_nodes,
+            self._info = {"reason": forced[1], "simulations": 0, "reused": reused, "cache_nodes": search.cache_nodes,
                           "nodes": search._tree.used, "proven": "win" if forced[1] == "win in 1" else None}
             return forced[0]
         col = int(search.choose(state, deadline))
         got = search.info()
         info: dict[str, Any] = {"seconds": 0.0, "rate": 0.0, "value": None, "cache_nodes": search.cache_nodes}
         info.update(got)
-        info["sims"] = got.get("simulations", 0)
+        info.setdefault("simulations", 0)
         info["proven"] = PROOF.get(float(got["value"])) if got.get("exact") else None
         self._info = info
         return col

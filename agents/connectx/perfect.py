@@ -40,6 +40,7 @@ from typing import Any
 
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
+from agents.engine.info import SearchInfo
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from util.budget import Speed
@@ -106,8 +107,8 @@ class PerfectAgent:
         """A new game: the table's entries stay valid (exact bounds), so only the report is reset."""
         self._info = {}
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
     def set_hard_deadline(self, latest: float) -> None:
         """The next move must end by ``latest`` (``perf_counter()``), even when it waits past its
@@ -143,14 +144,14 @@ class PerfectAgent:
                 # The move is known: give the compile most of this move's time (it holds the
                 # GIL in stretches, so waiting here lets it run at full speed).
                 self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
-            self._report("book", t0, score=hit[1])
+            self._report("book", t0, value=hit[1])
             return hit[0]
         if hit is not None and not self._solver_ready.is_set():
             # A lost book position (every move loses against perfect play): the stubborn move
             # needs the compiled solver or search; until then the book's move, in time.
             self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
             if not self._solver_ready.is_set():
-                self._report("book-lost", t0, score=hit[1])
+                self._report("book-lost", t0, value=hit[1])
                 return hit[0]
         if not self._solver_ready.is_set() and book is None:
             # No book: the compile gets most of this move; the fallback plays in time.
@@ -175,7 +176,7 @@ class PerfectAgent:
             if found is not None:
                 col, score, how, nodes = found
                 if not (how == "solver-weak" and score < 0):
-                    self._report(how, t0, score=score, nodes=nodes)
+                    self._report(how, t0, value=score, nodes=nodes)
                     return col
                 # Proven lost, but not how fast: every move keeps the value, so let the
                 # search pick a stubborn one (it sees quick losses) for an imperfect opponent.

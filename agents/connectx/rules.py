@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agents.engine.info import SearchInfo
 from core.connectx.bitboard import possible_moves, winning_cells
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -139,9 +140,9 @@ class RulesAgent:
     def reset(self) -> None:
         self._rng = random.Random(self.seed)
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> SearchInfo:
         """``rule``: the rule that chose the last move (``extend`` when none of the others did)."""
-        return {"rule": self._rule}
+        return SearchInfo(extra={"rule": self._rule})
 
     def choose(self, position: Position, deadline: float) -> int:
         s = position.shape

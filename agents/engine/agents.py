@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agents.engine.exact import refuse_exact
+from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_function, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import check_params, parse_params
 from core.game import State, first_decision
@@ -79,8 +80,8 @@ class DepthFirstAgent:
         """Forget the tables (entries stay valid across games: this only frees memory)."""
         self._searches.clear()
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
     def _search(self, jit: bool) -> Search:
         if jit not in self._searches:

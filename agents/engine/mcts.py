@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
+from agents.engine.info import SearchInfo
 from agents.engine.params import resolve_heuristic
 from core.game import CHANCE, State, bind, kernel_state, search_constants, search_params
 from util.batches import run_batches
@@ -157,13 +158,13 @@ class MCTSAgent:
         self._root = None
         self._info = {}
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         """The last choice: ``visits`` and ``action_values`` (mean discounted reward in [-1, 1]
         for the side to move) per root action, ``pv`` (most visited line; in closed loop it
         passes chance nodes by their most sampled outcome), ``value`` (the chosen child's mean,
         or with ``exact`` the proven value, outcome / win_value, undiscounted), ``simulations``,
         ``seconds``, ``nodes``, ``reused`` (nodes kept from the last tree), ``compiled``."""
-        return dict(self._info)
+        return SearchInfo.from_dict(self._info)
 
     def choose(self, state: State, deadline: float) -> int:
         """The action to play at ``state`` (a decision node), before ``deadline``

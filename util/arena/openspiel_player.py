@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.engine.info import EMPTY, SearchInfo
 from agents.engine.spec import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -120,5 +121,5 @@ class OpenSpielMCTS:
         self._last_seconds = time.perf_counter() - t
         return action
 
-    def info(self) -> dict:
-        return {"seconds": self._last_seconds} if self._timed else {}
+    def info(self) -> SearchInfo:
+        return SearchInfo(seconds=self._last_seconds) if self._timed else EMPTY

@@ -44,7 +44,7 @@ from typing import Any
 
 from agents import registry
 from agents.connectx import registry as connectx_agents
-from agents.connectx.base import info_of
+from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.spec import SpecError, convert_params, parse_spec
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -284,7 +284,7 @@ class EnginePlayer:
     def reset(self) -> None:
         getattr(self.agent, "reset", lambda: None)()
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         return info_of(self.agent)
 
     def close(self) -> None:
@@ -329,8 +329,8 @@ class PositionPlayer:
     def reset(self) -> None:
         getattr(self.inner, "reset", lambda: None)()
 
-    def info(self) -> dict:
-        return self.inner.info()
+    def info(self) -> SearchInfo:
+        return info_of(self.inner)
 
     def close(self) -> None:
         self.inner.close()
@@ -342,8 +342,8 @@ class StatelessPlayer:
     def reset(self) -> None:
         pass
 
-    def info(self) -> dict:
-        return {}
+    def info(self) -> SearchInfo:
+        return EMPTY
 
     def close(self) -> None:
         pass
