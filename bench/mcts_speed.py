@@ -54,7 +54,7 @@ def ours_rates(leaf: str, c: float, moves: str, sims: int) -> tuple[float, float
     rates = []
     for _ in range(2):
         t = time.perf_counter()
-        agent.choose(pos, t + 1e6)
+        agent.choose_position(pos, t + 1e6)
         elapsed = time.perf_counter() - t
         info = agent.info()
         if info.get("reason") != "search":

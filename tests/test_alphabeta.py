@@ -26,7 +26,7 @@ FAR = 1e9  # a deadline that never comes: fixed-depth searches are deterministic
 
 
 def solve(agent, pos: Position, timeout: float = FAR) -> int:
-    return agent.choose(pos, time.perf_counter() + timeout)
+    return agent.choose_position(pos, time.perf_counter() + timeout)
 
 
 # --- the oracle: plain minimax of the model in agents/engine/negamax.py ----------------------

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
+from agents.connectx.base import PositionAgent
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
 from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
@@ -40,7 +41,7 @@ _HEURISTIC_FIELDS = sorted({name for names in PARAM_NAMES.values() for name in n
 
 
 @dataclass
-class DepthFirstAgent:
+class DepthFirstAgent(PositionAgent):
     """Iterative-deepening depth-first search on ConnectX; the subclasses choose alpha-beta or PVS.
 
     Defaults from ``bench/dfs_strength.py`` and ``bench/dfs_speed.py`` (2026-11-22, loaded
@@ -98,16 +99,17 @@ class DepthFirstAgent:
     def info(self) -> SearchInfo:
         return SearchInfo.from_dict(self._info)
 
-    def warm_up(self, shape: Shape) -> float:
-        """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken.
+    def warm_up(self, shape: Shape | None = None) -> float:
+        """Compile the kernel for ``shape`` (default: :meth:`board`) now (no-op on the plain path); returns seconds taken.
         Thread-safe; afterwards this agent's moves use the compiled kernel at once."""
         t0 = time.perf_counter()
+        shape = shape or self.board()
         if numba_enabled(shape.bits):
             self._engine(shape).warm_up()
         self._gate.ready = True
         return time.perf_counter() - t0
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         shape = position.shape
         engine = self._engine(shape)
         jit = numba_enabled(shape.bits) and self._gate.admit(

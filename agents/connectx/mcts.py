@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
 from agents.connectx import mcts_cache
+from agents.connectx.base import PositionAgent
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine import mcts as engine
 from agents.engine.info import SearchInfo
@@ -100,7 +101,7 @@ class _AntSearch(_Stored, engine.AntColonyAgent):
 
 
 @dataclass
-class TreeSearch(HeuristicParams):
+class TreeSearch(PositionAgent, HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.connectx.registry`),
     with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAM_NAMES`
     (None: its default), as on ``alphabeta`` (:class:`agents.connectx.heuristic_params.HeuristicParams`)."""
@@ -172,7 +173,7 @@ class TreeSearch(HeuristicParams):
     def info(self) -> SearchInfo:
         return SearchInfo.from_dict(self._info)
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         legal = position.legal_columns()
         if not legal:
             raise ValueError("the game is over: no legal column")
@@ -200,7 +201,7 @@ class TreeSearch(HeuristicParams):
         """Compile every kernel ``choose`` uses (numba compiles on first call, seconds); returns
         the seconds taken. Optional: ``choose`` compiles by itself (see ``background_compile``)."""
         t = time.perf_counter()
-        self.search(shape or Shape()).warm_up()
+        self.search(shape or self.board()).warm_up()
         return time.perf_counter() - t
 
     # --- the opening cache ---------------------------------------------------------------
