@@ -11,6 +11,7 @@ import pytest
 
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
+from agents.engine.spec import SpecError
 from core.games import make_game
 from core.games import names as game_names
 
@@ -24,7 +25,12 @@ SLOW = {("connectx", "perfect")}
 
 def _one_move(game_name: str, name: str, seed: int) -> tuple[object, object]:
     game = make_game(game_name)
-    agent = registry.make(name, game)
+    try:
+        agent = registry.make(name, game)
+    except SpecError as exc:  # the exact solvers refuse Reinforce Tactics by design, with this message
+        if "too big to solve exactly" not in str(exc):
+            raise
+        pytest.skip(str(exc))
     state = game.initial()
     rng = random.Random(seed)
     for _ in range(rng.randrange(3)):  # a few random plies in (decisions only: chance nodes sampled)
