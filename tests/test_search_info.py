@@ -18,9 +18,7 @@ from core.games import names as game_names
 SMALL = ("tictactoe", "connectx")  # the default suite's games: every agent moves in well under a second
 # mc_learner plays from a trained table (a file, data/ has none): its info is checked in tests/test_mc_learner.py.
 CHOICES = [(g, n) for g in game_names() for n in registry.names(g) if n != "mc_learner"]
-# ConnectX's perfect adds the solver's exact move values after its move, on a node budget set for
-# the compiled solver: ~90 s on the plain path, so it is in the slow set.
-SLOW = {("connectx", "perfect")}
+SLOW: set[tuple[str, str]] = set()  # agents of the small games too slow for the default suite
 
 
 def _one_move(game_name: str, name: str, seed: int) -> tuple[object, object]:

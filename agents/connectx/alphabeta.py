@@ -119,7 +119,7 @@ class DepthFirstAgent(PositionAgent):
         info = engine.info()
         value = float(info.get("value", 0.0))
         exact = bool(info.get("exact", False))
-        self._info = dict(info, speed=engine._speed.rate if engine._speed else 0.0)
+        self._info = dict(info)
         if exact:
             self._info["pons_score"] = pons_score(value, shape, position.ply)
         if not position.can_play(col):  # never: the engine plays a legal action

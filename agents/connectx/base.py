@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agents.engine.info import info_of
+from agents.engine.info import EMPTY, SearchInfo, info_of
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import State
@@ -56,6 +56,10 @@ class PositionAgent:
     def choose_position(self, position: Position, deadline: float) -> int:
         """:meth:`choose` on the Position of the state (the Kaggle adapter's entry)."""
         raise NotImplementedError
+
+    def info(self) -> SearchInfo:
+        """What the last move found; an agent that searches says more (this: nothing)."""
+        return EMPTY
 
     def board(self) -> Shape:
         """The board of the game the agent was built for (the standard 6x7, 4 in a row without one)."""

@@ -152,7 +152,8 @@ class PerfectAgent(PositionAgent):
     def _add_exact_values(self, position: Position, seconds: float) -> None:
         if self._exact_solver is None or self._exact_solver.shape != position.shape:
             self._exact_solver = Solver(position.shape)
-        scores = self._exact_solver.child_scores(position, node_limit=int(seconds * self.EXACT_NODES_PER_SECOND))
+        rate = self.EXACT_NODES_PER_SECOND if self._exact_solver.compiled else _FIRST_RATE[False]  # plain Python: ~40 K nodes/s
+        scores = self._exact_solver.child_scores(position, node_limit=int(seconds * rate))
         if scores is None:
             return
         values = {c: float(v) for c, v in enumerate(scores) if v is not None}

@@ -157,7 +157,7 @@ class DepthFirstAgent:
         values = {a: v for a, v in roots}
         self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
                       "value": r.value, "exact": not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE), "depth": depth, "nodes": total,
-                      "seconds": time.perf_counter() - t0, "compiled": jit}
+                      "seconds": time.perf_counter() - t0, "compiled": jit, "speed": self._speed.rate}
         return action
 
 
