@@ -90,7 +90,8 @@ def resolve_agent(text: str | None) -> tuple[Target, dict[str, str]]:
         raise UsageError(f"cannot import module {module_name!r} of --agent {text!r} ({exc}); valid agents: {', '.join(registry.names())}") from None
     found = getattr(module, cls_name, None)
     if not isinstance(found, type) or not dataclasses.is_dataclass(found):
-        raise UsageError(f"{module_name} has no agent dataclass {cls_name!r}; an agent is a dataclass with choose(position, deadline)")
+        raise UsageError(f"{module_name} has no agent dataclass {cls_name!r}; an agent is a dataclass on "
+                         "agents.connectx.base.PositionAgent with choose_position(position, deadline)")
     return Target(f"{module_name}:{cls_name}", module_name, found), {}
 
 

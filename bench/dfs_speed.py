@@ -48,7 +48,7 @@ def run(agent_cls, params: dict, positions: list[Position], seconds: float) -> l
     for pos in positions:
         agent._ensure_tables(pos.shape, numba_enabled(pos.shape.bits))
         c0, t0 = time.process_time(), time.perf_counter()
-        agent.choose(pos, t0 + seconds)
+        agent.choose_position(pos, t0 + seconds)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         info = agent.info()
         out.append((info["nodes"] / elapsed, info["depth"], bool(info["exact"]), info["nodes"] / max(cpu, 1e-6)))

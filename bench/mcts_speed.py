@@ -54,14 +54,14 @@ def ours_rates(leaf: str, c: float, moves: str, sims: int) -> tuple[float, float
     rates = []
     for _ in range(2):
         t = time.perf_counter()
-        agent.choose(pos, t + 1e6)
+        agent.choose_position(pos, t + 1e6)
         elapsed = time.perf_counter() - t
         info = agent.info()
         if info.get("reason") != "search":
             raise RuntimeError(f"position {moves!r}: the agent did not search ({info.get('reason')})")
-        if info["sims"] < sims:  # a proof stopped it: its simulations/s would measure other work
-            print(f"note: position {moves!r}: root proven after {info['sims']} simulations", file=sys.stderr)
-        rates.append(info["sims"] / elapsed)
+        if info.simulations < sims:  # a proof stopped it: its simulations/s would measure other work
+            print(f"note: position {moves!r}: root proven after {info.simulations} simulations", file=sys.stderr)
+        rates.append(info.simulations / elapsed)
     return rates[0], rates[1]
 
 

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         if callable(getattr(other, "warm_up", None)):
             other.warm_up()
         elif spec not in ("openspiel", "negamax"):  # compile its kernels outside the timed games
-            other.choose(Position.from_moves("44"), time.perf_counter() + 0.5)
+            other.choose_position(Position.from_moves("44"), time.perf_counter() + 0.5)
         t = time.perf_counter()
         tally = match(agent, other, args.games, args.time, args.seed, spec == "negamax", args.opening_plies)
         score = (tally["win"] + 0.5 * tally["draw"]) / args.games

@@ -36,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.connectx.base import PositionAgent  # noqa: E402
 from agents.connectx.solver import Solver  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
@@ -92,7 +93,7 @@ class SolverCache:
         return self.scores[key]
 
 
-class PerfectOpponent(StatelessPlayer):
+class PerfectOpponent(PositionAgent, StatelessPlayer):
     """Plays a move of the best exact score, ties broken by ``seed`` (see the module docstring).
     With ``cached_only`` a position not in the cache is noted in ``missed`` (and solved anyway)."""
 
@@ -100,7 +101,7 @@ class PerfectOpponent(StatelessPlayer):
         self.cache, self.seed, self.strong_from, self.cached_only = cache, seed, strong_from, cached_only
         self.missed: list[Position] = []
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         if position.ply < self.strong_from:
             children = {c: (1 if position.is_winning_move(c) else -self.cache.value(position.play(c), use_book=True))
                         for c in position.legal_columns()}
@@ -114,7 +115,7 @@ class PerfectOpponent(StatelessPlayer):
         return random.Random(f"{self.seed}:{position.key()}").choice(ties)
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
-        return self.choose(Position.from_board(list(obs["board"]), STANDARD), 0.0)
+        return self.choose_position(Position.from_board(list(obs["board"]), STANDARD), 0.0)
 
 
 

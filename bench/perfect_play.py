@@ -38,9 +38,9 @@ class _Recorder:
     def reset(self) -> None:
         self.agent.reset()
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         t0 = time.perf_counter()
-        col = self.agent.choose(position, deadline)
+        col = self.agent.choose_position(position, deadline)
         self.times.append(time.perf_counter() - t0)
         info = self.agent.info()
         src = f"{self.seat}:{info.get('source', '?')}"

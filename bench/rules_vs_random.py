@@ -25,7 +25,7 @@ def run(games: int, seed: int, shape: Shape = Shape(), jit: bool = True, times: 
     agent are appended to ``times`` when given. Numba compiles before the first game, so the
     first move is not charged for it."""
     if jit:  # warm up: compile the kernels once, outside any game's clock
-        RulesAgent(seed=0).choose(Position.empty(shape), 0.0)
+        RulesAgent(seed=0).choose_position(Position.empty(shape), 0.0)
     wins = draws = losses = 0
     for i in range(games):
         rules, rand = RulesAgent(seed=seed + i, jit=jit), RandomAgent(seed=seed + 100000 + i)

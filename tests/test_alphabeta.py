@@ -26,7 +26,7 @@ FAR = 1e9  # a deadline that never comes: fixed-depth searches are deterministic
 
 
 def solve(agent, pos: Position, timeout: float = FAR) -> int:
-    return agent.choose(pos, time.perf_counter() + timeout)
+    return agent.choose_position(pos, time.perf_counter() + timeout)
 
 
 # --- the oracle: plain minimax of the model in agents/engine/negamax.py ----------------------
@@ -144,7 +144,7 @@ def move_values(pos: Position, depth: int) -> dict[int, float]:
         else:
             agent = NegamaxAgent(heuristic="none", max_depth=depth, tt_bits=16)
             solve(agent, pos.play(col))
-            v = -agent.info()["score"]  # a decisive value: one ply further from this root
+            v = -agent.info().value  # a decisive value: one ply further from this root
             out[col] = v - 1 if v >= DECISIVE else v + 1 if v <= -DECISIVE else v
     return out
 
@@ -166,7 +166,7 @@ def test_prefers_the_faster_win():
     pos = Position.from_moves("223344")
     agent = NegamaxAgent(heuristic="bitsquares", max_depth=5)
     col = solve(agent, pos)
-    assert col in (0, 4) and agent.info()["score"] == WIN_SCALE - 1
+    assert col in (0, 4) and agent.info().value == WIN_SCALE - 1
     assert agent.info()["pons_score"] == (43 - pos.ply) // 2
 
 
@@ -200,7 +200,7 @@ def test_fixed_depth_value_equals_plain_minimax(shape, heuristic):
         for cls in AGENTS:
             agent = cls(heuristic=heuristic, max_depth=depth, tt_bits=14)
             col = solve(agent, pos)
-            assert agent.info()["score"] == expected, (cls.__name__, pos)
+            assert agent.info().value == expected, (cls.__name__, pos)
             if abs(expected) >= DECISIVE:
                 assert agent.info()["exact"] and agent.info()["pons_score"] == pons(pos, expected)
             # the move played achieves that value
@@ -222,8 +222,8 @@ def test_compiled_and_plain_paths_agree(heuristic, monkeypatch):
             slow = cls(heuristic=heuristic, max_depth=5, tt_bits=12)
             col_slow = solve(slow, pos)
             monkeypatch.delenv("CONNECTX_NUMBA")
-            assert (col_fast, fast.info()["score"], fast.info()["nodes"]) == (
-                col_slow, slow.info()["score"], slow.info()["nodes"])
+            assert (col_fast, fast.info().value, fast.info()["nodes"]) == (
+                col_slow, slow.info().value, slow.info()["nodes"])
 
 
 # --- exact values --------------------------------------------------------------------------
@@ -369,7 +369,7 @@ def test_cut_search_plays_the_deepest_finished_iteration():
     depth = agent.info()["depth"]
     assert 1 <= depth < pos.shape.cells - pos.ply and not agent.info()["exact"]
     fixed = NegamaxAgent(tt_bits=16, max_depth=depth)
-    assert solve(fixed, pos) == col and fixed.info()["score"] == agent.info()["score"]
+    assert solve(fixed, pos) == col and fixed.info().value == agent.info().value
 
 
 # --- shapes and parameters -----------------------------------------------------------------

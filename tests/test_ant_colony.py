@@ -99,7 +99,7 @@ def test_deposit_follows_the_movers_reward(jit):
 def test_forced_win_found(plies, distance):
     agent = AntColonyAgent(leaf="heuristic", max_sims=300_000, seed=3)
     for i, pos in enumerate(sample_by_distance("Test_L2_R1", distance, 10, seed=10 + plies)):
-        col = agent.choose(pos, time.perf_counter() + 60)
+        col = agent.choose_position(pos, time.perf_counter() + 60)
         assert keeps_a_win(pos, col, plies), f"position {i}: column {col} lets the win go"
         info = agent.info()
         assert info.get("proven") == "win" or info["reason"] == "forced block", info

@@ -300,10 +300,13 @@ def test_a_slash_in_a_parameter_value_is_not_an_agent_file():
 
 
 def test_workers_compile_agents_before_their_games():
-    """match.warm_up calls the agent's warm_up (which compiles before returning): engine agents
-    take no argument, ConnectX's own agents the board shape; players without one are skipped."""
+    """match.warm_up calls the agent's warm_up (which compiles before returning) with no
+    argument, every agent alike (ConnectX's own compile for the board of the game the registry
+    built them for); players without one are skipped."""
     import types
 
+    from agents import registry
+    from core.connectx.shape import Shape
     from core.games import make_game
     from util.arena import match
 
@@ -313,12 +316,9 @@ def test_workers_compile_agents_before_their_games():
         def warm_up(self):
             calls.append("engine")
 
-    class Own:
-        def warm_up(self, shape):
-            calls.append(shape)
-
     cx = make_game("connectx")
     match.compile_now(types.SimpleNamespace(agent=Engine()), make_game("tictactoe"))
-    match.compile_now(types.SimpleNamespace(inner=types.SimpleNamespace(agent=Own())), cx)
     match.compile_now(types.SimpleNamespace(agent=object()), cx)
-    assert calls == ["engine", cx.shape]
+    assert calls == ["engine"]
+    small = registry.make("alphabeta", make_game("connectx", rows=5, columns=6, inarow=4))
+    assert small.board() == Shape(5, 6, 4) and registry.make("alphabeta", cx).board() == cx.shape

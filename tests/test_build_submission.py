@@ -46,7 +46,7 @@ class TinyAgent:
     def use_data(self, data):
         self._data = data
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         if position.ply == self.fail_at_ply:
             raise RuntimeError("planned failure")
         k = kernels(bb, position.shape.bits)

@@ -129,8 +129,8 @@ def check_mcts(result: dict) -> None:
     check_agent_played(result)
     own = [m for m in result["moves"] if not m["fast_rule"]]
     assert {m["cache_nodes"] for m in own} == {0}  # no cache grafted: it was damaged
-    searched = [m for m in own if m.get("reason") == "search" and m["sims"] > 0]
-    assert len(searched) >= len(own) // 2, [(m.get("reason"), m.get("sims")) for m in own]  # MCTS searches
+    searched = [m for m in own if m.get("reason") == "search" and m["simulations"] > 0]
+    assert len(searched) >= len(own) // 2, [(m.get("reason"), m.get("simulations")) for m in own]  # MCTS searches
 
 
 def test_a_damaged_book_leaves_the_solver_and_the_fallback_search_playing(built):

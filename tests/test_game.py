@@ -25,7 +25,7 @@ class Script:
         self.resets += 1
         self._i = 0
 
-    def choose(self, position, deadline):
+    def choose(self, state, deadline):
         answer = self.answers[self._i]
         self._i += 1
         if self.delay:
@@ -104,9 +104,9 @@ def test_deadline_given_is_start_plus_budget():
     seen = []
 
     class Probe:
-        def choose(self, position, deadline):
+        def choose(self, state, deadline):
             seen.append(deadline - time.perf_counter())
-            return position.legal_columns()[0]
+            return state.legal_actions()[0]
 
     play_game(Probe(), Probe(), time_per_move=0.25)
     assert seen and all(0.2 < d <= 0.25 for d in seen)

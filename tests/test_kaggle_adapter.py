@@ -42,7 +42,7 @@ class Recorder:
         self.resets = 0
         self.data = None
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         self.deadlines.append(deadline)
         self.gc_enabled.append(gc.isenabled())
         return position.legal_columns()[-1]
@@ -132,8 +132,8 @@ def test_started_at_older_than_a_move_budget_is_ignored(age):
 
 def test_gc_is_disabled_during_the_move_and_restored_even_after_an_exception():
     class Raiser(Recorder):
-        def choose(self, position, deadline):
-            super().choose(position, deadline)
+        def choose_position(self, position, deadline):
+            super().choose_position(position, deadline)
             raise RuntimeError("boom")
 
     for agent in (Recorder(), Raiser()):
@@ -293,7 +293,7 @@ def test_no_time_left_uses_the_fast_rule_without_asking_the_agent(capsys):
 
 def test_a_late_move_is_still_played_and_reported(capsys):
     class Sleeper:
-        def choose(self, position, deadline):
+        def choose_position(self, position, deadline):
             time.sleep(max(0.0, deadline - time.perf_counter()) + 0.02)
             return 0
 
@@ -305,14 +305,14 @@ def test_a_late_move_is_still_played_and_reported(capsys):
 @pytest.mark.parametrize("answer", [None, 7, -1, 2.0, True, "3", [3], 0])
 def test_bad_answers_are_replaced_by_the_fast_rule(answer):
     pos = Position.from_moves("1111112")  # column 0 (1-based 1) is full
-    adapter = KaggleAdapter(lambda: SimpleNamespace(choose=lambda p, d: answer), freeze_gc=False, verbose=False)
+    adapter = KaggleAdapter(lambda: SimpleNamespace(choose_position=lambda p, d: answer), freeze_gc=False, verbose=False)
     col = adapter(obs_of(pos), CONFIG)
     assert type(col) is int and pos.can_play(col) and col == fallback_column(pos)
     assert adapter.stats["errors"] == 1
 
 
 def test_numpy_integer_answers_become_plain_ints():
-    adapter = KaggleAdapter(lambda: SimpleNamespace(choose=lambda p, d: np.int64(5)), freeze_gc=False)
+    adapter = KaggleAdapter(lambda: SimpleNamespace(choose_position=lambda p, d: np.int64(5)), freeze_gc=False)
     col = adapter(obs_of(Position.empty()), CONFIG)
     assert type(col) is int and col == 5 and adapter.stats["errors"] == 0
 
@@ -336,10 +336,10 @@ def test_a_numba_failure_switches_to_pure_python_and_rebuilds_the_agent(monkeypa
     made = []
 
     class NeedsNumba(Recorder):
-        def choose(self, position, deadline):
+        def choose_position(self, position, deadline):
             if os.environ.get("CONNECTX_NUMBA") != "0":
                 raise NumbaError("cannot type this kernel")
-            return super().choose(position, deadline)
+            return super().choose_position(position, deadline)
 
     def factory():
         made.append(NeedsNumba())
@@ -356,7 +356,7 @@ def test_other_exceptions_do_not_switch_numba_off(monkeypatch):
     monkeypatch.setenv("CONNECTX_NUMBA", "1")  # restored after the test, whatever the adapter sets
 
     class Raiser(Recorder):
-        def choose(self, position, deadline):
+        def choose_position(self, position, deadline):
             raise RuntimeError("plain bug")
 
     adapter = KaggleAdapter(Raiser, freeze_gc=False, verbose=False)
@@ -468,7 +468,7 @@ def make_adapters() -> list[KaggleAdapter]:
         raise ValueError("bad agent")
 
     behaviours = [pick, raises, lambda p, d: -1, lambda p, d: None, lambda p, d: np.int32(p.legal_columns()[-1]), lambda p, d: 99]
-    return [KaggleAdapter(lambda b=b: SimpleNamespace(choose=b), freeze_gc=False, verbose=False) for b in behaviours]
+    return [KaggleAdapter(lambda b=b: SimpleNamespace(choose_position=b), freeze_gc=False, verbose=False) for b in behaviours]
 
 
 def test_fuzz_ten_thousand_garbled_calls_answer_a_legal_int():

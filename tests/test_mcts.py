@@ -238,7 +238,7 @@ def win_in_one_positions(n: int, seed: int) -> list[Position]:
 def test_win_in_one_is_played():
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=2000)
     for pos in win_in_one_positions(20, seed=1):
-        col = agent.choose(pos, time.perf_counter() + 30)
+        col = agent.choose_position(pos, time.perf_counter() + 30)
         assert pos.is_winning_move(col)
 
 
@@ -259,7 +259,7 @@ def test_forced_win_found(plies, distance, leaf):
     agent = MCTSAgent(leaf=leaf, cache="", max_sims=300_000, seed=5)
     for i, pos in enumerate(sample_by_distance("Test_L2_R1", distance, 12, seed=plies) + sample_by_distance("Test_L1_R1", distance, 6, seed=plies)):
         assert wins_within(pos, plies) and not wins_within(pos, plies - 2)  # the oracle agrees with Pons
-        col = agent.choose(pos, time.perf_counter() + 60)
+        col = agent.choose_position(pos, time.perf_counter() + 60)
         assert keeps_a_win(pos, col, plies), f"position {i}: column {col} lets the win go"
         info = agent.info()
         assert info.get("proven") == "win" or info["reason"] == "forced block", info
@@ -268,10 +268,10 @@ def test_forced_win_found(plies, distance, leaf):
 def test_forced_block_is_played():
     pos = Position.from_moves([3, 0, 3, 0, 6, 0])  # O threatens column 0 (three stacked)
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=100)
-    assert agent.choose(pos, time.perf_counter() + 10) == 0
+    assert agent.choose_position(pos, time.perf_counter() + 10) == 0
     assert agent.info()["reason"] == "forced block"
     lost = Position.from_moves([0, 3, 0, 4, 1, 5])  # O threatens columns 2 and 6: block one anyway
-    assert agent.choose(lost, time.perf_counter() + 10) in (2, 6)
+    assert agent.choose_position(lost, time.perf_counter() + 10) in (2, 6)
 
 
 # --- MCTS-solver on Pons' end set ----------------------------------------------------------
@@ -327,11 +327,11 @@ def test_agent_is_reproducible_with_its_seed():
     cols, trees = [], []
     for _ in range(2):
         agent = MCTSAgent(leaf="rollout", cache="", max_sims=20_000, seed=7)
-        cols.append(agent.choose(pos, time.perf_counter() + 60))
+        cols.append(agent.choose_position(pos, time.perf_counter() + 60))
         trees.append(snapshot(agent.search(pos.shape)._tree))
     assert cols[0] == cols[1] and trees[0] == trees[1]
     other = MCTSAgent(leaf="rollout", cache="", max_sims=20_000, seed=8)
-    other.choose(pos, time.perf_counter() + 60)
+    other.choose_position(pos, time.perf_counter() + 60)
     assert snapshot(other.search(pos.shape)._tree) != trees[0]  # the seed matters
 
 
@@ -339,7 +339,7 @@ def test_agent_is_reproducible_with_its_seed():
 def test_reroot_keeps_exactly_the_subtree():
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=30_000, capacity=100_000, background_compile=False)
     pos = Position.empty()
-    agent.choose(pos, time.perf_counter() + 60)
+    agent.choose_position(pos, time.perf_counter() + 60)
     search = agent.search(pos.shape)
     tree = search._tree
     grand = tree.child(tree.child(0, 3), 2)
@@ -354,7 +354,7 @@ def test_reroot_keeps_exactly_the_subtree():
 def test_tree_is_reused_two_plies_later_and_reset_for_a_new_game():
     agent = MCTSAgent(leaf="rollout", cache="", max_sims=30_000)
     pos = Position.from_moves("44")
-    col = agent.choose(pos, time.perf_counter() + 60)
+    col = agent.choose_position(pos, time.perf_counter() + 60)
     tree = agent.search(pos.shape)._tree
     reply = 2
     node = tree.child(tree.child(0, col), reply)
@@ -362,10 +362,10 @@ def test_tree_is_reused_two_plies_later_and_reset_for_a_new_game():
     expected = snapshot(tree, node)
     size = count_nodes(tree, node)
     nxt = pos.play(col).play(reply)
-    agent.choose(nxt, time.perf_counter() + 60)
+    agent.choose_position(nxt, time.perf_counter() + 60)
     assert agent.info()["reused"] == size > 1
-    assert agent.search(pos.shape)._tree.node(0)["visits"] == expected[2] + agent.info()["sims"]
-    agent.choose(Position.empty(), time.perf_counter() + 60)  # a new game
+    assert agent.search(pos.shape)._tree.node(0)["visits"] == expected[2] + agent.info().simulations
+    agent.choose_position(Position.empty(), time.perf_counter() + 60)  # a new game
     assert agent.info()["reused"] == 0
 
 
@@ -379,10 +379,10 @@ def test_stops_at_the_deadline():
     pos = Position.from_moves("4453")
     for budget in (0.05, 0.3):
         start = time.perf_counter()
-        agent.choose(pos, start + budget)
+        agent.choose_position(pos, start + budget)
         elapsed = time.perf_counter() - start
         assert elapsed < budget + 0.15, f"{elapsed:.3f} s for a {budget} s budget"
-        assert agent.info()["sims"] > 0
+        assert agent.info().simulations > 0
 
 
 # --- games, shapes, parameters -----------------------------------------------------------
@@ -398,11 +398,11 @@ def test_big_board_runs_on_the_plain_path():
     assert not shape.fits_int64
     agent = MCTSAgent(leaf="heuristic", cache="", max_sims=300, capacity=5000)
     pos = Position.from_moves([0, 1, 0, 1, 0, 1], shape)  # X wins at column 0
-    assert agent.choose(pos, time.perf_counter() + 60) == 0
+    assert agent.choose_position(pos, time.perf_counter() + 60) == 0
     pos = Position.from_moves([3, 4, 3, 4, 0, 4], shape)  # O threatens column 4
-    assert agent.choose(pos, time.perf_counter() + 60) == 4
-    col = agent.choose(Position.from_moves([3, 4], shape), time.perf_counter() + 60)
-    assert 0 <= col < 8 and agent.info()["sims"] == 300
+    assert agent.choose_position(pos, time.perf_counter() + 60) == 4
+    col = agent.choose_position(Position.from_moves([3, 4], shape), time.perf_counter() + 60)
+    assert 0 <= col < 8 and agent.info().simulations == 300
     assert agent.info()["compiled"] is False and agent.search(shape)._tree.numpy is False  # Python ints in lists
 
 
@@ -436,7 +436,7 @@ def test_plain_path_grafts_the_cache_top_then_the_whole_cache_once_compiled(monk
 
     fresh_process(monkeypatch, agent, held_warm_up)
     t0 = time.perf_counter()
-    col = agent.choose(Position.empty(), t0 + 0.5)
+    col = agent.choose_position(Position.empty(), t0 + 0.5)
     # Grafting the whole cache in pure Python took 5 s: on the plain path only its top is grafted
     # (0.15 s), which keeps the first move in its time. Counted, not timed: a wall-clock bound here
     # broke on a loaded machine (0.98 s against 0.8 s); bench.mcts_speed times first moves.
@@ -444,10 +444,10 @@ def test_plain_path_grafts_the_cache_top_then_the_whole_cache_once_compiled(monk
     release.set()
     assert agent.search(Shape())._gate.job.wait(120)
     pos = Position.empty().play(col).play(3)
-    agent.choose(pos, time.perf_counter() + 0.3)  # compiled now: the whole cache below this position
+    agent.choose_position(pos, time.perf_counter() + 0.3)  # compiled now: the whole cache below this position
     assert agent.info()["reused"] == 0 and agent.info()["cache_nodes"] > 10 * MCTSAgent.PLAIN_GRAFT_NODES
-    pos = pos.play(agent.choose(pos, time.perf_counter() + 0.1)).play(3)
-    agent.choose(pos, time.perf_counter() + 0.1)
+    pos = pos.play(agent.choose_position(pos, time.perf_counter() + 0.1)).play(3)
+    agent.choose_position(pos, time.perf_counter() + 0.1)
     assert agent.info()["reused"] > 0  # and from then on the tree is kept
 
 
@@ -465,15 +465,15 @@ def test_moves_search_on_the_plain_path_while_the_compile_runs(monkeypatch):
     pos = Position.from_moves("44")
     for budget in (0.2, 0.5):
         t0 = time.perf_counter()
-        col = agent.choose(pos, time.perf_counter() + budget)
+        col = agent.choose_position(pos, time.perf_counter() + budget)
         assert time.perf_counter() - t0 < budget + 0.3 and pos.can_play(col)
-        assert agent.info()["sims"] > 0
+        assert agent.info().simulations > 0
         assert agent.info()["compiled"] is False
     release.set()
     assert agent.search(Shape())._gate.job.wait(120)
-    sims_plain = agent.info()["sims"]
-    agent.choose(pos, time.perf_counter() + 0.5)
-    assert agent.info()["sims"] > 5 * sims_plain  # the compiled kernels now run the move
+    sims_plain = agent.info().simulations
+    agent.choose_position(pos, time.perf_counter() + 0.5)
+    assert agent.info().simulations > 5 * sims_plain  # the compiled kernels now run the move
 
 
 def root_child_values(spec: str, pos: Position) -> dict[int, float]:
@@ -481,8 +481,8 @@ def root_child_values(spec: str, pos: Position) -> dict[int, float]:
     from agents.connectx.registry import make_from_spec
 
     agent = make_from_spec(spec)
-    agent.choose(pos, time.perf_counter() + 60)
-    assert agent.info()["sims"] == agent.max_sims
+    agent.choose_position(pos, time.perf_counter() + 60)
+    assert agent.info().simulations == agent.max_sims
     return agent.info()["action_values"]
 
 

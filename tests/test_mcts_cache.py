@@ -77,7 +77,7 @@ def test_agent_grafts_the_cache_from_file_and_from_bundled_data(grown, tmp_path)
     mcts_cache.save(path, data)
     agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=100)
     pos = Position.from_moves("4")  # the second player's first move: below the cached root
-    agent.choose(pos, time.perf_counter() + 30)
+    agent.choose_position(pos, time.perf_counter() + 30)
     grafted = agent.info()["cache_nodes"]
     i = np.searchsorted(data["keys"], pos.key())
     assert grafted > 10
@@ -85,10 +85,10 @@ def test_agent_grafts_the_cache_from_file_and_from_bundled_data(grown, tmp_path)
     bundled = agent.bundle_data()
     other = MCTSAgent(leaf="rollout", cache="/nonexistent/never/read.npz", max_sims=100)
     other.use_data(bundled)
-    other.choose(pos, time.perf_counter() + 30)
+    other.choose_position(pos, time.perf_counter() + 30)
     assert other.info()["cache_nodes"] == grafted
     plain = MCTSAgent(leaf="rollout", cache="", max_sims=100)
-    plain.choose(pos, time.perf_counter() + 30)
+    plain.choose_position(pos, time.perf_counter() + 30)
     assert plain.info()["cache_nodes"] == 0 and plain.bundle_data() is None
 
 
@@ -97,13 +97,13 @@ def test_cache_of_another_shape_is_ignored(grown, tmp_path):
     path = tmp_path / "cache.npz"
     mcts_cache.save(path, mcts_cache.extract(tree, Position.empty(), min_visits=5))
     agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=50)
-    agent.choose(Position.empty(Shape(5, 6, 4)), time.perf_counter() + 30)
+    agent.choose_position(Position.empty(Shape(5, 6, 4)), time.perf_counter() + 30)
     assert agent.info()["cache_nodes"] == 0
 
 
 def test_missing_or_damaged_cache_is_an_error(tmp_path):
     with pytest.raises(mcts_cache.CacheError, match="does not exist"):
-        MCTSAgent(leaf="rollout", cache=str(tmp_path / "none.npz"), max_sims=10).choose(Position.empty(), time.perf_counter() + 30)
+        MCTSAgent(leaf="rollout", cache=str(tmp_path / "none.npz"), max_sims=10).choose_position(Position.empty(), time.perf_counter() + 30)
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
     with pytest.raises(mcts_cache.CacheError, match="cannot read"):
@@ -162,7 +162,7 @@ def test_committed_cache_is_valid_and_small():
     assert data["keys"][i] == root.key() and data["visits"][i] >= 1_000_000
     agent = MCTSAgent(leaf="rollout", max_sims=10)
     assert agent.cache_path() == str(path)
-    agent.choose(root, time.perf_counter() + 30)
+    agent.choose_position(root, time.perf_counter() + 30)
     assert agent.info()["cache_nodes"] > 1000
 
 
@@ -179,7 +179,7 @@ def test_grafted_bounds_are_the_side_to_moves_and_steer_the_search(tmp_path):
     path = tmp_path / "tiny.npz"
     mcts_cache.save(path, data)
     agent = MCTSAgent(leaf="rollout", cache=str(path), max_sims=200, background_compile=False)
-    assert agent.choose(root, time.perf_counter() + 60) == 3
+    assert agent.choose_position(root, time.perf_counter() + 60) == 3
     tree = agent.search(root.shape)._tree
     node = tree.node(tree.child(0, 3))
     assert agent.info()["cache_nodes"] == 1 and agent.info()["proven"] == "win"

@@ -32,7 +32,7 @@ def judge() -> Solver:
 @pytest.fixture(scope="module")
 def agent() -> PerfectAgent:
     a = PerfectAgent(book="none", tt_size=1 << 22, background_compile=False, fallback="rule")
-    a.choose(Position.from_moves(pons("Test_L3_R1", 1)[0][0]), time.perf_counter() + 30)  # compile outside the timed moves
+    a.choose_position(Position.from_moves(pons("Test_L3_R1", 1)[0][0]), time.perf_counter() + 30)  # compile outside the timed moves
     return a
 
 
@@ -41,7 +41,7 @@ def test_solver_moves_are_optimal_within_the_deadline(agent, judge):
     for moves, expected in pons("Test_L2_R2", 50) + pons("Test_L1_R1", 100):
         pos = Position.from_moves(moves)
         t0 = time.perf_counter()
-        col = agent.choose(pos, t0 + 1.75)
+        col = agent.choose_position(pos, t0 + 1.75)
         assert time.perf_counter() - t0 < 1.75 + 1.0  # hard limit, generous margin
         assert agent.info()["source"] in ("solver", "solver-weak"), agent.info()
         scores = judge.child_scores(pos)
@@ -58,19 +58,19 @@ def test_book_move_served_and_mirrored():
     book = Book.from_entries(shape, {sym: (col_in_key, -1)})
     a = PerfectAgent(book="none", tt_size=1 << 16)
     a.use_data(codec.unpack(codec.pack(book.to_data())))
-    assert pos.can_play(a.choose(pos, time.perf_counter() + 1.0))
+    assert pos.can_play(a.choose_position(pos, time.perf_counter() + 1.0))
     assert a.info()["source"] != "book"  # a lost entry: the solver or the search picks the move
     book = Book.from_entries(shape, {sym: (col_in_key, 0)})
     a.use_data(book.to_data())
-    assert a.choose(pos, time.perf_counter() + 1.0) == 2
-    assert a.info()["source"] == "book" and a.info()["score"] == 0
+    assert a.choose_position(pos, time.perf_counter() + 1.0) == 2
+    assert a.info()["source"] == "book" and a.info().value == 0
     mirrored = Position.from_moves("4")  # symmetric position: both orientations are the same key
-    assert a.choose(mirrored, time.perf_counter() + 1.0) == 2
+    assert a.choose_position(mirrored, time.perf_counter() + 1.0) == 2
     pos2 = Position.from_moves("1")
     book2 = Book.from_entries(shape, {pos2.symmetric_key(): (5 if pos2.key() == pos2.symmetric_key() else 1, 0)})
     a.use_data(book2.to_data())
-    assert a.choose(pos2, time.perf_counter() + 1.0) == 5
-    assert a.choose(Position.from_moves("7"), time.perf_counter() + 1.0) == 1  # the mirror image
+    assert a.choose_position(pos2, time.perf_counter() + 1.0) == 5
+    assert a.choose_position(Position.from_moves("7"), time.perf_counter() + 1.0) == 1  # the mirror image
 
 
 def test_bundle_data_roundtrip(tmp_path):
@@ -83,7 +83,7 @@ def test_bundle_data_roundtrip(tmp_path):
     assert data is not None and codec.same(codec.unpack(codec.pack(data)), data)
     b = PerfectAgent(book="none")
     b.use_data(codec.unpack(codec.pack(data)))
-    assert b.choose(pos, time.perf_counter() + 1.0) == 3
+    assert b.choose_position(pos, time.perf_counter() + 1.0) == 3
 
 
 def test_missing_book_file_is_an_error_not_silence(tmp_path):
@@ -99,7 +99,7 @@ def test_plain_path_plays_legal_moves_in_time(monkeypatch):
     pos = Position.empty(Shape())
     while not pos.is_terminal():
         t0 = time.perf_counter()
-        col = a.choose(pos, t0 + 0.3)
+        col = a.choose_position(pos, t0 + 0.3)
         assert time.perf_counter() - t0 < 0.3 + 1.0
         assert pos.can_play(col)
         pos = pos.play(col)
@@ -136,7 +136,7 @@ def test_converts_won_positions_against_random_replies(agent, judge, seed):
         me = pos.side_to_move
         while not pos.is_terminal():
             if pos.side_to_move == me:
-                col = agent.choose(pos, time.perf_counter() + 1.75)
+                col = agent.choose_position(pos, time.perf_counter() + 1.75)
                 assert judge.child_scores(pos)[col] > 0, (moves, pos.ply)
                 pos = pos.play(col)
             else:
@@ -160,7 +160,7 @@ def test_book_moves_never_overrun_while_the_compile_runs(monkeypatch):
     try:
         for moves, source in (("", "book"), ("4", "book-lost"), ("2", "book")):
             t0 = time.perf_counter()
-            col = agent.choose(Position.from_moves(moves), t0 + 0.5)
+            col = agent.choose_position(Position.from_moves(moves), t0 + 0.5)
             assert time.perf_counter() - t0 < 0.5 + 0.3 and Position.from_moves(moves).can_play(col)
             assert agent.info()["source"] == source
         assert col == 2  # the book's winning reply to "2" (0-based column)
@@ -218,7 +218,7 @@ def test_without_a_book_moves_do_not_wait_past_the_deadline_for_the_compile(monk
         for moves in ("", "44", OUT_OF_BOOK):
             pos = Position.from_moves(moves)
             t0 = time.perf_counter()
-            col = agent.choose(pos, t0 + 0.3)
+            col = agent.choose_position(pos, t0 + 0.3)
             assert time.perf_counter() - t0 < 0.3 + 0.1 and pos.can_play(col)
             assert agent.info()["source"] == "fallback-screen"
     finally:

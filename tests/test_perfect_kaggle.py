@@ -41,8 +41,8 @@ def test_perfect_opponent_plays_a_best_strong_move_reproducibly(tmp_path: Path) 
     for _moves, pos in _late_positions(10):
         scores = oracle.child_scores(pos)
         best = max(s for s in scores if s is not None)
-        picks = {PerfectOpponent(cache, seed, strong_from=0).choose(pos, 0.0) for seed in range(8)}
+        picks = {PerfectOpponent(cache, seed, strong_from=0).choose_position(pos, 0.0) for seed in range(8)}
         assert all(scores[c] == best for c in picks)
-        assert picks == {PerfectOpponent(cache, seed, strong_from=0).choose(pos, 0.0) for seed in range(8)}
+        assert picks == {PerfectOpponent(cache, seed, strong_from=0).choose_position(pos, 0.0) for seed in range(8)}
         spread += len(picks) > 1
     assert spread > 0  # seeds spread the choice over tied moves

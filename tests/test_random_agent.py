@@ -24,9 +24,9 @@ def test_same_seed_same_game_and_reset_replays():
     assert a == b
     agent = RandomAgent(seed=3)
     pos = Position.from_moves("4455")
-    first = [agent.choose(pos, 0.0) for _ in range(20)]
+    first = [agent.choose_position(pos, 0.0) for _ in range(20)]
     agent.reset()
-    assert [agent.choose(pos, 0.0) for _ in range(20)] == first
+    assert [agent.choose_position(pos, 0.0) for _ in range(20)] == first
 
 
 def test_different_seeds_differ():
@@ -36,7 +36,7 @@ def test_different_seeds_differ():
 
 def test_unseeded_agents_differ():
     pos = Position.empty()
-    runs = {tuple(RandomAgent().choose(pos, 0.0) for _ in range(30)) for _ in range(5)}
+    runs = {tuple(RandomAgent().choose_position(pos, 0.0) for _ in range(30)) for _ in range(5)}
     assert len(runs) > 1
 
 
@@ -46,7 +46,7 @@ def test_uniform_over_legal_columns_only():
     pos = Position.from_moves("444444")
     agent = RandomAgent(seed=11)
     n = 6000
-    counts = Counter(agent.choose(pos, 0.0) for _ in range(n))
+    counts = Counter(agent.choose_position(pos, 0.0) for _ in range(n))
     assert set(counts) == {0, 1, 2, 4, 5, 6}
     expected = n / 6
     chi2 = sum((counts[c] - expected) ** 2 / expected for c in counts)
@@ -55,7 +55,7 @@ def test_uniform_over_legal_columns_only():
 
 def test_game_over_raises():
     with pytest.raises(ValueError):
-        RandomAgent(seed=0).choose(Position.from_moves("4343434"), 0.0)
+        RandomAgent(seed=0).choose_position(Position.from_moves("4343434"), 0.0)
 
 
 def test_registry_builds_it():

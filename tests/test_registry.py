@@ -37,14 +37,13 @@ def test_the_generic_table_holds_only_generic_searches_and_each_game_table_its_o
 
 
 def test_a_games_own_name_outranks_the_generic_one():
-    from agents.connectx.bridge import ConnectXAgent
     from agents.connectx.perfect import PerfectAgent
     from agents.engine.opening_book import BookSolverAgent
 
     assert registry.agent_class("connectx", "perfect") is PerfectAgent
     assert registry.agent_class("tictactoe", "perfect") is BookSolverAgent
     agent = registry.make("perfect:background_compile=false", make_game("connectx"))
-    assert isinstance(agent, ConnectXAgent) and isinstance(agent.inner, PerfectAgent)
+    assert isinstance(agent, PerfectAgent) and agent.game.name == "connectx"
     assert isinstance(registry.make("perfect", make_game("tictactoe")), BookSolverAgent)
 
 

@@ -45,12 +45,12 @@ def pos_of(spec, shape: Shape) -> Position:
 
 def moves_played(pos: Position, **params) -> set[int]:
     """Every move the agent plays here over several tie-break seeds (plain kernels: fast to start)."""
-    return {RulesAgent(seed=s, jit=False, **params).choose(pos, 0.0) for s in SEEDS}
+    return {RulesAgent(seed=s, jit=False, **params).choose_position(pos, 0.0) for s in SEEDS}
 
 
 def rule_used(pos: Position, **params) -> str:
     agent = RulesAgent(seed=0, jit=False, **params)
-    agent.choose(pos, 0.0)
+    agent.choose_position(pos, 0.0)
     return agent.info()["rule"]
 
 
@@ -298,7 +298,7 @@ def random_position(shape: Shape, rng: random.Random) -> Position:
         for _ in range(rng.randrange(1, shape.cells)):
             if pos.is_terminal():
                 break
-            pos = pos.play(blind.choose(pos, 0.0) if rng.random() < 0.5 else rng.choice(pos.legal_columns()))
+            pos = pos.play(blind.choose_position(pos, 0.0) if rng.random() < 0.5 else rng.choice(pos.legal_columns()))
         if not pos.is_terminal():
             return pos
 
@@ -310,7 +310,7 @@ def test_rules_match_reference_on_random_positions(shape):
     for _ in range(300 if shape.cells <= 42 else 80):
         pos = random_position(shape, rng)
         agent = RulesAgent(seed=rng.randrange(1000), jit=False)
-        col = agent.choose(pos, 0.0)
+        col = agent.choose_position(pos, 0.0)
         rule = agent.info()["rule"]
         seen[rule] += 1
         ref = ref_of(pos)
@@ -367,7 +367,7 @@ def test_compiled_and_plain_kernels_agree():
             row = pos.height(col) if pos.height(col) < r else r - 1
             assert fast.open_line_length(cur, opp, col, row, r, c, n) == rules_mod.open_line_length(cur, opp, col, row, r, c, n)
             seed = rng.randrange(100)
-            assert RulesAgent(seed=seed).choose(pos, 0.0) == RulesAgent(seed=seed, jit=False).choose(pos, 0.0)
+            assert RulesAgent(seed=seed).choose_position(pos, 0.0) == RulesAgent(seed=seed, jit=False).choose_position(pos, 0.0)
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
@@ -377,7 +377,7 @@ def test_first_move_compiles_every_kernel():
     process, since numba compiles once per process."""
     code = (
         "import agents.connectx.rules as m; from core.connectx import Position; from util.jit import compiled\n"
-        "m.RulesAgent(seed=0).choose(Position.empty(), 0.0)\n"
+        "m.RulesAgent(seed=0).choose_position(Position.empty(), 0.0)\n"
         "ns = compiled(m)\n"
         "names = ['possible_moves', 'winning_cells', 'playable_wins', 'forced_after',"
         " 'double_threat_moves', 'moves_stopping_threats', 'open_line_length']\n"
@@ -396,7 +396,7 @@ def test_registry_and_game_over():
     agent = registry.make("rules", seed="3", threats="false")
     assert isinstance(agent, RulesAgent) and agent.seed == 3 and agent.threats is False
     with pytest.raises(ValueError):
-        RulesAgent(jit=False).choose(Position.from_moves("4343434"), 0.0)
+        RulesAgent(jit=False).choose_position(Position.from_moves("4343434"), 0.0)
 
 
 def test_beats_random_on_seeded_games():

@@ -182,7 +182,8 @@ def test_kaggle_engine_records_an_agent_error(tmp_path: Path) -> None:
 def test_agent_file_prints_do_not_break_the_protocol(tmp_path: Path) -> None:
     player = players.build(players.resolve(write(tmp_path, "g.py", GOOD)), STANDARD, 1.0, 0)
     try:
-        assert player.choose(Position.from_moves("44"), time.perf_counter() + 1.0) == 0
+        state = players.as_game(STANDARD).initial().apply(3).apply(3)
+        assert player.choose(state, time.perf_counter() + 1.0) == 0
     finally:
         player.close()
 
@@ -322,7 +323,7 @@ def test_timed_openspiel_mcts_uses_the_move_time() -> None:
     # It searches until the deadline, not for a fixed number of simulations.
     for budget in (0.1, 0.4):
         t0 = time.perf_counter()
-        col = bot.choose(pos, t0 + budget)
+        col = bot.choose_position(pos, t0 + budget)
         took = time.perf_counter() - t0
         assert pos.can_play(col)
         assert budget * 0.7 < took < budget + 0.3  # generous: a loaded machine

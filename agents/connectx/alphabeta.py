@@ -8,9 +8,9 @@ threat ordering, one-word keys: :mod:`core.connectx.search_hooks`) and any heuri
 the first with a null window (principal-variation search). Both return the same value at a
 fixed depth; they differ in how many nodes they need.
 
-Values (``info()["score"]``, for the side to move): a heuristic value, or, when the game's end
+Values (``info().value``, for the side to move): a heuristic value, or, when the game's end
 is in sight, ``WIN_SCALE`` less the plies to the winning stone (minus that for a loss):
-:mod:`agents.engine.negamax`'s model. ``info()["pons_score"]`` turns a proven one into Pons'
+:mod:`agents.engine.negamax`'s model. ``info()["pons_score"]`` (in ``extra``) turns a proven one into Pons'
 score.
 
 Time and compile policy: as :mod:`agents.engine.agents` (the kernel reads the clock every 1024
@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named by a string path: a bundle must carry them)
+from agents.connectx.base import PositionAgent
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
+from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
@@ -38,7 +40,7 @@ from util.jit import CompileGate, numba_enabled
 
 
 @dataclass
-class DepthFirstAgent(HeuristicParams):
+class DepthFirstAgent(PositionAgent, HeuristicParams):
     """Iterative-deepening depth-first search on ConnectX; the subclasses choose alpha-beta or PVS.
 
     Defaults from ``bench/dfs_strength.py`` and ``bench/dfs_speed.py`` (2026-11-22, loaded
@@ -80,19 +82,20 @@ class DepthFirstAgent(HeuristicParams):
         """Forget the tables (entries stay valid across games, so this only frees memory)."""
         self._engines.clear()
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
-    def warm_up(self, shape: Shape) -> float:
-        """Compile the kernel for ``shape`` now (no-op on the plain path); returns seconds taken.
+    def warm_up(self, shape: Shape | None = None) -> float:
+        """Compile the kernel for ``shape`` (default: :meth:`board`) now (no-op on the plain path); returns seconds taken.
         Thread-safe; afterwards this agent's moves use the compiled kernel at once."""
         t0 = time.perf_counter()
+        shape = shape or self.board()
         if numba_enabled(shape.bits):
             self._engine(shape).warm_up()
         self._gate.ready = True
         return time.perf_counter() - t0
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         shape = position.shape
         engine = self._engine(shape)
         jit = numba_enabled(shape.bits) and self._gate.admit(
@@ -102,7 +105,7 @@ class DepthFirstAgent(HeuristicParams):
         info = engine.info()
         value = float(info.get("value", 0.0))
         exact = bool(info.get("exact", False))
-        self._info = dict(info, score=value, speed=engine._speed.rate if engine._speed else 0.0)
+        self._info = dict(info)
         if exact:
             self._info["pons_score"] = pons_score(value, shape, position.ply)
         if not position.can_play(col):  # never: the engine plays a legal action

@@ -265,7 +265,7 @@ class KaggleAdapter:
             self.stats["late"] += 1
             return fallback_column(pos)
         try:
-            answer = agent.choose(pos, deadline)
+            answer = agent.choose_position(pos, deadline)
         except Exception as exc:
             self.stats["fallbacks"] += 1
             self._error(f"agent raised {type(exc).__name__}: {exc}; fast rule used", trace=True)

@@ -24,8 +24,10 @@ from typing import Any, ClassVar
 
 import heuristics.connectx.engine as connectx_heuristics  # named by a string path in ConnectX: a bundle must carry it
 from agents.connectx import mcts_cache
+from agents.connectx.base import PositionAgent
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine import mcts as engine
+from agents.engine.info import SearchInfo
 from agents.engine.params import params_text
 from core.connectx import bitboard as bb
 from core.connectx.game import ConnectX
@@ -53,12 +55,12 @@ class _Stored:
     partial: bool = False  # the tree holds only the cache's top (grafted on the plain path)
     plain_graft_nodes: int = PLAIN_GRAFT_NODES  # the owner sets its own (TreeSearch.PLAIN_GRAFT_NODES)
 
-    def _prepare(self, state: State, k: Any, jit: bool) -> int:
+    def prepare(self, state: State, k: Any, jit: bool) -> int:
         # A tree grafted with part of the cache (plain path) gives way to the whole cache once
         # the kernels are compiled, while the cache still holds the position.
         if self.partial and jit and self.stored is not None and mcts_cache.holds(self.stored, state):
-            self._root = None
-        kept = super()._prepare(state, k, jit)  # type: ignore[misc]
+            self.forget_root()  # type: ignore[attr-defined]
+        kept = super().prepare(state, k, jit)  # type: ignore[misc]
         if kept == 0:  # a new tree
             self.cache_nodes, self.partial = 0, False
             data = self.stored
@@ -67,11 +69,11 @@ class _Stored:
                 jit = jit and mcts_cache.graft_compiled(self)
                 # pure Python grafts ~25 K nodes a second: the plain path takes the top only
                 limit = len(data["keys"]) if jit else self.plain_graft_nodes
-                self.cache_nodes = mcts_cache.graft(self, self._tree, state.words, data, limit, jit)  # type: ignore[attr-defined]
+                self.cache_nodes = mcts_cache.graft(self, self.tree, state.words, data, limit, jit)  # type: ignore[attr-defined]
                 self.partial = self.cache_nodes >= limit and limit < len(data["keys"])
         return kept
 
-    def _find(self, old: State, new: State) -> int:
+    def find(self, old: State, new: State) -> int:
         depth = bb.popcount(new.words[1]) - bb.popcount(old.words[1])
         if not 0 <= depth <= REUSE_PLIES:
             return -1
@@ -79,14 +81,14 @@ class _Stored:
         frontier = [(0, tuple(old.words))]
         for _ in range(depth):
             frontier = [(kid["id"], tuple(int(w) for w in km.play(g, words, kid["action"])))
-                        for node, words in frontier for kid in self._tree.children(node)]  # type: ignore[attr-defined]
+                        for node, words in frontier for kid in self.tree.children(node)]  # type: ignore[attr-defined]
         target = tuple(new.words)
         return next((node for node, words in frontier if words == target), -1)
 
     def warm_up(self) -> float:
         t = time.perf_counter()
         super().warm_up()  # type: ignore[misc]
-        if self._compiled_possible():  # type: ignore[attr-defined]
+        if self.compiled_possible():  # type: ignore[attr-defined]
             mcts_cache.warm_up_graft(self)
         return time.perf_counter() - t
 
@@ -100,7 +102,7 @@ class _AntSearch(_Stored, engine.AntColonyAgent):
 
 
 @dataclass
-class TreeSearch(HeuristicParams):
+class TreeSearch(PositionAgent, HeuristicParams):
     """What the tree-search agents share. Fields are parameters (see :mod:`agents.connectx.registry`),
     with the leaf heuristic's parameters by the names of :data:`heuristics.connectx.params.PARAMS`
     (None: its default), as on ``alphabeta`` (:class:`agents.connectx.heuristic_params.HeuristicParams`)."""
@@ -169,10 +171,10 @@ class TreeSearch(HeuristicParams):
             self._search.reset()
         self._info = {}
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         legal = position.legal_columns()
         if not legal:
             raise ValueError("the game is over: no legal column")
@@ -182,16 +184,15 @@ class TreeSearch(HeuristicParams):
         forced = _forced_move(position, legal)
         if forced is not None:
             # The tree still follows the game (and the compile starts) as on a searched move.
-            k, jit = search._kernels(deadline)
-            reused = search._prepare(state, k, jit)
-            self._info = {"reason": forced[1], "sims": 0, "reused": reused, "cache_nodes": search.cache_nodes,
-                          "nodes": search._tree.used, "proven": "win" if forced[1] == "win in 1" else None}
+            reused = search.follow(state, deadline)
+            self._info = {"reason": forced[1], "simulations": 0, "reused": reused, "cache_nodes": search.cache_nodes,
+                          "nodes": search.tree.used, "proven": "win" if forced[1] == "win in 1" else None}
             return forced[0]
         col = int(search.choose(state, deadline))
         got = search.info()
         info: dict[str, Any] = {"seconds": 0.0, "rate": 0.0, "value": None, "cache_nodes": search.cache_nodes}
         info.update(got)
-        info["sims"] = got.get("simulations", 0)
+        info.setdefault("simulations", 0)
         info["proven"] = PROOF.get(float(got["value"])) if got.get("exact") else None
         self._info = info
         return col
@@ -200,7 +201,7 @@ class TreeSearch(HeuristicParams):
         """Compile every kernel ``choose`` uses (numba compiles on first call, seconds); returns
         the seconds taken. Optional: ``choose`` compiles by itself (see ``background_compile``)."""
         t = time.perf_counter()
-        self.search(shape or Shape()).warm_up()
+        self.search(shape or self.board()).warm_up()
         return time.perf_counter() - t
 
     # --- the opening cache ---------------------------------------------------------------

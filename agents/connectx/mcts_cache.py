@@ -153,7 +153,7 @@ def holds(data: dict, state: Any) -> bool:
 
 def _bound(search: Any, jit: bool) -> Any:
     """The engine's kernels bound to ``search``'s game (and leaf heuristic), compiled or plain."""
-    return bind(search.game, K, search._hfn, jit=jit)
+    return search.bound_kernels(jit)
 
 
 def _collector(game: Any, jit: bool) -> Any:
@@ -177,7 +177,7 @@ def graft(search: Any, tree: Any, words: tuple, data: dict, limit: int, jit: boo
 def graft_compiled(search: Any) -> bool:
     """Whether the compiled graft is ready (compiling it inside a move would take seconds:
     the agents compile it in their warm-up, :func:`warm_up_graft`)."""
-    return numba_available() and search._compiled_possible() and len(_bound(search, True).graft.signatures) > 0
+    return numba_available() and search.compiled_possible() and len(_bound(search, True).graft.signatures) > 0
 
 
 def warm_up_graft(search: Any) -> None:
@@ -186,7 +186,7 @@ def warm_up_graft(search: Any) -> None:
 
     game = search.game
     tree = Tree(game.num_actions, 64, True)
-    search._settings(tree.floats)
+    search.write_settings(tree.floats)
     ns, g, words = _bound(search, True), search_constants(game, True), tuple(int(w) for w in game.initial_words())
     ns.new_tree(g, tree.ints, tree.floats, words, 1)
     one = {"keys": np.zeros(1, np.int64), "visits": np.ones(1), "values": np.zeros(1), "lo": np.full(1, -1, np.int8),
@@ -255,13 +255,13 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
 
     search = agent.search(shape)
     game = search.game
-    jit = search._compiled_possible()
+    jit = search.compiled_possible()
     ns = _bound(search, jit)
     g, hp = search_constants(game, jit), heuristic_array(search, jit)
     root = Position.empty(shape)
     words = (root.current, root.mask)
     tree = Tree(game.num_actions, agent.capacity, jit)
-    search._settings(tree.floats)
+    search.write_settings(tree.floats)
     ns.new_tree(g, tree.ints, tree.floats, words, seed_state(agent.seed))
     out = Grown(tree)
     paused = 0.0  # seconds spent in checkpoints: off the growing clock

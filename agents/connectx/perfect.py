@@ -36,12 +36,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from agents.connectx.base import PositionAgent
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
+from agents.engine.info import SearchInfo
 from core.connectx.position import Position
-from core.connectx.shape import STANDARD, Shape
+from core.connectx.shape import Shape
+from core.game import State
 from util.budget import Speed
 from util.jit import keep_streams, log_from_thread
 
@@ -62,7 +65,7 @@ _RATE_SMOOTHING = 0.5  # weight of a solve's speed in the moving average (solves
 
 
 @dataclass
-class PerfectAgent:
+class PerfectAgent(PositionAgent):
     """Book, then exact solver, then depth-first search (see the module docstring)."""
 
     book: str = "auto"  # "auto": data/book_<shape>.npz if it exists; "none"; or a path that must exist
@@ -73,6 +76,12 @@ class PerfectAgent:
     fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (screened move order)
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
     book_wait_share: float = 0.8  # while compiling: fraction of a book move's time spent waiting for the compile
+    # After a move chosen on a State: the solver's exact value of every column (info().action_values,
+    # Pons' scores), on a node budget of the move's time again: for the web app's analysis panel,
+    # which sets it; a move then takes up to twice its time. The Kaggle adapter never asks.
+    exact_values: bool = False
+
+    EXACT_NODES_PER_SECOND: ClassVar[int] = 3_000_000  # node budget of the exact move values, per second of the move
 
     _book: Book | None = field(default=None, init=False, repr=False)
     _book_ready: bool = field(default=False, init=False, repr=False)
@@ -88,6 +97,7 @@ class PerfectAgent:
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _hard: float | None = field(default=None, init=False, repr=False)  # this move's hard deadline (set_hard_deadline)
     _plain: Solver | None = field(default=None, init=False, repr=False)  # screens moves until the solver is compiled
+    _exact_solver: Solver | None = field(default=None, init=False, repr=False)  # exact_values' own solver (own table)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.solver_share <= 1.0:
@@ -106,8 +116,8 @@ class PerfectAgent:
         """A new game: the table's entries stay valid (exact bounds), so only the report is reset."""
         self._info = {}
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
     def set_hard_deadline(self, latest: float) -> None:
         """The next move must end by ``latest`` (``perf_counter()``), even when it waits past its
@@ -130,7 +140,26 @@ class PerfectAgent:
         self._book_ready = True
         self._book_note = "embedded" if data is not None else "none (no data embedded)"
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose(self, state: State, deadline: float) -> int:
+        """:meth:`choose_position`, then with ``exact_values`` every column's exact value."""
+        position = state.game.position(state)  # type: ignore[attr-defined]
+        start = time.perf_counter()
+        column = self.choose_position(position, deadline)
+        if self.exact_values:
+            self._add_exact_values(position, max(0.05, deadline - start))
+        return column
+
+    def _add_exact_values(self, position: Position, seconds: float) -> None:
+        if self._exact_solver is None or self._exact_solver.shape != position.shape:
+            self._exact_solver = Solver(position.shape)
+        rate = self.EXACT_NODES_PER_SECOND if self._exact_solver.compiled else _FIRST_RATE[False]  # plain Python: ~40 K nodes/s
+        scores = self._exact_solver.child_scores(position, node_limit=int(seconds * rate))
+        if scores is None:
+            return
+        values = {c: float(v) for c, v in enumerate(scores) if v is not None}
+        self._info.update(action_values=values, exact=True, value=max(values.values()) if values else self._info.get("value"))
+
+    def choose_position(self, position: Position, deadline: float) -> int:
         t0 = time.perf_counter()
         hard, self._hard = self._hard, None  # one move's
         self._prepare(position.shape)
@@ -143,14 +172,14 @@ class PerfectAgent:
                 # The move is known: give the compile most of this move's time (it holds the
                 # GIL in stretches, so waiting here lets it run at full speed).
                 self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
-            self._report("book", t0, score=hit[1])
+            self._report("book", t0, value=hit[1])
             return hit[0]
         if hit is not None and not self._solver_ready.is_set():
             # A lost book position (every move loses against perfect play): the stubborn move
             # needs the compiled solver or search; until then the book's move, in time.
             self._search_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
             if not self._solver_ready.is_set():
-                self._report("book-lost", t0, score=hit[1])
+                self._report("book-lost", t0, value=hit[1])
                 return hit[0]
         if not self._solver_ready.is_set() and book is None:
             # No book: the compile gets most of this move; the fallback plays in time.
@@ -175,21 +204,22 @@ class PerfectAgent:
             if found is not None:
                 col, score, how, nodes = found
                 if not (how == "solver-weak" and score < 0):
-                    self._report(how, t0, score=score, nodes=nodes)
+                    self._report(how, t0, value=score, nodes=nodes)
                     return col
                 # Proven lost, but not how fast: every move keeps the value, so let the
                 # search pick a stubborn one (it sees quick losses) for an imperfect opponent.
         return self._fall_back(position, deadline, t0)
 
-    def warm_up(self, shape: Shape = STANDARD) -> float:
-        """Compile the solver's kernels and the fallback search's for ``shape`` now, in this
+    def warm_up(self, shape: Shape | None = None) -> float:
+        """Compile the solver's kernels and the fallback search's for ``shape`` (default:
+        :meth:`board`) now, in this
         thread (or wait for a compile a move started); returns the seconds taken. The arena
         calls it before a game: without it the throwaway moves of its warm-up only started the
         compile in a thread, which the game's own agent then raced with its own (20 s moves at
         ply 2 and 7 in a fresh process, and a half-built kernel namespace that cost it its
         fallback search)."""
         t0 = time.perf_counter()
-        self._prepare(shape, background=False)
+        self._prepare(shape or self.board(), background=False)
         self._solver_ready.wait()
         self._search_ready.wait()
         return time.perf_counter() - t0
@@ -279,7 +309,7 @@ class PerfectAgent:
     def _fall_back(self, position: Position, deadline: float, t0: float) -> int:
         search = self._search
         if search is not None and self._search_ready.is_set() and time.perf_counter() < deadline - 0.01:
-            col = search.choose(position, deadline)
+            col = search.choose_position(position, deadline)
             self._report("fallback-search", t0, depth=search.info().get("depth"))
             return col
         col = self._screened_move(position, deadline)

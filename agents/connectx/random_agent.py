@@ -4,11 +4,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from agents.connectx.base import PositionAgent
 from core.connectx.position import Position
 
 
 @dataclass
-class RandomAgent:
+class RandomAgent(PositionAgent):
     """Plays a column drawn uniformly among the legal ones."""
 
     seed: int | None = None  # None: fresh randomness from the OS; an int: the same moves every run
@@ -21,7 +22,7 @@ class RandomAgent:
         """Restart the random stream, so a seeded agent plays the same game again."""
         self._rng = random.Random(self.seed)
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         legal = position.legal_columns()
         if not legal:
             raise ValueError("no legal column: the game is over")

@@ -1,15 +1,14 @@
 """ConnectX's own agents by name: the ConnectX table of :mod:`agents.registry`.
 
-Each name maps to ``module:Class``, a dataclass implementing :class:`agents.connectx.base.Agent`
-(``choose(position, deadline)`` on a :class:`core.connectx.position.Position`). On ConnectX these
-names outrank the game-generic ones of the same name (book, Pons-style solver, threat pruning):
-:data:`AGENTS` is merged over :data:`agents.engine.registry.ENGINE_AGENTS` by :mod:`agents.registry`,
-whose :func:`build` hook wraps them for ``choose(state, deadline)``
-(:class:`agents.connectx.bridge.ConnectXAgent`).
+Each name maps to ``module:Class``, a dataclass on :class:`agents.connectx.base.PositionAgent`
+(``choose(state, deadline)``, searching on a :class:`core.connectx.position.Position` inside). On
+ConnectX these names outrank the game-generic ones of the same name (book, Pons-style solver,
+threat pruning): :data:`AGENTS` is merged over :data:`agents.engine.registry.ENGINE_AGENTS` by
+:mod:`agents.registry`, whose :func:`build` hook tells them their game.
 
-The Position-level functions here (:func:`make`, :func:`names`, :func:`parameters`) serve the
-tools that play Positions directly: the submission builder, the arena's ConnectX players, the
-MCTS cache. A name whose module is not importable is left out of :func:`names`.
+The functions here (:func:`make`, :func:`names`, :func:`parameters`) serve the ConnectX-only
+tools: the submission builder, the MCTS cache. A name whose module is not importable is left
+out of :func:`names`.
 """
 from __future__ import annotations
 
@@ -36,11 +35,11 @@ STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
 
 
 def build(cls: type, kwargs: dict[str, Any], game: Any, spec: str) -> Any:
-    """The table's hook for :func:`agents.registry.make`: the Position agent ``cls(**kwargs)``
-    choosing on ``game``'s states."""
-    from agents.connectx.bridge import ConnectXAgent
-
-    return ConnectXAgent(game, cls(**kwargs), spec)
+    """The table's hook for :func:`agents.registry.make`: ``cls(**kwargs)`` (it takes no ``game``
+    parameter), told its game's board (:attr:`agents.connectx.base.PositionAgent.game`)."""
+    agent = cls(**kwargs)
+    agent.game = game
+    return agent
 
 
 def agent_class(name: str) -> type:

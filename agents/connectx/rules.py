@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agents.connectx.base import PositionAgent
+from agents.engine.info import SearchInfo
 from core.connectx.bitboard import possible_moves, winning_cells
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -119,7 +121,7 @@ def open_line_length(me: int, opp: int, col: int, row: int, rows: int, columns: 
 
 
 @dataclass
-class RulesAgent:
+class RulesAgent(PositionAgent):
     """The rules in the module docstring, in that order."""
 
     seed: int | None = None  # tie-break randomness among equally central columns; None: fresh each game
@@ -139,11 +141,11 @@ class RulesAgent:
     def reset(self) -> None:
         self._rng = random.Random(self.seed)
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> SearchInfo:
         """``rule``: the rule that chose the last move (``extend`` when none of the others did)."""
-        return {"rule": self._rule}
+        return SearchInfo(extra={"rule": self._rule})
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         s = position.shape
         k = self._kernels(s)
         rows, columns, inarow = s.rows, s.columns, s.inarow

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agents.engine.exact import refuse_exact
+from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import NAMED, heuristic_values, parse_params
 from core.game import State, first_decision
@@ -85,8 +86,8 @@ class DepthFirstAgent:
         """Forget the tables (entries stay valid across games: this only frees memory)."""
         self._searches.clear()
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
     def _search(self, jit: bool) -> Search:
         if jit not in self._searches:
@@ -162,7 +163,7 @@ class DepthFirstAgent:
         values = {a: v for a, v in roots}
         self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
                       "value": r.value, "exact": not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE), "depth": depth, "nodes": total,
-                      "seconds": time.perf_counter() - t0, "compiled": jit}
+                      "seconds": time.perf_counter() - t0, "compiled": jit, "speed": self._speed.rate}
         return action
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import macro_kernels as K
+from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
 from core.game import CHANCE, State, bind, kernel_state, search_constants
@@ -80,12 +81,12 @@ class TurnSearch(TurnPlanAgent):
         super().reset()
         self._info = {}
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         """The last turn's search: ``plan`` (actions), ``value`` (its mean reward for the mover in
         [-1, 1]; ``value_unit`` "reward"), ``evaluations``, ``candidates`` (distinct turns tried),
         ``alternatives`` (the best turns tried: :func:`agents.engine.turn_plan.alternatives`),
         ``seconds``, ``compiled``."""
-        return dict(self._info)
+        return SearchInfo.from_dict(self._info)
 
     def plan_turn(self, state: State, deadline: float) -> list[int]:
         start = time.perf_counter()

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.engine.info import SearchInfo
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
 from util.jit import hot
 from util.xorshift import rng_next
@@ -397,8 +398,8 @@ class MCLearnerAgent:
         self._info = {"action_values": values, "value": values[action], "known": known}
         return action
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)
 
 
 # --- CLI ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.engine import mcts_kernels as K
+from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from core.game import CHANCE, State, bind, kernel_state, search_constants
 from util.batches import run_batches
@@ -159,13 +160,13 @@ class MCTSAgent:
         self._root = None
         self._info = {}
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         """The last choice: ``visits`` and ``action_values`` (mean discounted reward in [-1, 1]
         for the side to move) per root action, ``pv`` (most visited line; in closed loop it
         passes chance nodes by their most sampled outcome), ``value`` (the chosen child's mean,
         or with ``exact`` the proven value, outcome / win_value, undiscounted), ``simulations``,
         ``seconds``, ``nodes``, ``reused`` (nodes kept from the last tree), ``compiled``."""
-        return dict(self._info)
+        return SearchInfo.from_dict(self._info)
 
     def choose(self, state: State, deadline: float) -> int:
         """The action to play at ``state`` (a decision node), before ``deadline``
@@ -180,7 +181,7 @@ class MCTSAgent:
             raise ValueError("a chance node: sample its outcome (State.chance_outcomes); agents choose at decision nodes")
         legal = state.legal_actions()
         k, jit = self._kernels(deadline)
-        reused = self._prepare(state, k, jit)
+        reused = self.prepare(state, k, jit)
         tree = self._tree
         info: dict[str, Any] = {"reused": reused, "compiled": jit}
         if len(legal) == 1:
@@ -335,7 +336,7 @@ class MCTSAgent:
         words = kernel_state(self.game, state.words, jit)
         old = self._root
         if self.reuse and old is not None and old.game == state.game:
-            node = self._find(old, state)
+            node = self.find(old, state)
             if node == 0:
                 return tree.used
             if node > 0:
@@ -346,6 +347,45 @@ class MCTSAgent:
         k.new_tree(search_constants(self.game, jit), tree.ints, tree.floats, words, seed_state(self.seed))
         self._root = state
         return 0
+
+    # --- public: for agents built over this one (agents.connectx.mcts and its opening cache) ---
+    @property
+    def tree(self) -> Tree | None:
+        """The search tree (None before the first move); layout in :mod:`agents.engine.mcts_kernels`."""
+        return self._tree
+
+    def compiled_possible(self) -> bool:
+        """Whether this agent's moves may run compiled kernels (``jit``, numba, a game within int64)."""
+        return self._compiled_possible()
+
+    def bound_kernels(self, jit: bool) -> Any:
+        """The MCTS kernels bound to this game and this agent's leaf heuristic, compiled or plain."""
+        return bind(self.game, K, self._hfn, jit=jit)
+
+    def write_settings(self, floats: Any) -> None:
+        """Write this agent's parameters into a tree's float header (a tree grown by hand)."""
+        self._settings(floats)
+
+    def follow(self, state: State, deadline: float) -> int:
+        """Point the tree at ``state`` as a move ending at ``deadline`` would (the same kernels, the
+        old tree kept when :meth:`find` finds the state), without searching; the nodes kept."""
+        k, jit = self._kernels(deadline)
+        return self.prepare(state, k, jit)
+
+    def forget_root(self) -> None:
+        """The next :meth:`prepare` starts a new tree (the old one is not searched for the state)."""
+        self._root = None
+
+    def prepare(self, state: State, k: Any, jit: bool) -> int:
+        """Point node 0 at ``state`` with kernels ``k``: the old tree's node for it when found
+        (returns the nodes kept), else a new tree (returns 0). A subclass may extend it (ConnectX
+        grafts its opening cache below a new tree's root)."""
+        return self._prepare(state, k, jit)
+
+    def find(self, old: State, new: State) -> int:
+        """Id of ``new``'s node below node 0 (``old``): 0 for the same state, -1 if absent. A
+        subclass may replace the rule (ConnectX's positions carry no history)."""
+        return self._find(old, new)
 
     def _find(self, old: State, new: State) -> int:
         """Id of ``new``'s node below node 0 (``old``): 0 for the same state, -1 if absent.

@@ -5,6 +5,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.engine.info import EMPTY, SearchInfo
 from core.game import State
 
 
@@ -21,5 +22,5 @@ class RandomAgent:
     def choose(self, state: State, deadline: float) -> int:
         return self._rng.choice(state.legal_actions())
 
-    def info(self) -> dict:
-        return {}
+    def info(self) -> SearchInfo:
+        return EMPTY

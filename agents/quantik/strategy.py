@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agents.engine.info import SearchInfo
 from core.game import State
 from core.quantik import kernels as K
 
@@ -97,5 +98,5 @@ class QuantikStrategyAgent:
             self._info["action_values"] = dict(values)
         return action
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agents.engine.info import SearchInfo
 from core.game import State
 
 
@@ -67,5 +68,5 @@ class CourseMinimaxAgent:
                       "seconds": time.perf_counter() - t0}
         return action
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)

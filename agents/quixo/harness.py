@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.engine.info import SearchInfo
 from core.game import State
 
 
@@ -230,8 +231,8 @@ class CoursePlayerAgent:
         self._last = {"tries": self.max_tries, "fallback": True, "seconds": time.perf_counter() - t0}
         return action
 
-    def info(self) -> dict:
-        return dict(self._last)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._last)
 
 
 class CourseRandomPlayer:

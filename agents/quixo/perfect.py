@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agents.engine.info import SearchInfo
 from core.game import State
 
 DEFAULT_TABLES = {4: Path(__file__).resolve().parents[2] / "data" / "quixo_4x4.npz"}
@@ -117,5 +118,5 @@ class QuixoPerfectAgent:
             self._info["plies"] = plies
         return action
 
-    def info(self) -> dict:
-        return dict(self._info)
+    def info(self) -> SearchInfo:
+        return SearchInfo.from_dict(self._info)

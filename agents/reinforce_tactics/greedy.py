@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.engine.info import SearchInfo
 from agents.engine.turn_plan import ALTERNATIVES, TurnPlanAgent, likeliest_line
 from agents.reinforce_tactics import planner
 from core.game import State, constants_array
@@ -114,7 +115,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._planned = (state, plan)
         return plan
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         """``jit`` (the path the last call ran); after :meth:`plan_turn` (not after ``choose``) also
         its ``plan``, its ``value`` (the heuristic, for the mover, where the plan ends its turn along
         the likelier chance outcomes; ``value_unit`` "heuristic") and ``alternatives``: the best
@@ -122,7 +123,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         Computed here, when asked (two scoring calls), so that planning a turn costs nothing more."""
         out: dict = {"jit": self._jit}
         if self._planned is None:
-            return out
+            return SearchInfo.from_dict(out)
         state, plan = self._planned
         k = J.compiled(planner) if self._jit else planner  # the plan's own path: no compile started here
         first = sorted(self._scores_by(k, state).items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
@@ -136,7 +137,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
             out["value"] = self._scores_by(k, s)[A_END]
         out.update(plan=list(plan), value_unit="heuristic",
                    alternatives=[{"actions": [a], "value": v} for a, v in first])
-        return out
+        return SearchInfo.from_dict(out)
 
     def reset(self) -> None:
         TurnPlanAgent.reset(self)

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.engine.info import EMPTY, SearchInfo
 from agents.engine.turn_plan import TurnPlanAgent
 from core.game import State
 from core.reinforce_tactics.layout import A_END, A_UNIT, SUB_SEIZE, SUB_TARGET, UNIT_STRIDE
@@ -53,5 +54,5 @@ class RandomTurnAgent(TurnPlanAgent):
             s = s.apply(a)
         return plan + [A_END]
 
-    def info(self) -> dict:
-        return {}
+    def info(self) -> SearchInfo:
+        return EMPTY

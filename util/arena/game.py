@@ -1,4 +1,4 @@
-"""One ConnectX game between two ConnectX agents (``choose(position, deadline)``), no Kaggle
+"""One ConnectX game between two agents (``choose(state, deadline)``), no Kaggle
 engine, as a :class:`GameResult`: for tests and benchmarks that hold agents rather than specs.
 
 It is the arena's loop (:func:`util.arena.match.play`) underneath, so games are judged the same
@@ -42,7 +42,7 @@ def play_game(
 ) -> GameResult:
     """Play one game of ``first`` (mark 1) against ``second`` (mark 2) and return its result.
 
-    ``first``/``second``: ConnectX agents (:mod:`agents.connectx.base`: ``choose(position, deadline)``,
+    ``first``/``second``: agents choosing on ConnectX states (``choose(state, deadline)``,
     optional ``reset()``); the game is played by the arena's one loop (:func:`util.arena.match.play`),
     so it is judged exactly as tournaments judge it. ``shape``: the board. ``time_per_move``:
     seconds each move may use. ``opening``: 0-based columns played first, alternating from mark
@@ -51,10 +51,10 @@ def play_game(
     """
     from core.connectx.game import ConnectX
     from util.arena.match import play
-    from util.arena.players import EnginePlayer, PositionPlayer
+    from util.arena.players import EnginePlayer
 
     game = ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
-    one = PositionPlayer(EnginePlayer(first), game)
-    two = one if second is first else PositionPlayer(EnginePlayer(second), game)
+    one = EnginePlayer(first)
+    two = one if second is first else EnginePlayer(second)
     r = play(one, two, game, time_per_move, opening, hard_limit)
     return GameResult(r["moves"], r["winner"], r["termination"], r["errors"], r["move_times"], tuple(r["opening"]))

@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from agents.engine.info import EMPTY, SearchInfo
 from core.game import Game, State
 
 
@@ -81,8 +82,8 @@ class KaggleTurnPlayer:
                 return a
         return end if end is not None else state.legal_actions()[0]
 
-    def info(self) -> dict:
-        return {}
+    def info(self) -> SearchInfo:
+        return EMPTY
 
     def close(self) -> None:
         pass

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import inspect
 import json
 import numbers
 import random
@@ -294,13 +293,10 @@ def compile_now(player: Any, game: Game) -> None:
     """Call the player's agent's ``warm_up`` if it has one: it compiles before it returns, where a
     first move may only start a background compile (agents that compile in the background play
     their first moves on the plain path, and a game's first move would then be weaker than the
-    rest). ConnectX's own agents take the board shape, the engine's agents nothing."""
-    agent = getattr(player, "agent", None) or getattr(getattr(player, "inner", None), "agent", None)
-    fn = getattr(agent, "warm_up", None)
-    if not callable(fn):
-        return
-    takes_shape = bool(inspect.signature(fn).parameters) and hasattr(game, "shape")
-    fn(game.shape) if takes_shape else fn()  # type: ignore[attr-defined]
+    rest). Every agent's takes no argument (ConnectX's own compile for the board of their game)."""
+    fn = getattr(getattr(player, "agent", None), "warm_up", None)
+    if callable(fn):
+        fn()
 
 
 def run_job(job: GameJob) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.connectx.base import PositionAgent
+from agents.engine.info import EMPTY, SearchInfo
 from agents.engine.spec import SpecError
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -81,7 +83,7 @@ def move_order(position: Position) -> list[int]:
     return order[::-1]
 
 
-class OpenSpielMCTS:
+class OpenSpielMCTS(PositionAgent):
     """``pyspiel.MCTSBot`` with random rollouts on ``shape``. By default it ignores the deadline
     and plays ``sims`` simulations a move (a reproducible reference); with ``timed`` it searches
     until the deadline (less :attr:`MARGIN`) with MCTSBot's own wall-clock limit, so that strength
@@ -107,7 +109,7 @@ class OpenSpielMCTS:
         return ps.MCTSBot(self._game, self._evaluator, self._uct_c, sims, self.MEMORY_MB, self._solve, self._seed,
                           False, ps.ChildSelectionPolicy.UCT, seconds)
 
-    def choose(self, position: Position, deadline: float) -> int:
+    def choose_position(self, position: Position, deadline: float) -> int:
         state = self._game.new_initial_state()
         for col in move_order(position):
             state.apply_action(col)
@@ -120,5 +122,5 @@ class OpenSpielMCTS:
         self._last_seconds = time.perf_counter() - t
         return action
 
-    def info(self) -> dict:
-        return {"seconds": self._last_seconds} if self._timed else {}
+    def info(self) -> SearchInfo:
+        return SearchInfo(seconds=self._last_seconds) if self._timed else EMPTY

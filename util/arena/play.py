@@ -16,8 +16,10 @@ import random
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any, TextIO
 
+from agents.engine.info import SearchInfo, info_of
 from agents.engine.spec import SpecError
 from core.game import Game, State, play_line
 from core.games import add_game_arguments
@@ -31,7 +33,7 @@ HUMAN = "human"
 MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)
 
 
-def describe(info: dict[str, Any], state: State | None = None) -> str:
+def describe(info: Mapping[str, Any], state: State | None = None) -> str:
     """The agent's info as ``key=value`` pairs (floats shortened); with the ``state`` it chose
     in, actions (move values, visits, the expected line) are written in the game's notation."""
     def text(a: Any) -> str:
@@ -44,7 +46,7 @@ def describe(info: dict[str, Any], state: State | None = None) -> str:
         return f"{v:.3g}" if isinstance(v, float) else str(v)
 
     parts = []
-    for k, v in info.items():
+    for k, v in (info.as_dict() if isinstance(info, SearchInfo) else info).items():
         if isinstance(v, dict):
             v = "{" + ", ".join(f"{text(a)}: {fmt(x)}" for a, x in v.items()) + "}"
         elif k == "pv" and isinstance(v, (list, tuple)):
@@ -178,7 +180,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
                 what = "column" if _connectx(state) else "action"
                 out.write(f"the agent played an illegal {what} ({action!r}): you win\n")
                 return result(human_mark, "illegal", {3 - human_mark: f"{what} {action!r} is illegal"}, failed=took)
-            info = agent.info()
+            info = info_of(agent)
             out.write(f"agent plays {state.action_to_string(action)}" + (f"   [{describe(info, state)}]" if info else "") + "\n")
             history.append((action, "agent", took))
         state = state.apply(action)

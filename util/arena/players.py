@@ -16,10 +16,10 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
-A built player has ``choose(position, deadline)``, ``reset()``, ``info()``, ``close()`` and
-``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``); ConnectX's players
-take a :class:`core.connectx.position.Position`, engine players a :class:`core.game.State`, and
-:func:`state_player` gives every kind the ``choose(state, deadline)`` of the arena's one game loop.
+A built player has ``choose(state, deadline)`` (a :class:`core.game.State`: the one protocol of
+the arena's game loop, every kind alike), ``reset()``, ``info()`` (a
+:class:`agents.engine.info.SearchInfo`), ``close()`` and, on ConnectX, ``kaggle_agent`` (an
+``agent(obs, config)`` callable for ``--engine kaggle``).
 
 Run as ``python -m util.arena.players --serve FILE`` this module is the host process of an agent file.
 """
@@ -44,7 +44,7 @@ from typing import Any
 
 from agents import registry
 from agents.connectx import registry as connectx_agents
-from agents.connectx.base import info_of
+from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.spec import SpecError, convert_params, parse_spec
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -133,6 +133,7 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
     agent = connectx_agents.make_with(name, params)  # validates names and values
     built = {k: getattr(agent, k) for k in params}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
+    # kind "agent": ConnectX's own, which also play through the submission's Kaggle adapter
     return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
 
 
@@ -181,8 +182,8 @@ def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
 def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int) -> Any:
     """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
     ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
-    unset; Python's ``random`` for Kaggle built-ins and files). Engine players choose on a
-    :class:`core.game.State`, the others on a :class:`core.connectx.position.Position`."""
+    unset; Python's ``random`` for Kaggle built-ins and files). Every player chooses on a
+    :class:`core.game.State`."""
     if spec.kind == "engine":
         game = as_game(shape)
         cls = registry.agent_class(game.name, spec.name)
@@ -194,13 +195,14 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
     if spec.kind == "kaggle_turns":
         from util.arena.kaggle_turns import KaggleTurnPlayer
         return KaggleTurnPlayer(spec.name, as_game(shape), time_per_move, seed)
-    shape = _shape_of(shape)
     if spec.kind == "agent":
+        game = as_game(shape)
+        cls = registry.agent_class(game.name, spec.name)
         params = dict(spec.params)
-        fields = {f.name for f in dataclasses.fields(connectx_agents.agent_class(spec.name))}
-        if "seed" in fields and params.get("seed") is None:
+        if "seed" in {f.name for f in dataclasses.fields(cls)} and params.get("seed") is None:
             params["seed"] = seed
-        return AgentPlayer(connectx_agents.make_with(spec.name, params), shape, time_per_move)
+        return AgentPlayer(registry.builder(game.name, spec.name)(cls, params, game, spec.text), time_per_move)
+    shape = _shape_of(shape)
     if spec.kind == "kaggle":
         from kaggle_environments.envs.connectx import connectx
         random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
@@ -209,15 +211,13 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
         return FilePlayer(spec.name, shape, time_per_move, seed)
     if spec.kind == "openspiel":
         from util.arena.openspiel_player import OpenSpielMCTS
-        return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), shape, time_per_move)
+        return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), time_per_move)
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
 
 def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int) -> Any:
-    """A fresh player of any kind that chooses on :class:`core.game.State` (ConnectX's players
-    are wrapped: they get ``game.position(state)``)."""
-    player = build(spec, game, time_per_move, seed)
-    return player if spec.kind in ("engine", "kaggle_turns") else PositionPlayer(player, game)
+    """:func:`build` on ``game`` (every player chooses on :class:`core.game.State`)."""
+    return build(spec, game, time_per_move, seed)
 
 
 def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:
@@ -273,18 +273,18 @@ def configuration(shape: Shape, time_per_move: float) -> dict[str, Any]:
 
 class EnginePlayer:
     """An agent in process with the player interface: every call goes to the agent
-    (``choose(state or position, deadline)``, ``reset``, ``info``); nothing to release."""
+    (``choose(state, deadline)``, ``reset``, ``info``); nothing to release."""
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
 
-    def choose(self, situation: Any, deadline: float) -> int:
-        return self.agent.choose(situation, deadline)
+    def choose(self, state: State, deadline: float) -> int:
+        return self.agent.choose(state, deadline)
 
     def reset(self) -> None:
         getattr(self.agent, "reset", lambda: None)()
 
-    def info(self) -> dict:
+    def info(self) -> SearchInfo:
         return info_of(self.agent)
 
     def close(self) -> None:
@@ -292,12 +292,13 @@ class EnginePlayer:
 
 
 class AgentPlayer(EnginePlayer):
-    """One of our ConnectX agents; ``kaggle_agent`` adapts it to ``agent(obs, config)`` with the
-    same adapter a submission uses (:mod:`agents.connectx.kaggle`: Kaggle's clock, never raises)."""
+    """One of ConnectX's own agents (:class:`agents.connectx.base.PositionAgent`); ``kaggle_agent``
+    adapts it to ``agent(obs, config)`` with the same adapter a submission uses
+    (:mod:`agents.connectx.kaggle`: Kaggle's clock, never raises)."""
 
-    def __init__(self, agent: Any, shape: Shape, time_per_move: float) -> None:
+    def __init__(self, agent: Any, time_per_move: float) -> None:
         super().__init__(agent)
-        self.shape, self.time_per_move = shape, time_per_move
+        self.time_per_move = time_per_move
         self._adapter: Callable[[Any, Any], int] | None = None
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
@@ -312,28 +313,14 @@ class AgentPlayer(EnginePlayer):
 
     def _plain_adapter(self, obs: Any, config: Any) -> int:
         start = time.perf_counter()
-        pos = Position.from_board(list(obs["board"]), self.shape, obs["mark"])
-        return int(self.agent.choose(pos, start + 0.9 * float(config["actTimeout"])))
+        shape = Shape(int(config["rows"]), int(config["columns"]), int(config["inarow"]))
+        pos = Position.from_board(list(obs["board"]), shape, obs["mark"])
+        return int(self.agent.choose_position(pos, start + 0.9 * float(config["actTimeout"])))
 
 
-class PositionPlayer:
-    """A ConnectX player (``choose(position, deadline)``) choosing on the game's states."""
-
-    def __init__(self, inner: Any, game: Game) -> None:
-        self.inner, self.game = inner, game
-        self.kaggle_agent = getattr(inner, "kaggle_agent", None)
-
-    def choose(self, state: State, deadline: float) -> int:
-        return self.inner.choose(self.game.position(state), deadline)  # type: ignore[attr-defined]
-
-    def reset(self) -> None:
-        getattr(self.inner, "reset", lambda: None)()
-
-    def info(self) -> dict:
-        return self.inner.info()
-
-    def close(self) -> None:
-        self.inner.close()
+def _position(state: State) -> Position:
+    """The ConnectX state as Kaggle's players read it (their observation is built from it)."""
+    return state.game.position(state)  # type: ignore[attr-defined]
 
 
 class StatelessPlayer:
@@ -342,8 +329,8 @@ class StatelessPlayer:
     def reset(self) -> None:
         pass
 
-    def info(self) -> dict:
-        return {}
+    def info(self) -> SearchInfo:
+        return EMPTY
 
     def close(self) -> None:
         pass
@@ -358,8 +345,8 @@ class FunctionPlayer(StatelessPlayer):
         self._config = structify(configuration(shape, time_per_move))
         self._structify = structify
 
-    def choose(self, position: Position, deadline: float) -> int:
-        return self.fn(self._structify(observation(position)), self._config)
+    def choose(self, state: State, deadline: float) -> int:
+        return self.fn(self._structify(observation(_position(state))), self._config)
 
 
 class FilePlayer(StatelessPlayer):
@@ -393,8 +380,8 @@ class FilePlayer(StatelessPlayer):
             raise TimeoutError(f"agent file {self.path} gave no reply in time ({what})")
         return json.loads(line)
 
-    def choose(self, position: Position, deadline: float) -> int:
-        return self.kaggle_agent(observation(position), self._config, deadline)
+    def choose(self, state: State, deadline: float) -> int:
+        return self.kaggle_agent(observation(_position(state)), self._config, deadline)
 
     def kaggle_agent(self, obs: Any, config: Any, deadline: float | None = None) -> int:
         start = time.perf_counter()

@@ -13,6 +13,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.engine.info import info_of
 from agents.engine.turn_plan import likeliest_line
 from core.game import CHANCE, Game, State
 
@@ -377,6 +378,5 @@ def _pv(pv: Any, state: State) -> list[str]:
 
 def report_dict(agent: Any, state: State, seconds: float, turn: bool = False) -> dict:
     """:func:`search_report` of ``agent``'s ``info()`` as JSON-ready data."""
-    fn = getattr(agent, "info", None)
-    info = dict(fn()) if callable(fn) else {}
+    info = info_of(agent).as_dict()
     return asdict(search_report(info, state, seconds, turn))

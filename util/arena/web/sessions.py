@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import registry
-from agents.engine.spec import table_bytes
+from agents.engine.spec import parse_spec, table_bytes
 from core.game import Game, State
 from util.arena.web.render import report_dict
 from util.bounds import as_float, shown
@@ -47,9 +47,14 @@ def _time(value: Any, name: str = "time") -> float:
 
 def make_agent(spec: str, game: Game) -> Any:
     """The agent of ``spec`` for ``game`` as a request may have it: no parameter naming a file,
-    tables within the server's bounds (:func:`agents.engine.spec.convert_params`); else a 400."""
+    tables within the server's bounds (:func:`agents.engine.spec.convert_params`); else a 400.
+    An agent that can add every move's exact value after its move (an ``exact_values`` switch:
+    ConnectX's perfect) does so for the analysis panel unless the spec says otherwise."""
     try:
-        return registry.make(spec, game, server=True)
+        agent = registry.make(spec, game, server=True)
+        if getattr(agent, "exact_values", None) is False and "exact_values" not in parse_spec(spec)[1]:
+            agent.exact_values = True
+        return agent
     except ValueError as exc:  # SpecError is a ValueError
         raise RequestError(str(exc)) from None
 
@@ -208,7 +213,7 @@ def plan_first(agent: Any, state: State, deadline: float) -> int:
 
 def warm_up(agent: Any) -> float:
     """Seconds ``agent``'s own ``warm_up`` took (compiles and loads what its moves use); 0 when it
-    has none. The engine's agents take no argument (ConnectX's are reached through the bridge's)."""
+    has none (every agent's takes no argument: ConnectX's compile for the board of their game)."""
     fn = getattr(agent, "warm_up", None)
     if not callable(fn):
         return 0.0
