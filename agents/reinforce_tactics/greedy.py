@@ -4,8 +4,10 @@ sub-action, taking at each decision the sub-action whose resulting state the heu
 and ends the turn when nothing beats ending it (:mod:`agents.reinforce_tactics.planner`, one
 compiled call scores every legal sub-action of a state).
 
-In a match it decides one sub-action per ``choose`` (the plan's first step from the state it
-is shown, so a chance outcome inside the turn is seen as it falls); :meth:`plan_turn` (and
+In a match it plans the turn at its first decision (:meth:`plan_turn`, within ``plan_share``
+of the turn's time) and plays the plan one sub-action per ``choose`` while the state it is shown
+is the one the plan expects; when it is not (a Rogue's evasion fell the less likely way) it
+plans the rest of the turn again from there. :meth:`plan_turn` (and
 :meth:`plan_labels`, for a Kaggle agent) gives the whole turn at once, following the likelier
 outcome at a chance node. Its parameters are the heuristic's weights (inherited from
 :class:`heuristics.reinforce_tactics.params.Weights`: ``greedy:w_gold=0.5``) and the
@@ -40,6 +42,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
     games = ("reinforce_tactics",)
 
     compile_share: float = 0.7  # share of a move's time spent waiting for a background compile (then plain Python)
+    plan_share: float = field(default=0.8, metadata={"bounds": (0.05, 1.0)})  # share of the time left at a turn's first decision that choose lets plan_turn use
 
     def __post_init__(self) -> None:
         self._want_jit = J.numba_available() if self.jit is None else bool(self.jit)
@@ -51,6 +54,8 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._scores = np.empty(NUM_ACTIONS, np.float64)
         self._work = np.empty(3 * 400, np.int64)
         self._planned: tuple[State, list[int]] | None = None  # the last plan_turn's (state, plan), for info()
+        self._line: list[int] = []  # what choose still has to play of its turn's plan
+        self._expect: Any = None  # the state's words at which choose plays self._line[0] (None: plan again)
 
     def warm_up(self) -> float:
         """Compile the planner's entry points now (no-op on the plain path); seconds taken."""
@@ -96,14 +101,19 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return {int(self._acts[i]): float(self._scores[i]) for i in range(n)}
 
     def choose(self, state: State, deadline: float) -> int:
-        self._planned = None  # info() is of this choice, not of an earlier plan
         if state.is_chance_node() or state.is_terminal():
             return state.legal_actions()[0]
-        k = self._kernels(deadline)
-        g, s = self._args(state)
-        a = int(k.best_action(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline),
-                                    self._acts, self._scores, self._work, self._buf))
-        return a if a == A_END or a in state.legal_actions() else A_END
+        words = np.asarray(state.words, np.int64)
+        if not (self._line and self._expect is not None and np.array_equal(words, self._expect)):
+            now = time.perf_counter()
+            self._line = self.plan_turn(state, now + self.plan_share * max(0.0, deadline - now))
+        self._planned = None  # info() is of this choice, not of a plan
+        a = self._line.pop(0) if self._line else A_END
+        if a != A_END and a not in state.legal_actions():
+            a = A_END
+        nxt = state.apply(a) if a != A_END else None
+        self._expect = None if nxt is None or nxt.is_chance_node() else np.asarray(nxt.words, np.int64)
+        return a
 
     def plan_turn(self, state: State, deadline: float) -> list[int]:
         k = self._kernels(deadline)
@@ -141,3 +151,4 @@ class GreedyAgent(Weights, TurnPlanAgent):
     def reset(self) -> None:
         TurnPlanAgent.reset(self)
         self._planned = None
+        self._line, self._expect = [], None
