@@ -69,6 +69,15 @@ def tally(results: list[tuple[match.GameJob, dict[str, Any]]], agent: str) -> di
             "decision_s": statistics.median(decisions) if decisions else 0.0, "max_turn_s": max(turns, default=0.0)}
 
 
+def row(name: str, opponent: str, t: dict[str, Any]) -> None:
+    """Print one map and opponent's line of :func:`tally`'s figures, and its forfeits."""
+    lo, hi = t["interval"]
+    print(f"{name:18} {opponent[:18]:18} {t['wins']:>2}/{t['draws']}/{t['losses']:<2} {t['share']:6.3f} [{lo:.2f}, {hi:.2f}] "
+          f"{t['faults']:>6} {1000 * t['decision_s']:7.1f} {t['max_turn_s']:10.2f}", flush=True)
+    for note in t["notes"]:
+        print(f"    {note}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m bench.rt_strength", description=__doc__.split("\n\n")[0])
     ap.add_argument("--agent", default="greedy", help="the agent measured, an arena spec (default greedy)")
@@ -102,21 +111,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{agent.text} against {', '.join(o.text for o in opponents)}: {args.games} games a map and opponent, "
           f"seats alternating, {args.time:g} s a turn, episodeSteps {args.steps}, {args.workers} workers", flush=True)
     t0 = time.perf_counter()
+    header = f"{'map':18} {'opponent':18} {'W/D/L':>8} {'points [95%]':>19} {'faults':>6} {'dec ms':>7} {'max turn s':>10}"
+    print(header, flush=True)
     for job, result in run(jobs, match.run_job, args.workers):
         key = (match.game_of(job.game).params["map"], job.b.text)
         by.setdefault(key, []).append((job, result))
-    print(f"{'map':18} {'opponent':18} {'W/D/L':>8} {'points [95%]':>19} {'faults':>6} {'dec ms':>7} {'max turn s':>10}")
+        if len(by[key]) == args.games:  # the pair's games are in: its row now (the summary repeats it)
+            row(key[0], key[1], tally(by[key], agent.text))
+    print("\nsummary, by opponent")
+    print(header)
     figs: dict[str, float] = {}
     for opp in opponents:
         total = {"points": 0.0, "n": 0, "faults": 0}
         shares = []
         for name in names:
             t = tally(by.get((name, opp.text), []), agent.text)
-            lo, hi = t["interval"]
-            print(f"{name:18} {opp.text[:18]:18} {t['wins']:>2}/{t['draws']}/{t['losses']:<2} {t['share']:6.3f} [{lo:.2f}, {hi:.2f}] "
-                  f"{t['faults']:>6} {1000 * t['decision_s']:7.1f} {t['max_turn_s']:10.2f}", flush=True)
-            for note in t["notes"]:
-                print(f"    {note}")
+            row(name, opp.text, t)
             total["points"] += t["points"]
             total["n"] += t["n"]
             total["faults"] += t["faults"]
