@@ -4,7 +4,7 @@
 (``greedy:w_gold=0.5`` sets one; ``util.arena.tune --space w_gold=float:0:2`` tunes it), and
 :meth:`Weights.vector` is the ``params`` array the hot ``evaluate(g, s, params)`` reads, by the
 index constants ``P_*`` below (one per field, in field order). The engine's generic agents take
-the same numbers positionally (``alphabeta:heuristic=standard,params=1.2/0.3/...``).
+the same numbers positionally (``alphabeta:heuristic=standard,params=1.35/0.3/...``).
 
 Values are in gold (a unit's cost is what it is worth at full health), then squashed:
 ``top * z / (scale + |z|)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
