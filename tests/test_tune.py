@@ -169,3 +169,17 @@ def test_help_example_is_valid() -> None:
     parse_space(EXAMPLE["space"], EXAMPLE["agent"])
     for spec in split_specs(EXAMPLE["opponents"]):
         resolve(spec)
+
+
+def test_variants_set_one_parameter_of_the_game() -> None:
+    from core.games import parse_game
+    from util.arena.tune import variant_games
+
+    game = parse_game("reinforce_tactics:map=beginner,episode_steps=60")
+    got = variant_games(game, "map=starter|crossroads")
+    assert [g.params["map"] for g in got] == ["starter", "crossroads"]  # type: ignore[union-attr]
+    assert all(g.params["episode_steps"] == 60 for g in got)  # type: ignore[union-attr]
+    assert variant_games(game, "") == [game]
+    for bad in ("mapp=starter", "map", "map=", "map=nowhere"):
+        with pytest.raises(UsageError):
+            variant_games(game, bad)

@@ -4,8 +4,11 @@ sub-action, taking at each decision the sub-action whose resulting state the heu
 and ends the turn when nothing beats ending it (:mod:`agents.reinforce_tactics.planner`, one
 compiled call scores every legal sub-action of a state).
 
-In a match it decides one sub-action per ``choose`` (the plan's first step from the state it
-is shown, so a chance outcome inside the turn is seen as it falls); :meth:`plan_turn` (and
+In a match it plans the turn at its first decision (:meth:`plan_turn`, within ``plan_share``
+of the turn's time) and plays the plan one sub-action per ``choose`` (the states it is shown
+within a turn are its own successive ones: nothing is recomputed); after an act it checks the
+state is the one the plan expects, and when it is not (a Rogue's evasion fell the less likely
+way) it plans the rest of the turn again from there. :meth:`plan_turn` (and
 :meth:`plan_labels`, for a Kaggle agent) gives the whole turn at once, following the likelier
 outcome at a chance node. Its parameters are the heuristic's weights (inherited from
 :class:`heuristics.reinforce_tactics.params.Weights`: ``greedy:w_gold=0.5``) and the
@@ -23,7 +26,7 @@ from agents.engine.info import SearchInfo
 from agents.engine.turn_plan import ALTERNATIVES, TurnPlanAgent, likeliest_line
 from agents.reinforce_tactics import planner
 from core.game import State, constants_array
-from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
+from core.reinforce_tactics.layout import A_END, A_UNIT, NUM_ACTIONS, SUB_TARGET, UNIT_STRIDE
 from heuristics.reinforce_tactics.params import Weights, weights_of
 from util import jit as J
 from util.budget import NO_DEADLINE_NS, deadline_ns
@@ -41,6 +44,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
     games = ("reinforce_tactics",)
 
     compile_share: float = 0.7  # share of a move's time spent waiting for a background compile (then plain Python)
+    plan_share: float = field(default=0.6, metadata={"bounds": (0.05, 1.0)})  # share of the time left at a turn's first decision that choose lets plan_turn use
 
     def __post_init__(self) -> None:
         self._want_jit = J.numba_available() if self.jit is None else bool(self.jit)
@@ -52,6 +56,9 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._scores = np.empty(NUM_ACTIONS, np.float64)
         self._work = np.empty(3 * 400, np.int64)
         self._planned: tuple[State, list[int]] | None = None  # the last plan_turn's (state, plan), for info()
+        self._line: list[int] = []  # what choose still has to play of its turn's plan
+        self._turn: tuple[int, int] | None = None  # (turn index, player) of that plan
+        self._expect: Any = None  # after an act, the words of the state the plan expects next (else None: no check)
 
     def warm_up(self) -> float:
         """Compile the planner's entry points now (no-op on the plain path); seconds taken."""
@@ -97,19 +104,26 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return {int(self._acts[i]): float(self._scores[i]) for i in range(n)}
 
     def choose(self, state: State, deadline: float) -> int:
-        self._planned = None  # info() is of this choice, not of an earlier plan
         if state.is_chance_node() or state.is_terminal():
             return state.legal_actions()[0]
-        k = self._kernels(deadline)
-        g, s = self._args(state)
-        a = int(k.best_action(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline),
-                                    self._acts, self._scores, self._work, self._buf))
-        return a if a == A_END or a in state.legal_actions() else A_END
+        turn = (self.game.turn_index(state), state.current_player())
+        if turn != self._turn or not self._line or (self._expect is not None and state.words != self._expect):
+            now = time.perf_counter()
+            self._line = self.plan_turn(state, now + self.plan_share * max(0.0, deadline - now))
+            self._turn = turn
+        self._planned = None  # info() is of this choice, not of a plan
+        a = self._line.pop(0) if self._line else A_END
+        self._expect = None
+        if a != A_END and (a - A_UNIT) % UNIT_STRIDE >= SUB_TARGET:  # an act: chance may follow (a Rogue's attack)
+            nxt = likeliest_line(state.apply(a))
+            self._expect = None if nxt.is_terminal() else nxt.words
+        return a
 
     def plan_turn(self, state: State, deadline: float) -> list[int]:
         k = self._kernels(deadline)
         g, s = self._args(state)
         out = np.empty(MAX_TURN, np.int64)
+        self._line = []  # a plan asked for from outside: choose plans its own turn again
         n = k.plan(g, s, self._params, self.lookahead, self.min_gain, deadline_ns(deadline), out)
         plan = [int(a) for a in out[:n]]
         self._planned = (state, plan)
@@ -142,3 +156,4 @@ class GreedyAgent(Weights, TurnPlanAgent):
     def reset(self) -> None:
         TurnPlanAgent.reset(self)
         self._planned = None
+        self._line, self._turn, self._expect = [], None, None

@@ -61,6 +61,8 @@ WIN = 2.0  # a won game's value: above every estimate (the heuristic's top is at
 NEG = -1.0e18  # below every value: "none yet"
 ABORTED = -1  # score_actions' answer when the deadline passed before it finished
 RANK_ACT, RANK_RECRUIT, RANK_MOVE, RANK_END = range(4)
+SWEEP_RESERVE = 3  # plan sweeps the rest of the turn once less than this many greedy decisions' time is left
+UNIT_STEPS = 3  # sub-actions one unit takes in a sweep at most (move, act; a haste's second act)
 
 
 @hot
@@ -128,6 +130,19 @@ def recruits_at(g, t, me: int, si: int, occ) -> bool:
 
 
 @hot
+def score_one(g, s, a: int, me: int, params, lookahead: bool, work, buf) -> float:
+    """The value of sub-action ``a`` (not ``A_END``) at decision node ``s`` (module docstring)."""
+    t = play(g, s, a)
+    v = expected(g, t, me, params)
+    if lookahead and rank(a) == RANK_MOVE and t[H_OVER] == 0:
+        k = (a - A_UNIT) // UNIT_STRIDE
+        f = follow_up(g, t, me, k, s[U_BASE + (me * UMAX + k) * UF + U_CELL], params, work, buf)
+        if f > v:
+            v = f
+    return v
+
+
+@hot
 def score_actions(g, s, params, lookahead: bool, deadline_ns: int, acts, scores, work, buf) -> int:
     """Write the legal actions of ``s`` (a decision node) into ``acts`` and each one's value
     (module docstring) into ``scores``; return their number, or ``ABORTED`` when the clock
@@ -138,17 +153,20 @@ def score_actions(g, s, params, lookahead: bool, deadline_ns: int, acts, scores,
         if clock_ns() > deadline_ns:
             return ABORTED
         a = acts[i]
-        if a == A_END:
-            scores[i] = value(g, s, me, params)
-            continue
-        t = play(g, s, a)
-        v = expected(g, t, me, params)
-        if lookahead and rank(a) == RANK_MOVE and t[H_OVER] == 0:
-            k = (a - A_UNIT) // UNIT_STRIDE
-            f = follow_up(g, t, me, k, s[U_BASE + (me * UMAX + k) * UF + U_CELL], params, work, buf)
-            if f > v:
-                v = f
-        scores[i] = v
+        scores[i] = value(g, s, me, params) if a == A_END else score_one(g, s, a, me, params, lookahead, work, buf)
+    return n
+
+
+@hot
+def score_unit(g, s, k: int, params, lookahead: bool, acts, scores, work, buf) -> int:
+    """:func:`score_actions` for the sub-actions of the mover's unit in slot ``k`` only (its
+    moves, acts and seizure; no recruit, no end of turn); returns their number."""
+    me = s[H_PLAYER]
+    occ = work[0:CELLS]
+    occupancy(s, occ)
+    n = unit_legal(g, s, occ, work[CELLS:2 * CELLS], work[2 * CELLS:3 * CELLS], me, k, acts, 0, 0)
+    for i in range(n):
+        scores[i] = score_one(g, s, acts[i], me, params, lookahead, work, buf)
     return n
 
 
@@ -180,10 +198,74 @@ def best_action(g, s, params, lookahead: bool, min_gain: float, deadline_ns: int
 
 
 @hot
+def settle(g, t):
+    """``t`` past a pending Rogue's chance node, along its likelier outcome (the evasion is at
+    most 0.3 likely); ``t`` itself when none is pending."""
+    while t[H_OVER] == 0 and t[H_PEND_ATT] >= 0:
+        pe = chance_prob(g, t, OUT_EVADE)
+        t = play(g, t, OUT_EVADE if pe > 0.5 else OUT_COUNTER)
+    return t
+
+
+@hot
+def sweep(g, t, params, lookahead: bool, min_gain: float, deadline_ns: int, out, n: int, acts, scores, work, buf):
+    """The rest of the turn from decision node ``t`` unit by unit, in one pass over the units:
+    each unit in slot order takes its best sub-action while one beats the current state by more
+    than ``min_gain`` (a move, then an act), then recruits are taken best first likewise. Costs
+    about one :func:`score_actions` in all, where the greedy loop costs one a sub-action: what
+    :func:`plan` falls back to when the clock is short. Appends to ``out[n:]``; returns
+    ``(n, state)`` (the turn is not ended here); stops at ``deadline_ns``."""
+    me = t[H_PLAYER]
+    base = value(g, t, me, params)
+    k = 0
+    steps = 0
+    while k < t[H_COUNT + me] and n < len(out) - 1:
+        if clock_ns() > deadline_ns or t[H_OVER] != 0:
+            return n, t
+        m = score_unit(g, t, k, params, lookahead, acts, scores, work, buf)
+        best = -1
+        for i in range(m):
+            if best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and rank(acts[i]) < rank(acts[best])):
+                best = i
+        if best < 0 or scores[best] <= base + min_gain or steps >= UNIT_STEPS:
+            k += 1
+            steps = 0
+            continue
+        count = t[H_COUNT + me]
+        out[n] = acts[best]
+        n += 1
+        t = settle(g, play(g, t, acts[best]))
+        base = value(g, t, me, params)
+        steps += 1
+        if t[H_COUNT + me] < count:  # the unit fell to a counter-attack: the next one moved into slot k
+            steps = 0
+    while n < len(out) - 1 and t[H_OVER] == 0 and clock_ns() <= deadline_ns:
+        m = legal(g, t, acts, 0)
+        best = -1
+        for i in range(m):
+            if acts[i] >= A_UNIT:
+                break  # legal lists recruits first
+            v = value(g, play(g, t, acts[i]), me, params)
+            if best < 0 or v > scores[0]:
+                best = i
+                scores[0] = v
+        if best < 0 or scores[0] <= base + min_gain:
+            break
+        out[n] = acts[best]
+        n += 1
+        t = play(g, t, acts[best])
+        base = value(g, t, me, params)
+    return n, t
+
+
+@hot
 def plan(g, s, params, lookahead: bool, min_gain: float, deadline_ns: int, out) -> int:
     """The greedy turn from decision node ``s`` into ``out``; returns its length. Chance inside
     the turn follows the likelier outcome (a Rogue's evasion is at most 0.3 likely): the one
-    line that :class:`agents.engine.turn_plan.TurnPlanAgent` replays. Ends with ``A_END``
+    line that :class:`agents.engine.turn_plan.TurnPlanAgent` replays. Each decision is the
+    greedy choice (:func:`best_action`) while the clock allows another ``SWEEP_RESERVE`` of the
+    last one's time; then the rest of the turn is one :func:`sweep`, so that every unit still
+    gets its turn when a decision is slow (50 units on a 20 x 20 map). Ends with ``A_END``
     unless the game ends first or ``out`` fills up; past ``deadline_ns``, ends the turn."""
     acts = np.empty(NUM_ACTIONS, np.int64)
     buf = np.empty(NUM_ACTIONS, np.int64)
@@ -193,14 +275,20 @@ def plan(g, s, params, lookahead: bool, min_gain: float, deadline_ns: int, out) 
     t[:] = s[:]
     me = t[H_PLAYER]
     n = 0
+    last = 0
     while n < len(out) and t[H_OVER] == 0:
-        if t[H_PEND_ATT] >= 0:
-            pe = chance_prob(g, t, OUT_EVADE)
-            t = play(g, t, OUT_EVADE if pe > 0.5 else OUT_COUNTER)
-            continue
-        if t[H_PLAYER] != me:
+        t = settle(g, t)
+        if t[H_OVER] != 0 or t[H_PLAYER] != me:
+            break
+        start = clock_ns()
+        if start + SWEEP_RESERVE * last > deadline_ns and n < len(out) - 1:
+            n, t = sweep(g, t, params, lookahead, min_gain, deadline_ns, out, n, acts, scores, work, buf)
+            if t[H_OVER] == 0:
+                out[n] = A_END
+                n += 1
             break
         a = best_action(g, t, params, lookahead, min_gain, deadline_ns, acts, scores, work, buf)
+        last = clock_ns() - start
         out[n] = a
         n += 1
         if a == A_END:

@@ -5,7 +5,7 @@
 :meth:`Weights.vector` is the ``params`` array the hot ``evaluate(g, s, params)`` reads, by the
 index constants ``P_*`` below (one per field, in field order). The engine's generic agents take
 the same names (``macro_mcts:w_gold=0.5``; :func:`declared`, as every game's heuristics
-declare theirs: :mod:`util.params`), or all the numbers by position (``params=1.2/0.3/...``).
+declare theirs: :mod:`util.params`), or all the numbers by position (``params=1.35/0.3/...``).
 
 Values are in gold (a unit's cost is what it is worth at full health), then squashed:
 ``top * z / (scale + |z|)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
@@ -23,18 +23,21 @@ POSITIVE = {"bounds": (1.0e-6, 1.0e9)}
 
 @dataclass
 class Weights:
-    """Weights of :func:`heuristics.reinforce_tactics.evaluate` (gold units unless said)."""
+    """Weights of :func:`heuristics.reinforce_tactics.evaluate` (gold units unless said).
 
-    w_material: float = field(default=1.2, metadata=WEIGHT)  # value of a unit per gold of its cost, at full hp (above w_gold: recruiting pays)
+    w_material, w_income, w_hq, w_advance and w_capture are tuned (``util.arena.tune`` against the
+    former defaults 1.2, 4, 1500, 3, 2 on four small maps: docs/reinforce-tactics.md, "Tuning")."""
+
+    w_material: float = field(default=1.35, metadata=WEIGHT)  # value of a unit per gold of its cost, at full hp (above w_gold: recruiting pays)
     hp_floor: float = field(default=0.3, metadata=SHARE)  # share of a unit's value it keeps at 0 hp; the rest scales with its hp fraction
     w_paralysed: float = field(default=0.3, metadata=SHARE)  # share of a unit's value lost while it is paralysed
     w_gold: float = field(default=1.0, metadata=WEIGHT)  # value of a gold coin in hand
-    w_income: float = field(default=4.0, metadata=WEIGHT)  # value of owning a structure, per gold of income it pays a turn (i.e. turns of income)
-    w_hq: float = field(default=1500.0, metadata=WEIGHT)  # extra value of an HQ (what a unit seizing it threatens)
+    w_income: float = field(default=2.06, metadata=WEIGHT)  # value of owning a structure, per gold of income it pays a turn (i.e. turns of income)
+    w_hq: float = field(default=3188.0, metadata=WEIGHT)  # extra value of an HQ (what a unit seizing it threatens)
     w_seize: float = field(default=1.0, metadata=WEIGHT)  # share of a structure's value moved to the unit seizing it, per share of its hp taken
     w_occupy: float = field(default=0.1, metadata=WEIGHT)  # share of a structure's value for a unit standing on it (not its side's): a seizure next
-    w_advance: float = field(default=3.0, metadata=WEIGHT)  # per unit, per cell (Manhattan) nearer the enemy HQ
-    w_capture: float = field(default=2.0, metadata=WEIGHT)  # per unit, per cell nearer the nearest structure not its side's
+    w_advance: float = field(default=9.79, metadata=WEIGHT)  # per unit, per cell (Manhattan) nearer the enemy HQ
+    w_capture: float = field(default=6.39, metadata=WEIGHT)  # per unit, per cell nearer the nearest structure not its side's
     scale: float = field(default=3000.0, metadata=POSITIVE)  # gold of advantage at which the estimate reaches half of top
     top: float = field(default=0.9, metadata=SHARE)  # the largest |estimate| (a win scores 1)
 

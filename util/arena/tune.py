@@ -32,6 +32,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -203,11 +204,38 @@ def spec_text(agent: str, params: dict[str, Any]) -> str:
     return agent + (":" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) if params else "")
 
 
-def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Game | Shape,
+def variant_games(game: Game | Shape, variants: str) -> list[Game | Shape]:
+    """``--variants KEY=V1|V2|...``: ``game`` with parameter KEY set to each value (its other
+    parameters kept), e.g. ``map=beginner|crossroads`` for several Reinforce Tactics maps; empty
+    text: ``[game]``. A UsageError names a bad key or value."""
+    if not variants.strip():
+        return [game]
+    key, eq, values = variants.partition("=")
+    key = key.strip()
+    params = getattr(game, "params", None)
+    if not eq or not isinstance(params, dict) or key not in params:
+        known = ", ".join(params) if isinstance(params, dict) else "none"
+        raise UsageError(f"--variants must be KEY=V1|V2|... with KEY a parameter of the game ({known}), got {variants!r}")
+    out: list[Game | Shape] = []
+    for value in filter(None, (v.strip() for v in values.split("|"))):
+        spec = f"{game.name}:" + ",".join(f"{k}={value if k == key else v}" for k, v in params.items())  # type: ignore[union-attr]
+        try:
+            out.append(match.game_of(spec))
+        except ValueError as exc:
+            raise UsageError(f"--variants {key}={value}: {exc}") from None
+    if not out:
+        raise UsageError(f"--variants {key}= lists no value; give V1|V2|...")
+    return out
+
+
+def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Game | Shape | Sequence[Game | Shape],
           time_per_move: float, seed: int, runner: backends.Runner) -> float:
-    """The candidate's points per game against the opponents (a gauntlet of ``games`` each)."""
-    jobs = match.schedule([candidate, *opponents], games, "gauntlet", shape, time_per_move, "direct", seed,
-                          seed_names=["candidate", *(o.text for o in opponents)])
+    """The candidate's points per game against the opponents (a gauntlet of ``games`` each, on
+    each game of ``shape`` when it is a list: :func:`variant_games`)."""
+    games_of: list[Game | Shape] = list(shape) if isinstance(shape, (list, tuple)) else [shape]  # type: ignore[list-item]
+    jobs = [job for g in games_of
+            for job in match.schedule([candidate, *opponents], games, "gauntlet", g, time_per_move, "direct", seed,
+                                      seed_names=["candidate", *(o.text for o in opponents)])]
     points = 0.0
     for job, result in runner.run(jobs, match.run_job):
         if isinstance(result, BaseException):
@@ -261,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", required=True, help="agent name to tune (see agents.registry)")
     p.add_argument("--space", required=True, help="search space, e.g. power=float:1:3 (syntax below)")
     p.add_argument("--fixed", default="", help="parameters held fixed, key=value comma-separated (e.g. max_depth=4)")
+    p.add_argument("--variants", default="", metavar="KEY=V1|V2", help="play each trial on these variants of --game (e.g. map=beginner|crossroads): mean score")
     p.add_argument("--opponents", required=True, help="comma-separated agent specs, as in util.arena.tournament")
     p.add_argument("--trials", type=int_in(1, MAX_TRIALS), default=20, help="total completed trials the study should reach (default 20)")
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=20, help="games per opponent and trial (default 20)")
@@ -332,7 +361,11 @@ def _main(args: argparse.Namespace) -> int:
         for spec in opponents:
             players.check_loads(spec, shape, args.time)
         where = str(shape.shape) if shape.name == "connectx" else shape.spec()  # type: ignore[attr-defined]
-        study_name = args.study or "|".join([args.agent, args.space, args.fixed, args.opponents, str(args.games), str(args.time), where])
+        shapes = variant_games(shape, args.variants)
+        if args.variants and args.confirm_sprt:
+            raise UsageError("--confirm-sprt plays one game variant: use --confirm GAMES with --variants")
+        study_name = args.study or "|".join([args.agent, args.space, args.fixed, args.opponents, str(args.games), str(args.time), where]
+                                            + ([args.variants] if args.variants else []))
         out = Path(args.out) if args.out else Path("results") / "tune" / (_slug(study_name) + ".json")
         check_out(out)
         check_storage(args.storage)
@@ -363,7 +396,7 @@ def _main(args: argparse.Namespace) -> int:
     def objective(trial: Any) -> float:
         params = {**fixed, **{d.name: d.suggest(trial) for d in dims}}
         candidate = players.resolve(spec_text(args.agent, params), shape)
-        value = score(candidate, opponents, args.games, shape, args.time, args.seed, runner)
+        value = score(candidate, opponents, args.games, shapes, args.time, args.seed, runner)
         print(f"trial {trial.number}: {candidate.text} scored {value:.3f}", file=sys.stderr)
         return value
 
@@ -375,7 +408,7 @@ def _main(args: argparse.Namespace) -> int:
             print("interrupted: finished trials are saved; rerun the same command to resume", file=sys.stderr)
             return exit_code(exc)
         try:
-            return _finish(args, study, out, fixed, baseline, opponents, shape, runner, test)
+            return _finish(args, study, out, fixed, baseline, opponents, shape, runner, test, shapes)
         except KeyboardInterrupt as exc:
             print("interrupted during the confirmation: the study and the params file are saved", file=sys.stderr)
             return exit_code(exc)
@@ -385,7 +418,8 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, str], baseline: players.PlayerSpec,
-            opponents: list[players.PlayerSpec], shape: Game, runner: backends.Runner, test: sprt.Sprt | None) -> int:
+            opponents: list[players.PlayerSpec], shape: Game, runner: backends.Runner, test: sprt.Sprt | None,
+            shapes: Sequence[Game | Shape] = ()) -> int:
     """Write the best tuned parameters (not the fixed ones) and play the confirmation match."""
     from optuna.trial import TrialState
     if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
@@ -404,7 +438,7 @@ def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, st
             print(f"confirmation, {tuned.text} against {baseline.text}: "
                   + sprt_confirm(tuned, baseline, args.confirm, shape, args.time, args.seed + 1, runner, test))
         else:
-            value = score(tuned, [baseline], args.confirm, shape, args.time, args.seed + 1, runner)
+            value = score(tuned, [baseline], args.confirm, list(shapes) or shape, args.time, args.seed + 1, runner)
             print(f"confirmation: {tuned.text} scored {value:.3f} against {baseline.text} over {args.confirm} games")
     return 0
 
