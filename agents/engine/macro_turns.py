@@ -41,7 +41,7 @@ class TurnSearch(TurnPlanAgent):
     max_iters: int = 0  # turn evaluations per turn (0: until the deadline); tests fix it
     seed: int = 0  # random seed; each turn's search starts from seed and the turn number
     margin: float = 0.02  # seconds kept before the deadline
-    plan_share: float = 0.9  # share of the turn's time spent searching; the rest labels and serves the plan (milliseconds since the kernels give its line: TurnPlanAgent.plan_line)
+    plan_share: float = 0.9  # share of the turn's time spent searching; the rest labels and serves the plan (milliseconds: plan_line)
     jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
     background_compile: bool = True  # short turns: compile in a thread, search on the plain path meanwhile
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
