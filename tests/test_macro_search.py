@@ -199,3 +199,75 @@ def test_plans_drop_entries_the_turn_would_skip():
     turns = Turns(agent, s, agent.kernels(1e18)[0], False)
     assert turns.legal_line((0, 3, 0, 6)) == (3, 6)
     assert turns.legal_line((0, 6, 3)) == (6,)
+
+
+def junk_plans(state: State, count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """Plans a search might hand over: random legal first decisions, then random actions (most
+    of them illegal where they come), sometimes the end of the turn."""
+    g = state.game
+    plans = []
+    for _ in range(count):
+        plan = [rng.choice(state.legal_actions())]
+        plan += [rng.randrange(g.num_actions) for _ in range(rng.randrange(6))]
+        plan += [g.end_turn_action] if rng.random() < 0.7 else []
+        plans.append(tuple(plan))
+    return plans
+
+
+@pytest.mark.parametrize("where", ["squad", "reinforce_tactics"])
+def test_the_kernels_line_of_a_plan_is_the_plain_line(where):
+    """``Turns.line`` (the kernels' line a plan is served along) against
+    ``TurnPlanAgent.plan_line`` (plain ``State.apply``, its legality check the oracle): the same
+    entries and the same states, junk entries dropped."""
+    from agents.engine.turn_plan import TurnPlanAgent
+
+    rng = random.Random(5)
+    starts = rt_positions(3) if where == "reinforce_tactics" else [p.initial() for p in positions(4)]
+    checked = dropped = 0
+    for s in starts:
+        agent = MacroMCTSAgent(game=s.game, jit=False)
+        turns = Turns(agent, s, agent.kernels(1e18)[0], False)
+        for plan in junk_plans(s, 6, rng):
+            acts, rows = turns.line(plan)
+            steps, last = TurnPlanAgent.plan_line(agent, s, plan)
+            assert list(acts) == [a for _s, a in steps], (plan, acts)
+            assert rows == [st.words for st, _a in steps] + [last.words]
+            checked += 1
+            dropped += len(plan) > len(acts)
+    assert checked > 0 and dropped > 0  # junk was dropped somewhere: the comparison can fail
+
+
+@pytest.mark.parametrize("name", ["macro_widening", "naive"])
+def test_serving_a_planned_turn_runs_no_legal(name, monkeypatch):
+    """The turn searches lost on time under load because serving a plan ran Reinforce Tactics'
+    plain ``legal`` twice a decision (labelling the plan, then finding each label's action):
+    past the first decision of a turn (the one that plans), ``choose`` runs none while the game
+    follows the planned line, and plays exactly the plan."""
+    import functools
+
+    calls = {"n": 0, "on": False}
+    real = State.__dict__["_legal"].func
+
+    def counted(self):
+        calls["n"] += calls["on"]
+        return real(self)
+
+    counting = functools.cached_property(counted)
+    counting.__set_name__(State, "_legal")
+    monkeypatch.setattr(State, "_legal", counting)
+
+    served = 0
+    for i, s in enumerate(rt_positions(3)):
+        agent = SEARCHES[name](s.game, jit=False, max_iters=12, seed=i)
+        plan = list(agent.plan_turn(s, 1e18))
+        agent.reset()
+        got = [agent.choose(s, 1e18)]
+        s = likeliest_line(s.apply(got[-1]))
+        while not s.is_terminal() and got[-1] != s.game.end_turn_action:
+            calls["on"] = True
+            got.append(agent.choose(s, 1e18))
+            calls["on"] = False
+            s = likeliest_line(s.apply(got[-1]))
+        assert got == plan, (name, i)
+        served += len(got) - 1
+    assert calls["n"] == 0 and served > 0

@@ -414,3 +414,29 @@ def legal_turn(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: i
             if a == end:
                 break
     return n
+
+
+@hot
+def turn_line(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int, states, nw: int) -> int:
+    """:func:`legal_turn`, and the states of that line (what serving the plan compares the
+    game's states with): to ``states`` (flat, ``nw`` words a row) row ``i`` the state entry
+    ``i`` is played from, row ``n`` the state after the last entry (its chance resolved the
+    likeliest way); returns ``n``. ``states`` holds ``(tn + 1) * nw`` words."""
+    n = 0
+    for i in range(tn):
+        s = likeliest(g, s, work, na)
+        if terminal(g, s) or to_move(g, s) != me:
+            break
+        a = turn[i]
+        if is_legal(g, s, a, work, na):
+            for j in range(nw):
+                states[n * nw + j] = s[j]
+            out[ob + n] = a
+            n += 1
+            s = play(g, s, a)
+            if a == end:
+                break
+    s = likeliest(g, s, work, na)
+    for j in range(nw):
+        states[n * nw + j] = s[j]
+    return n

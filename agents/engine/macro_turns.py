@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +16,7 @@ from agents.engine import macro_kernels as K
 from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
-from core.game import CHANCE, State, bind, kernel_state, search_constants
+from core.game import CHANCE, State, as_words, bind, kernel_state, search_constants
 from util.jit import CompileGate, numba_available
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
@@ -43,7 +44,7 @@ class TurnSearch(TurnPlanAgent):
     max_iters: int = 0  # turn evaluations per turn (0: until the deadline); tests fix it
     seed: int = 0  # random seed; each turn's search starts from seed and the turn number
     margin: float = 0.02  # seconds kept before the deadline
-    plan_share: float = 0.5  # share of the turn's time spent searching; the rest serves the plan's decisions (labels, legality checks in Python)
+    plan_share: float = 0.9  # share of the turn's time spent searching; the rest labels and serves the plan (milliseconds: plan_line)
     jit: bool = True  # numba-compiled kernels when numba is importable and the state fits int64
     background_compile: bool = True  # short turns: compile in a thread, search on the plain path meanwhile
     compile_share: float = 0.7  # while it compiles: fraction of a turn's time spent waiting for it
@@ -56,6 +57,7 @@ class TurnSearch(TurnPlanAgent):
     _gate: CompileGate = field(default_factory=lambda: CompileGate("turn-search"), init=False, repr=False)
     _hfn: Any = field(default=None, init=False, repr=False)
     heuristic_values: list = field(default_factory=list, init=False, repr=False)  # the heuristic's parameters in the kernel's order (agents.engine.params)
+    _line: tuple | None = field(default=None, init=False, repr=False)  # (start words, plan, rows) of the last plan_turn
 
     def __post_init__(self) -> None:
         checks = [(self.width >= 0, "width must be >= 0 (0: the game's win_value)"),
@@ -80,6 +82,7 @@ class TurnSearch(TurnPlanAgent):
     def reset(self) -> None:
         super().reset()
         self._info = {}
+        self._line = None
 
     def info(self) -> SearchInfo:
         """The last turn's search: ``plan`` (actions), ``value`` (its mean reward for the mover in
@@ -105,11 +108,20 @@ class TurnSearch(TurnPlanAgent):
             return [end]
         turns = Turns(self, state, k, jit)
         plan, info = self.search(turns, start + self.plan_share * (deadline - start) - self.margin)
-        plan = turns.legal_line(plan)
+        plan, rows = turns.line(plan)
+        self._line = (state.words, plan, rows)
         info.update(plan=list(plan), seconds=time.perf_counter() - start, compiled=jit, evaluations=turns.evaluations,
                     value_unit="reward")
         self._info = info
         return list(plan)
+
+    def plan_line(self, state: State, plan: Sequence[int]) -> tuple[list[tuple[State, int]], State]:
+        """The line :meth:`plan_turn` computed with its kernels, when ``plan`` is that plan (else
+        :meth:`TurnPlanAgent.plan_line`'s plain one)."""
+        if self._line is None or self._line[0] != state.words or list(self._line[1]) != list(plan):
+            return super().plan_line(state, plan)
+        _words, acts, rows = self._line
+        return ([(State(self.game, w), a) for w, a in zip(rows, acts)], State(self.game, rows[-1]))
 
     def search(self, turns: Turns, deadline: float) -> tuple[tuple[int, ...], dict]:
         """(the turn to play, info) for the turn of ``turns``."""
@@ -258,6 +270,23 @@ class Turns:
                               self.out, 0)
         return self.built(n)
 
+    def line(self, turn: tuple[int, ...]) -> tuple[tuple[int, ...], list[tuple]]:
+        """:meth:`legal_line` and the states along it, as :class:`core.game.State` words: the
+        state each entry is played from, then the state after the last one (chance resolved the
+        likeliest way), computed by the kernels (serving the plan then needs no plain ``legal``)."""
+        turn = turn[:self.cap]
+        nw = len(self.words)
+        if self.jit:
+            import numpy as np
+
+            states: Any = np.zeros((len(turn) + 1) * nw, dtype=np.int64)
+        else:
+            states = [0] * ((len(turn) + 1) * nw)
+        n = self.k.turn_line(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), self.work, self.na,
+                             self.out, 0, states, nw)
+        rows = [as_words(states[i * nw:(i + 1) * nw]) for i in range(n + 1)]
+        return self.built(n), rows
+
     def exercise(self) -> None:
         """Call every kernel once (compiles them all)."""
         t = self.greedy()
@@ -267,3 +296,4 @@ class Turns:
         self.actors(t)
         self.combo([-1])
         self.legal_line(t)
+        self.line(t)

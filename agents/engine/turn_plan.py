@@ -6,10 +6,14 @@ A planner implements ``plan_turn(state, deadline) -> list[int]``: the mover's ac
 ``end_turn_action``, unless the game ends first); chance inside the turn (a Rogue's evasion) is
 followed by its most probable outcome (:func:`likeliest_line`). :class:`TurnPlanAgent` serves that plan one
 decision at a time through the ordinary ``choose(state, deadline)``: it plans at the first
-decision of each turn and replays the plan by *labels* (:meth:`core.game.Game.action_label`),
-so that chance inside the turn (a Rogue killed by a counter-attack shifts the unit slots) does
-not turn the plan into other acts; a planned act that has become impossible is skipped, as
-Kaggle skips an illegal entry of a turn's list. A Kaggle agent returns :meth:`plan_labels`
+decision of each turn, together with the states the plan passes through (:meth:`plan_line`).
+While the game is in the state the plan expected, the planned action is played as it is (it was
+checked legal from that very state, so serving costs no ``legal``: on Reinforce Tactics a plain
+``legal`` costs milliseconds, and two of them a decision made turn searches lose on time under
+load); once chance has fallen otherwise, the plan is replayed by *labels*
+(:meth:`core.game.Game.action_label`), so that chance inside the turn (a Rogue killed by a
+counter-attack shifts the unit slots) does not turn the plan into other acts; a planned act
+that has become impossible is skipped, as Kaggle skips an illegal entry of a turn's list. A Kaggle agent returns :meth:`plan_labels`
 instead, the whole turn at once.
 """
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from core.game import State
+from core.game import State, Words
 
 
 class TurnPlanAgent:
@@ -28,37 +32,61 @@ class TurnPlanAgent:
     def plan_turn(self, state: State, deadline: float) -> list[int]:
         raise NotImplementedError
 
-    def plan_labels(self, state: State, deadline: float) -> list[Hashable]:
-        """The plan of the turn starting at ``state`` as labels, the end of the turn included."""
+    def plan_line(self, state: State, plan: Sequence[int]) -> tuple[list[tuple[State, int]], State]:
+        """``plan`` played from ``state`` along the likeliest line of the turn's chance
+        (:func:`likeliest_line`): its entries legal when their time comes, each with the state it
+        is played from, up to the end of the turn, and the state after them (chance resolved).
+        Plain Python (a legality check per entry); a planner that has this line from its own
+        kernels overrides it."""
         end = self.game.end_turn_action
-        labels = []
+        me = state.current_player()
+        steps: list[tuple[State, int]] = []
         s = state
-        for a in self.plan_turn(state, deadline):
+        for a in plan:
             s = likeliest_line(s)
-            if s.is_terminal():
+            if s.is_terminal() or s.current_player() != me:
                 break
             try:
                 nxt = s.apply(a)
             except ValueError:
                 continue  # not legal on this line: Kaggle would skip it too
-            labels.append(self.game.action_label(s, a))
+            steps.append((s, a))
             s = nxt
             if a == end:
-                return labels
-        s = likeliest_line(s)
-        if end is not None and not s.is_terminal():
-            labels.append(self.game.action_label(s, end))
-        return labels
+                break
+        return steps, likeliest_line(s)
+
+    def plan_steps(self, state: State, deadline: float) -> list[tuple[Words, int, Hashable]]:
+        """The plan of the turn starting at ``state``, each decision as (the state words it is
+        planned from, the action, its label), the end of the turn included."""
+        end = self.game.end_turn_action
+        steps, last = self.plan_line(state, self.plan_turn(state, deadline))
+        out = [(s.words, a, self.game.action_label(s, a)) for s, a in steps]
+        if end is not None and (not steps or steps[-1][1] != end) and not last.is_terminal() \
+                and last.current_player() == state.current_player():
+            out.append((last.words, end, self.game.action_label(last, end)))
+        return out
+
+    def plan_labels(self, state: State, deadline: float) -> list[Hashable]:
+        """The plan of the turn starting at ``state`` as labels, the end of the turn included."""
+        return [label for _w, _a, label in self.plan_steps(state, deadline)]
 
     def choose(self, state: State, deadline: float) -> int:
+        """The plan's next decision: its action when the game is in the state the plan expected
+        there (the plan checked it legal from that very state: no ``legal`` to run), else the
+        legal action its label names (chance fell otherwise: a Rogue evaded), skipping a planned
+        act that has become impossible."""
         turn = (self.game.turn_index(state), state.current_player())
         if getattr(self, "_plan_turn_id", None) != turn:
             self._plan_turn_id = turn
-            self._plan_left: list[Hashable] = self.plan_labels(state, deadline)
+            self._plan_left: list[tuple[Words, int, Hashable]] = self.plan_steps(state, deadline)
         while self._plan_left:
-            a = self.game.label_action(state, self._plan_left.pop(0))
-            if a is not None:
+            words, a, label = self._plan_left.pop(0)
+            if words == state.words:
                 return a
+            b = self.game.label_action(state, label)
+            if b is not None:
+                return b
         end = self.game.end_turn_action
         legal = state.legal_actions()
         return end if end in legal else legal[0]
