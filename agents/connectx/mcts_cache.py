@@ -152,7 +152,7 @@ def holds(data: dict, state: Any) -> bool:
 
 def _bound(search: Any, jit: bool) -> Any:
     """The engine's kernels bound to ``search``'s game (and leaf heuristic), compiled or plain."""
-    return bind(search.game, K, search._hfn, jit=jit)
+    return search.bound_kernels(jit)
 
 
 def _collector(game: Any, jit: bool) -> Any:
