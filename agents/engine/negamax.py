@@ -243,15 +243,17 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         same = cm == me
         if cm == CHANCE and not terminal(g, c):
             v = chance_leaf(g, c, ints, floats)
-        elif pvs and i > 0:  # a scout window first; the full one when the child may improve
-            lo, hi = window(same, alpha, alpha + NULL_EPS * (1.0 + abs(alpha)))
-            v = signed(node(g, c, child_depth, ply + 1, lo, hi, ints, floats), same)
-            if v > alpha and v < beta and ints[D_ABORTED] == 0:
-                lo, hi = window(same, alpha, beta)
-                v = signed(node(g, c, child_depth, ply + 1, lo, hi, ints, floats), same)
-        else:
-            lo, hi = window(same, -INF if wide else alpha, INF if wide else beta)
-            v = signed(node(g, c, child_depth, ply + 1, lo, hi, ints, floats), same)
+        else:  # windows as the child's mover sees them: negated when the other player moves
+            again = True
+            if pvs and i > 0:  # a scout window first; the full one when the child may improve
+                top = alpha + NULL_EPS * (1.0 + abs(alpha))
+                v = node(g, c, child_depth, ply + 1, alpha if same else -top, top if same else -alpha, ints, floats)
+                v = v if same else -v
+                again = v > alpha and v < beta and ints[D_ABORTED] == 0
+            if again:
+                lo, hi = (-INF, INF) if wide else ((alpha, beta) if same else (-beta, -alpha))
+                v = node(g, c, child_depth, ply + 1, lo, hi, ints, floats)
+                v = v if same else -v
         if ints[D_ABORTED] != 0:
             return 0.0
         if root:
@@ -355,21 +357,6 @@ def chance_leaf(g, c, ints, floats) -> float:
     ints[D_CUT] = 1
     ints[D_CHANCE_SEEN] = 1
     return evaluate(g, c, floats)
-
-
-@hot(inline=True)
-def window(same: bool, lo: float, hi: float):
-    """The window ``(lo, hi)`` of the node's mover as the child's mover sees it: negated and
-    swapped when the child's side to move is the other player."""
-    if same:
-        return lo, hi
-    return -hi, -lo
-
-
-@hot(inline=True)
-def signed(v: float, same: bool) -> float:
-    """A child's value for the node's mover (negated when the other player moves there)."""
-    return v if same else -v
 
 
 # --- the Python side: arrays, binding, one search call -----------------------------------------
