@@ -3,7 +3,7 @@ of one agent's ``warm_up`` in a fresh process with the on-disk kernel cache off
 (``CONNECTX_JIT_CACHE=0``), so every run compiles everything. CPU time, not wall time: the
 machine may be loaded, and numba compiles in one thread.
 
-    python -m bench.kernel_compile --before 4495222 [--repeats 3] [--agent "connectx mcts"] ...
+    python -m bench.kernel_compile --before 4495222 [--repeats 3] [--jobs 4] [--agent "connect4_count mcts"] ...
 
 Each ``--agent`` is ``"GAME SPEC"`` (a game of ``core.games``, an agent spec of
 ``agents.registry``); the default set covers MCTS (a game without chance, one with), alpha-beta,
@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.ab import checkout
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m bench.kernel_compile", description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", required=True, help="the baseline revision")
     ap.add_argument("--repeats", type=positive_int, default=3, help="compiles of each side, alternated (median)")
+    ap.add_argument("--jobs", type=positive_int, default=1,
+                    help="compiles at once (CPU time is per process: concurrent compiles of both trees share the load alike)")
     ap.add_argument("--agent", action="append", help='"GAME SPEC", repeatable (default: MCTS, alpha-beta, expectimax, solver)')
     args = ap.parse_args(argv)
     agents = [a.split(None, 1) for a in (args.agent or DEFAULT_AGENTS)]
@@ -63,11 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     before = checkout(args.before, tmp / "before")
     figures = {}
     try:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            futures = {(game, spec, side, i): pool.submit(compile_cpu, tree, game, spec)
+                       for game, spec in agents for i in range(args.repeats)
+                       for side, tree in (("before", before), ("after", ROOT))}
         for game, spec in agents:
-            runs: dict[str, list[float]] = {"before": [], "after": []}
-            for _ in range(args.repeats):
-                for side, tree in (("before", before), ("after", ROOT)):
-                    runs[side].append(compile_cpu(tree, game, spec))
+            runs = {side: [futures[game, spec, side, i].result() for i in range(args.repeats)] for side in ("before", "after")}
             b, a = statistics.median(runs["before"]), statistics.median(runs["after"])
             name = f"{game} {spec}"
             print(f"{name:32s} compile CPU s: before {b:6.2f} (runs {', '.join(f'{x:.1f}' for x in runs['before'])}), "

@@ -81,3 +81,13 @@ def test_the_size_check_sees_every_kernel_module_and_can_fail():
     names = {(m, f) for m, f, _ in hot_functions()}
     assert ("agents.engine.mcts_kernels", "simulate") in names and ("agents.engine.negamax", "node") in names
     assert ("agents.engine.expectimax", "node") in names and ("agents.engine.exact", "negamax") in names
+
+
+def test_mcts_bindings_leave_out_the_code_an_agent_never_runs():
+    from agents.engine.mcts import MCTSAgent
+    from core.games import make_game
+
+    closed = MCTSAgent(game=make_game("connect4_count")).bound_kernels(False)
+    dice = MCTSAgent(game=make_game("einstein"), open_loop=True).bound_kernels(False)
+    assert (closed.CHANCE_CODE, closed.OPEN_CODE) == (False, False)
+    assert (dice.CHANCE_CODE, dice.OPEN_CODE) == (True, True)
