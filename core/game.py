@@ -499,10 +499,13 @@ def kernel_state(game: Game, words: Any, jit: bool) -> Any:
     return as_words(words)
 
 
-def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None) -> Any:
+def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None,
+         flags: dict[str, bool] | None = None) -> Any:
     """A game-generic ``search`` module with ``game``'s kernels (and ``heuristic`` as its
     ``evaluate``) bound in: compiled when numba is available and the state fits int64 (or as
-    ``jit`` says), else plain Python. Returns a namespace holding the search's functions."""
+    ``jit`` says), else plain Python. Returns a namespace holding the search's functions.
+    ``flags``: the search module's code switches to override (name -> bool, e.g.
+    :func:`agents.engine.mcts_kernels.code_flags`): numba drops the branches they rule out."""
     from core import kernel_defaults
     from util import jit as J
 
@@ -531,6 +534,7 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
         overrides["expand"] = J.bind(kernel_expand, dict(overrides), use_jit).expand
     if heuristic is not None:
         overrides["evaluate"] = getattr(J.compiled(heuristic.__module__), heuristic.__name__) if use_jit else heuristic
+    overrides.update(flags or {})
     ns = J.bind(search, overrides, use_jit)
     ns.jit = use_jit  # the same on every call with these arguments: the namespace is cached per binding
     return ns

@@ -33,7 +33,7 @@ def pheromone_tree(jit: bool, pher: list[float], **params) -> Bench:
 
 def draw(b: Bench, rng: int) -> tuple[int, int]:
     """(the column an ant picks at the root, rng)."""
-    ch, rng = b.k.select(b.tree.ints, b.tree.floats, 0, 0, 0.0, True, -1, True, rng)
+    ch, rng = b.k.select(b.tree.ints, b.tree.floats, 0, 0, True, -1, rng)  # F_POLICY: ant (the agent's settings)
     return b.tree.node(ch)["action"], rng
 
 

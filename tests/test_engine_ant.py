@@ -45,7 +45,7 @@ def test_draw_follows_the_pheromone_to_the_power_above_the_floor():
     rng = seed_state(5)
     draws = 6000
     for _ in range(draws):
-        ch, rng = k.select(tree.ints, tree.floats, 0, 0, 0.0, False, -1, True, rng)
+        ch, rng = k.select(tree.ints, tree.floats, 0, 0, False, -1, rng)  # F_POLICY: ant (the agent's settings)
         counts[slot[ch]] += 1
     sigma = np.sqrt(expected * (1 - expected) / draws)
     assert np.all(np.abs(counts / draws - expected) < 4 * sigma), counts / draws
@@ -56,7 +56,7 @@ def test_looking_at_the_children_evaporates_their_pheromone():
     tree = agent._tree
     before = [kid["pher"] for kid in tree.children(0)]
     k = bind(agent.game, MK, jit=False)
-    k.select(tree.ints, tree.floats, 0, 0, 0.0, False, -1, True, seed_state(1))
+    k.select(tree.ints, tree.floats, 0, 0, False, -1, seed_state(1))
     after = [kid["pher"] for kid in tree.children(0)]
     assert after == pytest.approx([0.75 * p for p in before])
 

@@ -139,7 +139,8 @@ def test_uct_selection_on_hand_tree(jit):
     t = b.tree
 
     def pick(c: float) -> int:
-        ch, _ = b.k.select(t.ints, t.floats, 0, 0, c, True, -1, False, 1)
+        t.floats[b.k.F_C] = c  # select reads c (and the policy, UCT here) from the settings
+        ch, _ = b.k.select(t.ints, t.floats, 0, 0, True, -1, 1)
         return t.node(ch)["action"]
 
     # Means for the mover: 0.6 (10 visits), 0.5 (18), -0.5 (2); parent 30 visits, ln 30 = 3.4012.

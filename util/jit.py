@@ -158,7 +158,9 @@ def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, 
 
     name = module.__name__
     glob = dict(module.__dict__)
-    linked = dict(extra)  # compiled functions from elsewhere that the copies call
+    # compiled functions from elsewhere that the copies call (the other overrides are constants,
+    # code switches: in the cache key through constants_key)
+    linked = {k: v for k, v in extra.items() if callable(v)}
     # Hot functions imported from other modules: use their compiled copies.
     for k, value in list(glob.items()):
         if is_hot(value) and getattr(value, "__module__", name) != name:
@@ -212,8 +214,8 @@ _PLAIN: dict[tuple, types.SimpleNamespace] = {}
 
 
 def _override_key(name: str, extra: dict[str, Any]) -> tuple:
-    return (name,) + tuple(sorted((k, f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', getattr(v, '__name__', id(v)))}")
-                                 for k, v in extra.items()))
+    return (name,) + tuple(sorted((k, f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', getattr(v, '__name__', id(v)))}"
+                                  if callable(v) else repr(v)) for k, v in extra.items()))
 
 
 def plain(module: types.ModuleType | str, overrides: dict[str, Any] | None = None) -> types.SimpleNamespace:

@@ -118,7 +118,7 @@ class Solver:
                 self.on_slice(done + search.nodes)
 
         def stop() -> None:
-            search.mem[ek.LIMIT] = 0  # the kernel reads it at every node
+            search.mem[ek.E_LIMIT] = 0  # the kernel reads it at every node
 
         result = call_watched(lambda: kernel(*head), stop, self.slice_seconds, progress)
         search.nodes = done + search.nodes

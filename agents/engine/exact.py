@@ -12,7 +12,7 @@ knowing no game: every trick is a hook of the game's kernels.
   its key, whatever the path and the plies played, so a key may drop only what cannot change
   the value: a game with a ply cap keeps the ply (the key rule of :mod:`core.game`, checked on
   every game by :func:`core.game.key_mismatch` in the tests). A line that reaches
-  ``max_plies`` (a game that can cycle with no cap) stops the search (``CUT``): nothing it
+  ``max_plies`` (a game that can cycle with no cap) stops the search (``E_CUT``): nothing it
   found is stored, the solver never guesses.
 
 Values are the mover's outcome (``outcome`` seen from the side to move), so they must be
@@ -24,7 +24,7 @@ cheap win/draw/loss questions first).
 
 One int64 array ``mem`` carries everything (numpy compiled, a list plain): the counters and
 settings (the slots below), the table, then the per-ply action lists (``ply * stride`` past
-``mem[BUF]``). One on purpose: numba passes each array argument as a seven-word struct and
+``mem[E_BUF]``). One on purpose: numba passes each array argument as a seven-word struct and
 reference-counts it (an atomic add and subtract) in every call of the recursive kernel, and
 the hooks take it too (three arrays measured 5-10% fewer nodes/s than one on Pons' sets); the
 entry points pass it down :func:`util.hints.borrowed` (not reference-counted at all).
@@ -55,10 +55,13 @@ from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hints import borrowed, prefetch
 from util.hotclock import clock_ns
 from util.jit import hot, is_inline
+from util.layout import Layout
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
-NODES, LIMIT, ABORTED, DEADLINE, CHANCE_SEEN, CUT, SIZE, STRIDE, PLY_CAP, WORDS, BUF, PREFETCH = range(12)
-STATS = 12  # the table starts here: a constant offset, free in an index
+MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH")
+(E_NODES, E_LIMIT, E_ABORTED, E_DEADLINE, E_CHANCE_SEEN, E_CUT, E_SIZE, E_STRIDE, E_PLY_CAP, E_WORDS, E_BUF,
+ E_PREFETCH) = MEM.slots
+STATS = MEM.size  # the table starts here: a constant offset, free in an index
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
 # reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
@@ -110,28 +113,28 @@ def tt_put(mem, k, size: int, words: int, code: int) -> None:
 
 @hot(inline=True)
 def stop(mem, flag: int) -> int:
-    """Abort the search (``flag``: a slot saying why, or ``ABORTED`` alone); returns 0."""
+    """Abort the search (``flag``: a slot saying why, or ``E_ABORTED`` alone); returns 0."""
     mem[flag] = 1
-    mem[ABORTED] = 1
+    mem[E_ABORTED] = 1
     return 0
 
 
 @hot
 def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     """The value of ``s`` for its mover within ``(alpha, beta)``: a result ``<= alpha`` is an
-    upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``mem[ABORTED]``
-    set when the node limit or the deadline passed, a line reached the ply cap (``CUT``) or a
-    chance node was met (``CHANCE_SEEN``): the result is then meaningless."""
-    mem[NODES] += 1
-    if mem[NODES] > mem[LIMIT] or ((mem[NODES] & 1023) == 0 and clock_ns() > mem[DEADLINE]):
-        return stop(mem, ABORTED)
-    if ply >= mem[PLY_CAP]:
-        return stop(mem, CUT)
-    size = mem[SIZE]
-    words = mem[WORDS]
-    if COMPILED and mem[PREFETCH] != 0:  # the table read overlaps expand's work
+    upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``mem[E_ABORTED]``
+    set when the node limit or the deadline passed, a line reached the ply cap (``E_CUT``) or a
+    chance node was met (``E_CHANCE_SEEN``): the result is then meaningless."""
+    mem[E_NODES] += 1
+    if mem[E_NODES] > mem[E_LIMIT] or ((mem[E_NODES] & 1023) == 0 and clock_ns() > mem[E_DEADLINE]):
+        return stop(mem, E_ABORTED)
+    if ply >= mem[E_PLY_CAP]:
+        return stop(mem, E_CUT)
+    size = mem[E_SIZE]
+    words = mem[E_WORDS]
+    if COMPILED and mem[E_PREFETCH] != 0:  # the table read overlaps expand's work
         tt_prefetch(mem, key(g, s), size, words)
-    base = mem[BUF] + ply * mem[STRIDE]
+    base = mem[E_BUF] + ply * mem[E_STRIDE]
     n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
         return int(o)
@@ -156,7 +159,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     alpha, beta = low, high
     if n > 1:
         order(g, s, mem, base, n, NO_PARAMS)
-    if COMPILED and mem[PREFETCH] != 0:  # the children's slots load in parallel
+    if COMPILED and mem[E_PREFETCH] != 0:  # the children's slots load in parallel
         for i in range(1, n):
             tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
@@ -166,10 +169,10 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         if p == me:  # a game may give a player two moves in a row
             r = negamax(g, c, ply + 1, alpha, beta, mem)
         elif p < 0:
-            return stop(mem, CHANCE_SEEN)
+            return stop(mem, E_CHANCE_SEEN)
         else:
             r = -negamax(g, c, ply + 1, -beta, -alpha, mem)
-        if mem[ABORTED] != 0:
+        if mem[E_ABORTED] != 0:
             return 0
         if r >= beta:
             tt_put(mem, k, size, words, (r + BIAS) * 2 + 1)
@@ -184,7 +187,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
 def decided(g, s, mem):
     """``(True, value)`` when ``expand`` decides ``s`` without search, else ``(False, 0)`` (its
     actions are not needed: unordered)."""
-    n, o = expand(g, s, FULL, 0, 0, mem, mem[BUF], NO_PARAMS)
+    n, o = expand(g, s, FULL, 0, 0, mem, mem[E_BUF], NO_PARAMS)
     if n < 0:
         return True, int(o)
     return False, 0
@@ -227,7 +230,7 @@ def run(g, s, mode: int, root: int, lo: int, hi: int, mem) -> int:
     - ``DECIDE``: the value of ``s`` when ``expand`` decides it without search, else
       ``UNDECIDED``.
 
-    A decided ``s`` costs no node. Returns 0 with ``mem[ABORTED]`` set on abort. ``root``: 0,
+    A decided ``s`` costs no node. Returns 0 with ``mem[E_ABORTED]`` set on abort. ``root``: 0,
     the root's ply, an argument so that the node compiles once (a literal 0 would compile a
     second copy of it for the root)."""
     mem = borrowed(mem)  # the caller holds it: no reference counting at every node
@@ -242,7 +245,7 @@ def run(g, s, mode: int, root: int, lo: int, hi: int, mem) -> int:
     while lo < hi:
         m = probe_point(lo, hi)
         r = negamax(g, s, root, m, m + 1, mem)
-        if mem[ABORTED] != 0:
+        if mem[E_ABORTED] != 0:
             return 0
         if r <= m:
             hi = r
@@ -315,13 +318,13 @@ class ExactSearch:
         self.entries = self.size * (1 if self.words == 1 else self.words + 1)
         stride = max(1, int(game.num_actions)) + 1
         head = [0] * STATS
-        head[SIZE], head[STRIDE], head[PLY_CAP], head[WORDS] = self.size, stride, int(max_plies), self.words
-        head[BUF] = STATS + self.entries
+        head[E_SIZE], head[E_STRIDE], head[E_PLY_CAP], head[E_WORDS] = self.size, stride, int(max_plies), self.words
+        head[E_BUF] = STATS + self.entries
         # Prefetching costs a key per node and one more per child: worth it only for a key as
         # cheap as the game made its hook (compiled into the search) or the state itself
         # (Quantik's canonical key, a search of its symmetries: 0.62x the nodes/s with it).
         key_fn = key_function(game)
-        head[PREFETCH] = int(key_fn is None or is_inline(key_fn))
+        head[E_PREFETCH] = int(key_fn is None or is_inline(key_fn))
         total = STATS + self.entries + (int(max_plies) + 1) * stride
         if self.jit:
             import numpy as np
@@ -340,9 +343,9 @@ class ExactSearch:
         """Zero the counters of the next call and set its node limit and deadline
         (``time.perf_counter_ns`` units; see :func:`util.budget.deadline_ns`)."""
         mem = self.mem
-        mem[NODES] = mem[ABORTED] = mem[CHANCE_SEEN] = mem[CUT] = 0
-        mem[LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
-        mem[DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
+        mem[E_NODES] = mem[E_ABORTED] = mem[E_CHANCE_SEEN] = mem[E_CUT] = 0
+        mem[E_LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        mem[E_DEADLINE] = NO_DEADLINE_NS if deadline_ns is None else int(deadline_ns)
 
     def solve(self, words: tuple, lo: int, hi: int) -> int:
         """:func:`run` ``SOLVE`` on a state's words (call :meth:`start` first)."""
@@ -359,21 +362,21 @@ class ExactSearch:
 
     @property
     def nodes(self) -> int:
-        return int(self.mem[NODES])
+        return int(self.mem[E_NODES])
 
     @nodes.setter
     def nodes(self, n: int) -> None:
         """A driver that split one search into several calls reports their total here."""
-        self.mem[NODES] = int(n)
+        self.mem[E_NODES] = int(n)
 
     @property
     def aborted(self) -> bool:
-        return bool(self.mem[ABORTED])
+        return bool(self.mem[E_ABORTED])
 
     @property
     def chance(self) -> bool:
-        return bool(self.mem[CHANCE_SEEN])
+        return bool(self.mem[E_CHANCE_SEEN])
 
     @property
     def cut(self) -> bool:
-        return bool(self.mem[CUT])
+        return bool(self.mem[E_CUT])

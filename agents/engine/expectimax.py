@@ -36,7 +36,7 @@ remaining depth only (so the table never changes a value), and its move ordered 
 
 Arrays as in :mod:`agents.engine.negamax` (whose table helpers this module imports): ``ints``
 holds settings, per-ply action lists and the table; ``floats`` the heuristic's parameters from
-0, then the settings at ``ints[FSET]`` and the root's child values.
+0, then the settings at ``ints[X_FSET]`` and the root's child values.
 """
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ from agents.engine.negamax import (
     take_child,
     tt_decides,
     tt_find,
+    tt_meta,
     tt_slot,
     tt_store,
 )
@@ -68,164 +69,82 @@ from core.game import bind, constants_array, first_decision, kernel_state
 from core.kernel_defaults import chance_prob, evaluate, key, legal, order, outcome, play, terminal, to_move
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.jit import hot, numba_available
+from util.layout import Layout
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 MARGIN = 1.0e-9  # relative widening of Star1's windows (float rounding is ~1e-16)
 
-# Slots of ``ints``.
-NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, USE_TT, SIZE, WORDS, TT, BUF = range(12)
-STRIDE, PLY_CAP, CUT, ROOT_ALL, ROOT_N, FSET, FTT, STAR2, FSCR = range(12, 21)
-HEADER = 24
-# Offsets from ``ints[FSET]`` in ``floats``.
-BOUND, ROOTV = 0, 2
+# Slots of ``ints`` (settings and counters; the action lists and the table follow the header).
+SEARCH_INTS = Layout("X_", "NODES LIMIT ABORTED DEADLINE CLOCK_MASK BEST PRUNE USE_TT SIZE WORDS TT BUF STRIDE PLY_CAP "
+                     "CUT ROOT_ALL ROOT_N FSET FTT STAR2 FSCR", size=24)
+(X_NODES, X_LIMIT, X_ABORTED, X_DEADLINE, X_CLOCK_MASK, X_BEST, X_PRUNE, X_USE_TT, X_SIZE, X_WORDS, X_TT, X_BUF,
+ X_STRIDE, X_PLY_CAP, X_CUT, X_ROOT_ALL, X_ROOT_N, X_FSET, X_FTT, X_STAR2, X_FSCR) = SEARCH_INTS.slots
+# ``floats`` from ``ints[X_FSET]``: the outcome bound (win_value), then the root's child values.
+XF_BOUND, XF_ROOTV = 0, 2
 
 
 @hot
 def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints, floats) -> float:
     """Value of ``s`` for player ``view`` (module docstring), fail-soft within ``(alpha, beta)``;
-    with ``ints[PRUNE] == 0`` the exact expectimax value (every node, no table)."""
-    ints[NODES] += 1
-    if ints[NODES] > ints[LIMIT] or ((ints[NODES] & ints[CLOCK_MASK]) == 0 and clock_ns() > ints[DEADLINE]):
-        ints[ABORTED] = 1
+    with ``ints[X_PRUNE] == 0`` the exact expectimax value (every node, no table)."""
+    if count_node(ints):
         return 0.0
-    fs = ints[FSET]
     if terminal(g, s):
         o = outcome(g, s)
         return o if view == 0 else -o
-    prune = ints[PRUNE] != 0
-    base = ints[BUF] + ply * ints[STRIDE]
     m = to_move(g, s)
-    top = floats[fs + BOUND]
-
     if m == CHANCE:
-        if ply > ints[PLY_CAP]:  # a chain of chance nodes past the buffer: no estimate there
-            ints[CUT] = 1
-            return 0.0
-        n = legal(g, s, ints, base)
-        rest = 0.0
-        for i in range(n):
-            rest += chance_prob(g, s, ints[base + i])
-        lb_rest = rest * -top  # sum of p * (lower bound) over the outcomes not yet searched
-        ub_rest = rest * top
-        sb = ints[FSCR] + ply * 2 * ints[STRIDE]  # per-outcome bounds (Star2's probes)
-        if prune:
-            for i in range(n):
-                floats[sb + 2 * i] = -top
-                floats[sb + 2 * i + 1] = top
-        if prune and ints[STAR2] != 0 and depth > 0:
-            # Star2: probe each outcome's first action; a decision node of the viewer gains a
-            # lower bound, one of the other player an upper bound; stop when they decide.
-            lb_rest = 0.0
-            ub_rest = 0.0
-            lb_done = 0.0  # sums over outcomes probed so far
-            ub_done = 0.0
-            cb = ints[BUF] + (ply + 1) * ints[STRIDE]
-            for i in range(n):
-                a = ints[base + i]
-                p = chance_prob(g, s, a)
-                left = 0.0
-                for j in range(i + 1, n):
-                    left += chance_prob(g, s, ints[base + j])
-                c = play(g, s, a)
-                lb = -top
-                ub = top
-                if terminal(g, c):
-                    lb = outcome(g, c)
-                    if view == 1:
-                        lb = -lb
-                    ub = lb
-                else:
-                    q = to_move(g, c)
-                    if q != CHANCE and p > 0.0 and ply + 1 < ints[PLY_CAP]:
-                        nc = legal(g, c, ints, cb)
-                        order(g, c, ints, cb, nc, floats)
-                        gc = play(g, c, ints[cb])
-                        if q == view:
-                            hi = (beta + MARGIN * (1.0 + abs(beta)) - lb_done + left * top) / p
-                            w = node(g, gc, depth - 1, ply + 2, -INF, hi, q, ints, floats)
-                            if ints[ABORTED] != 0:
-                                return 0.0
-                            if w >= hi:
-                                return lb_done + p * w - left * top
-                            lb = w
-                        else:
-                            lo = (alpha - MARGIN * (1.0 + abs(alpha)) - ub_done - left * top) / p
-                            w = node(g, gc, depth - 1, ply + 2, -INF, -lo, q, ints, floats)
-                            if ints[ABORTED] != 0:
-                                return 0.0
-                            if w >= -lo:
-                                return ub_done - p * w + left * top
-                            ub = -w
-                floats[sb + 2 * i] = lb
-                floats[sb + 2 * i + 1] = ub
-                lb_done += p * lb
-                ub_done += p * ub
-            lb_rest = lb_done
-            ub_rest = ub_done
-        total = 0.0
-        for i in range(n):
-            a = ints[base + i]
-            p = chance_prob(g, s, a)
-            after = rest - p
-            if after < 0.0:
-                after = 0.0
-            c = play(g, s, a)
-            if prune and p > 0.0:
-                lb_rest -= p * floats[sb + 2 * i]
-                ub_rest -= p * floats[sb + 2 * i + 1]
-                lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - ub_rest) / p
-                hi = (beta + MARGIN * (1.0 + abs(beta)) - total - lb_rest) / p
-                v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
-                if ints[ABORTED] != 0:
-                    return 0.0
-                if v <= lo:
-                    return total + p * v + ub_rest
-                if v >= hi:
-                    return total + p * v + lb_rest
-            else:
-                v = node(g, c, depth, ply + 1, -INF, INF, view, ints, floats)
-                if ints[ABORTED] != 0:
-                    return 0.0
-            total += p * v
-            rest = after
-        return total
+        return chance_node(g, s, depth, ply, alpha, beta, view, ints, floats)
+    if m != view:  # a decision node of the other player: searched in its mover's view
+        return -decision_node(g, s, depth, ply, -beta, -alpha, ints, floats)
+    return decision_node(g, s, depth, ply, alpha, beta, ints, floats)
 
-    # A decision node of player m: search in m's view, return in view's.
-    sign = 1.0
-    if m != view:
-        sign = -1.0
-        alpha, beta = -beta, -alpha
-    if depth <= 0 or ply >= ints[PLY_CAP]:
-        ints[CUT] = 1
-        e = evaluate(g, s, floats)
-        e = min(top, max(-top, e))
-        return sign * e
 
-    use_tt = prune and ints[USE_TT] != 0
+@hot(inline=True)
+def count_node(ints) -> bool:
+    """Count a node; True (and ``X_ABORTED`` set) past the node limit or the deadline, read
+    every ``ints[X_CLOCK_MASK] + 1`` nodes."""
+    ints[X_NODES] += 1
+    if ints[X_NODES] > ints[X_LIMIT] or ((ints[X_NODES] & ints[X_CLOCK_MASK]) == 0 and clock_ns() > ints[X_DEADLINE]):
+        ints[X_ABORTED] = 1
+        return True
+    return False
+
+
+@hot(inline=True)
+def decision_node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) -> float:
+    """Value of decision node ``s`` (not terminal) for its mover, fail-soft within ``(alpha,
+    beta)``: the heuristic at the horizon, else a table probe and alpha-beta over its actions."""
+    if depth <= 0 or ply >= ints[X_PLY_CAP]:
+        ints[X_CUT] = 1
+        top = floats[ints[X_FSET] + XF_BOUND]
+        return min(top, max(-top, evaluate(g, s, floats)))
+    prune = ints[X_PRUNE] != 0
+    use_tt = prune and ints[X_USE_TT] != 0
     # The key has its own length (ConnectX: one word for a two-word state): one type for numba,
     # so it is made whether or not the table is used (``k = s`` here failed to compile there).
     k = key(g, s)
-    words = ints[WORDS]
+    words = ints[X_WORDS]
     slot, at, meta = 0, 0, 0
     if use_tt:
-        slot, at = tt_slot(k, words, ints[SIZE], ints[TT])
+        slot, at = tt_slot(k, words, ints[X_SIZE], ints[X_TT])
         meta = tt_find(ints, at, k, words)
-    tt_move = (meta & MOVE_MASK) - 1  # -1 without an entry
     if meta != 0 and ply > 0 and (meta >> DEPTH_SHIFT) - 1 == depth:
-        v = floats[ints[FTT] + slot]
+        v = floats[ints[X_FTT] + slot]
         if tt_decides(meta, v, alpha, beta):
             if (meta >> CUT_SHIFT) & 1:
-                ints[CUT] = 1
-            return sign * v
-
+                ints[X_CUT] = 1
+            return v
+    base = ints[X_BUF] + ply * ints[X_STRIDE]
     n = legal(g, s, ints, base)
     order(g, s, ints, base, n, floats)
-    table_move_first(ints, base, n, tt_move)
+    table_move_first(ints, base, n, (meta & MOVE_MASK) - 1)  # -1 without an entry
+    m = to_move(g, s)
     root = ply == 0
-    wide = not prune or (root and ints[ROOT_ALL] != 0)
+    wide = not prune or (root and ints[X_ROOT_ALL] != 0)
     best, best_move, alpha0 = -INF, ints[base], alpha
-    cut_outer = ints[CUT]  # the caller's flag; this node's own starts clear
-    ints[CUT] = 0
+    cut_outer = ints[X_CUT]  # the caller's flag; this node's own starts clear
+    ints[X_CUT] = 0
     for i in range(n):
         c = play(g, s, ints[base + i])
         a = ints[base + i]
@@ -234,19 +153,132 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         else:
             v = node(g, c, depth - 1, ply + 1, alpha, beta, m, ints, floats)
         if root:  # (an aborted search's values are never read)
-            floats[fs + ROOTV + i] = v
-            ints[ROOT_N] = i + 1
-        if ints[ABORTED] != 0:
+            floats[ints[X_FSET] + XF_ROOTV + i] = v
+            ints[X_ROOT_N] = i + 1
+        if ints[X_ABORTED] != 0:
             return 0.0
         best, best_move, alpha, cut = take_child(v, a, best, best_move, alpha, beta, prune, wide)
         if cut:
             break
-    if use_tt:  # ints[CUT] is still this node's own flag
-        tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, ints[CUT], best, alpha0, beta, best_move, best)
-    ints[CUT] |= cut_outer
+    if use_tt:  # ints[X_CUT] is still this node's own flag
+        tt_store(ints, floats, at, ints[X_FTT] + slot, k, words, tt_meta(depth, ints[X_CUT], best, alpha0, beta, best_move),
+                 best)
+    ints[X_CUT] |= cut_outer
     if root:
-        ints[BEST] = best_move
-    return sign * best
+        ints[X_BEST] = best_move
+    return best
+
+
+@hot(inline=True)
+def chance_node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints, floats) -> float:
+    """Value of chance node ``s`` for player ``view`` within ``(alpha, beta)``: the
+    probability-weighted mean of its outcomes, each searched in Star1's window (module
+    docstring; after Star2's probes when ``X_STAR2``); a value outside a window bounds the
+    node outside ``(alpha, beta)`` and the rest is skipped."""
+    if ply > ints[X_PLY_CAP]:  # a chain of chance nodes past the buffer: no estimate there
+        ints[X_CUT] = 1
+        return 0.0
+    prune = ints[X_PRUNE] != 0
+    top = floats[ints[X_FSET] + XF_BOUND]
+    base = ints[X_BUF] + ply * ints[X_STRIDE]
+    n = legal(g, s, ints, base)
+    rest = 0.0
+    for i in range(n):
+        rest += chance_prob(g, s, ints[base + i])
+    lb_rest = rest * -top  # sum of p * (lower bound) over the outcomes not yet searched
+    ub_rest = rest * top
+    sb = ints[X_FSCR] + ply * 2 * ints[X_STRIDE]  # per-outcome bounds (Star2's probes)
+    if prune:
+        for i in range(n):
+            floats[sb + 2 * i] = -top
+            floats[sb + 2 * i + 1] = top
+    if prune and ints[X_STAR2] != 0 and depth > 0:
+        done, v, lb_rest, ub_rest = star2_probes(g, s, depth, ply, alpha, beta, view, ints, floats)
+        if done:
+            return v
+    total = 0.0
+    for i in range(n):
+        a = ints[base + i]
+        p = chance_prob(g, s, a)
+        after = rest - p
+        if after < 0.0:
+            after = 0.0
+        c = play(g, s, a)
+        if prune and p > 0.0:
+            lb_rest -= p * floats[sb + 2 * i]
+            ub_rest -= p * floats[sb + 2 * i + 1]
+            lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - ub_rest) / p
+            hi = (beta + MARGIN * (1.0 + abs(beta)) - total - lb_rest) / p
+            v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
+            if ints[X_ABORTED] != 0:
+                return 0.0
+            if v <= lo:
+                return total + p * v + ub_rest
+            if v >= hi:
+                return total + p * v + lb_rest
+        else:
+            v = node(g, c, depth, ply + 1, -INF, INF, view, ints, floats)
+            if ints[X_ABORTED] != 0:
+                return 0.0
+        total += p * v
+        rest = after
+    return total
+
+
+@hot(inline=True)
+def star2_probes(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints, floats):
+    """Star2 at chance node ``s``: probe each outcome's first action; a decision node of the
+    viewer gains a lower bound, one of the other player an upper bound (written to the node's
+    bounds scratch). Returns ``(done, value, lb_sum, ub_sum)``: ``done`` when the probes decide
+    the node (``value``) or the search aborted; else the probability-weighted bound sums."""
+    top = floats[ints[X_FSET] + XF_BOUND]
+    base = ints[X_BUF] + ply * ints[X_STRIDE]
+    n = legal(g, s, ints, base)
+    sb = ints[X_FSCR] + ply * 2 * ints[X_STRIDE]
+    cb = ints[X_BUF] + (ply + 1) * ints[X_STRIDE]
+    lb_done = 0.0  # sums over outcomes probed so far
+    ub_done = 0.0
+    for i in range(n):
+        a = ints[base + i]
+        p = chance_prob(g, s, a)
+        left = 0.0
+        for j in range(i + 1, n):
+            left += chance_prob(g, s, ints[base + j])
+        c = play(g, s, a)
+        lb = -top
+        ub = top
+        if terminal(g, c):
+            lb = outcome(g, c)
+            if view == 1:
+                lb = -lb
+            ub = lb
+        else:
+            q = to_move(g, c)
+            if q != CHANCE and p > 0.0 and ply + 1 < ints[X_PLY_CAP]:
+                nc = legal(g, c, ints, cb)
+                order(g, c, ints, cb, nc, floats)
+                gc = play(g, c, ints[cb])
+                if q == view:
+                    hi = (beta + MARGIN * (1.0 + abs(beta)) - lb_done + left * top) / p
+                    w = node(g, gc, depth - 1, ply + 2, -INF, hi, q, ints, floats)
+                    if ints[X_ABORTED] != 0:
+                        return True, 0.0, 0.0, 0.0
+                    if w >= hi:
+                        return True, lb_done + p * w - left * top, 0.0, 0.0
+                    lb = w
+                else:
+                    lo = (alpha - MARGIN * (1.0 + abs(alpha)) - ub_done - left * top) / p
+                    w = node(g, gc, depth - 1, ply + 2, -INF, -lo, q, ints, floats)
+                    if ints[X_ABORTED] != 0:
+                        return True, 0.0, 0.0, 0.0
+                    if w >= -lo:
+                        return True, ub_done - p * w + left * top, 0.0, 0.0
+                    ub = -w
+        floats[sb + 2 * i] = lb
+        floats[sb + 2 * i + 1] = ub
+        lb_done += p * lb
+        ub_done += p * ub
+    return False, 0.0, lb_done, ub_done
 
 
 from util.hotclock import clock_ns  # noqa: E402  (hot: bound by name like the kernels)
@@ -258,9 +290,9 @@ class Search(TableSearch):
     ``principal_variation``), so :class:`agents.engine.agents.DepthFirstAgent` drives it."""
 
     SLOTS: ClassVar[dict[str, Any]] = {
-        "flags": {"prune": PRUNE, "use_tt": USE_TT, "root_all": ROOT_ALL, "star2": STAR2},
-        "tt": TT, "nodes": NODES, "aborted": ABORTED, "best": BEST, "cut": CUT, "root_n": ROOT_N,
-        "limit": LIMIT, "deadline": DEADLINE}
+        "flags": {"prune": X_PRUNE, "use_tt": X_USE_TT, "root_all": X_ROOT_ALL, "star2": X_STAR2},
+        "tt": X_TT, "nodes": X_NODES, "aborted": X_ABORTED, "best": X_BEST, "cut": X_CUT, "root_n": X_ROOT_N,
+        "limit": X_LIMIT, "deadline": X_DEADLINE}
 
     def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, use_tt: bool = True,
@@ -275,18 +307,18 @@ class Search(TableSearch):
         if not self.jit:
             tt_bits = min(tt_bits, 18)
         size = prime_below(1 << max(4, int(tt_bits)))
-        tt = HEADER + (ply_cap + 2) * stride  # plies 0..ply_cap + 1 (a chance node just past the cap)
+        tt = SEARCH_INTS.size + (ply_cap + 2) * stride  # plies 0..ply_cap + 1 (a chance node just past the cap)
         fset = max(len(pr), 1)
-        fscr = fset + ROOTV + stride
+        fscr = fset + XF_ROOTV + stride
         ftt = fscr + 2 * (ply_cap + 2) * stride  # Star2's bounds: two floats per outcome and ply
         head = [0] * tt
-        head[LIMIT], head[DEADLINE] = NO_LIMIT, NO_DEADLINE_NS
-        head[CLOCK_MASK] = 1023 if self.jit else 63
-        head[PRUNE], head[USE_TT], head[ROOT_ALL] = int(prune), int(use_tt), int(root_all)
-        head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, HEADER, stride, ply_cap
-        head[FSET], head[FTT], head[STAR2], head[FSCR] = fset, ftt, int(star2), fscr
+        head[X_LIMIT], head[X_DEADLINE] = NO_LIMIT, NO_DEADLINE_NS
+        head[X_CLOCK_MASK] = 1023 if self.jit else 63
+        head[X_PRUNE], head[X_USE_TT], head[X_ROOT_ALL] = int(prune), int(use_tt), int(root_all)
+        head[X_SIZE], head[X_WORDS], head[X_TT], head[X_BUF], head[X_STRIDE], head[X_PLY_CAP] = size, words, tt, SEARCH_INTS.size, stride, ply_cap
+        head[X_FSET], head[X_FTT], head[X_STAR2], head[X_FSCR] = fset, ftt, int(star2), fscr
         fhead = pr + [0.0] * (ftt - len(pr))
-        fhead[fset + BOUND] = float(game.win_value)
+        fhead[fset + XF_BOUND] = float(game.win_value)
         self._allocate(head, fhead, tt + size * (words + 1), ftt + size)
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
@@ -302,13 +334,13 @@ class Search(TableSearch):
         v = self.ns.node(self.g, kernel_state(self.game, state.words, self.jit), int(depth), 0, float(alpha), float(beta),
                          int(me), ints, self.floats)
         chance = bool(getattr(self.game, "has_chance", False))
-        return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), chance, int(ints[NODES]))
+        return Result(float(v) + 0.0, int(ints[X_BEST]), bool(ints[X_ABORTED]), bool(ints[X_CUT]), chance, int(ints[X_NODES]))
 
     def root_values(self) -> list[tuple[int, float]]:
         """(action, value) of the root's children searched by the last call, in search order:
         exact with ``root_all``; otherwise exact for the best, bounds for the others."""
-        n, fs, base = int(self.ints[ROOT_N]), int(self.ints[FSET]), HEADER
-        return [(int(self.ints[base + i]), float(self.floats[fs + ROOTV + i]) + 0.0) for i in range(n)]
+        n, fs, base = int(self.ints[X_ROOT_N]), int(self.ints[X_FSET]), SEARCH_INTS.size
+        return [(int(self.ints[base + i]), float(self.floats[fs + XF_ROOTV + i]) + 0.0) for i in range(n)]
 
     def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
         """The root's best action (after a chance node the line depends on the dice)."""

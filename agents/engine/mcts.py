@@ -290,6 +290,13 @@ class MCTSAgent:
             raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
         self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params)
 
+    def bound_kernels(self, jit: bool) -> Any:
+        """The kernels (:mod:`agents.engine.mcts_kernels`) bound to the game and leaf heuristic,
+        compiled or plain, without the chance or open-loop code this agent never runs
+        (:func:`agents.engine.mcts_kernels.code_flags`): what a caller grafting into or reading
+        this agent's tree uses, so that it shares the compiled copies."""
+        return bind(self.game, K, self._hfn, jit=jit, flags=K.code_flags(self.game.has_chance, self.open_loop))
+
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())
 
@@ -297,10 +304,10 @@ class MCTSAgent:
         """(the kernels this move runs, whether compiled). A move with a minute or more
         compiles in place; a shorter one starts a thread that compiles and searches on the plain
         path until it is done (see :class:`util.jit.CompileGate`), in the same arrays."""
-        plain = bind(self.game, K, self._hfn, jit=False)
+        plain = self.bound_kernels(False)
         if not self._compiled_possible():
             return plain, False
-        ns = bind(self.game, K, self._hfn, jit=True)
+        ns = self.bound_kernels(True)
         ready = self._gate.admit(deadline, self.warm_up, lambda: all(len(getattr(ns, f).signatures) > 0 for f in _ENTRIES),
                                  self.background_compile, self.compile_share)
         return (ns, True) if ready else (plain, False)
@@ -312,7 +319,7 @@ class MCTSAgent:
         t = time.perf_counter()
         if not self._compiled_possible():
             return 0.0
-        ns = bind(self.game, K, self._hfn, jit=True)
+        ns = self.bound_kernels(True)
         tree = Tree(self.game.num_actions, 64, True)
         self._settings(tree.floats)
         words = kernel_state(self.game, self.game.initial().words, True)

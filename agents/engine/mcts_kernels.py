@@ -10,6 +10,16 @@ several times faster). The module is compiled without numba's reference counting
 an atomic add and subtract, inlined calls included, which cost a quarter of the run on
 ConnectX; nothing here allocates except the two cache walks at the end (``@hot(nrt=True)``).
 
+**Layouts.** Each region's slots are named once, by a :class:`util.layout.Layout`:
+:data:`TREE_INTS` (``I_*``), :data:`SETTINGS` (``F_*``), the node records :data:`NODE_INTS`
+(``N_*``) and :data:`NODE_FLOATS` (``V_*``).
+
+**One simulation** (:func:`simulate`) is a descent, :func:`descend_closed` or
+:func:`descend_open`, ending in the shared tail :func:`grow` (make, push and evaluate the new
+node), then :func:`backup`. The code switches :data:`CHANCE_CODE` and :data:`OPEN_CODE`
+(:func:`code_flags`, per binding) leave chance and open-loop code out of the compiled kernels
+of games and agents that never run it.
+
 ``ints``: the header slots ``I_*``, then the legal-action buffer (``num_actions`` slots), the
 mark buffer (``num_actions`` stamps, open loop: which actions are legal in this sample), the
 path (two slots per level: node id and ``mover | chance_edge << 1``), one record of ``NI``
@@ -75,18 +85,28 @@ import math
 from core.kernel_defaults import bounds, chance_prob, evaluate, key, legal, outcome, play, rollout, terminal, to_move
 from core.kernel_expand import expand
 from util.jit import hot
+from util.layout import Layout
 from util.xorshift import rng_next
 
 NO_NRT = True  # compiled without reference counting: util.jit.NO_NRT_FLAG (nothing here allocates)
 CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)
 
-# ints header slots
-I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES = range(10)
-I_EDGES, I_EUSED, I_ECAP, I_AUX, I_PHER = range(10, 15)  # edge pool: start, slots used, size; floats' side arrays
-IHEADER = 16
+# Code switches: constants that :func:`code_flags` overrides per binding, so that numba drops the
+# branches a game or an agent never takes (chance code in a game without chance, the open-loop
+# descent in a closed-loop agent): less to compile. The plain path takes the same branches.
+CHANCE_CODE = True  # the game may have chance nodes (core.game.Game.has_chance)
+OPEN_CODE = True  # the agent may search open loop (F_OPEN)
+
+# ints header: counters, the tree's capacity and where each region starts; the edge pool's
+# start, slots used and size; the floats' side arrays; the current simulation's path length
+TREE_INTS = Layout("I_", "USED RNG CAP NACT STAMP BUF MARK PATH PATHCAP NODES EDGES EUSED ECAP AUX PHER DEPTH", size=16)
+(I_USED, I_RNG, I_CAP, I_NACT, I_STAMP, I_BUF, I_MARK, I_PATH, I_PATHCAP, I_NODES, I_EDGES, I_EUSED, I_ECAP, I_AUX,
+ I_PHER, I_DEPTH) = TREE_INTS.slots
+IHEADER = TREE_INTS.size
 # node record (ints)
-N_EDGE, N_NLEGAL, N_NKIDS, N_INFO = range(4)
-NI = 4
+NODE_INTS = Layout("N_", "EDGE NLEGAL NKIDS INFO")
+N_EDGE, N_NLEGAL, N_NKIDS, N_INFO = NODE_INTS.slots
+NI = NODE_INTS.size
 EDGE_FACTOR = 16  # edge pool: capacity * (min(num_actions, EDGE_FACTOR) + 1) slots (full: no more expansions)
 EXPAND_DEPTH = 1 << 20  # ``expand``'s depth meaning "to the end" (agents.engine.negamax.FULL)
 # N_INFO bits: action + 1 (24 bits), player + 1 (2), xp (1), block indexed by action (1), dist (above)
@@ -94,19 +114,23 @@ INFO_PLAYER = 24
 INFO_XP = 26
 INFO_INDEXED = 27
 INFO_DIST = 28
-# floats header slots (settings)
-F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL = range(9)
-# the selection policy (0: UCT, 1: ant colony) and the ant colony's settings (see select)
-F_POLICY, F_POWER, F_EVAP, F_TAU0, F_DEPOSIT, F_FLOOR = range(9, 15)
-F_EXPAND = 15  # the game's own ``expand`` hook at each new node (solver on): EXPAND_* below
+# floats header (settings, written by agents.engine.mcts): the search's, then the selection
+# policy (0: UCT, 1: ant colony) and the ant colony's (see select), then F_EXPAND: the game's own
+# ``expand`` hook at each new node (solver on): EXPAND_* below
+SETTINGS = Layout("F_", "C LEAF WIDTH MIX GAMMA INVWIN OPEN SOLVER MAXROLL POLICY POWER EVAP TAU0 DEPOSIT FLOOR EXPAND",
+                  size=16)
+(F_C, F_LEAF, F_WIDTH, F_MIX, F_GAMMA, F_INVWIN, F_OPEN, F_SOLVER, F_MAXROLL, F_POLICY, F_POWER, F_EVAP, F_TAU0,
+ F_DEPOSIT, F_FLOOR, F_EXPAND) = SETTINGS.slots
 EXPAND_OFF = 0  # not asked (or the game has none)
 EXPAND_PRUNE = 1  # proves decided positions and its actions are the node's children
 EXPAND_PROVE = 2  # only proves decided positions; every legal action is a child
-FHEADER = 16
+FHEADER = SETTINGS.size
 # node record (floats); the availability / chance probability and the pheromone of each node
 # live in two side arrays (ints[I_AUX], ints[I_PHER]: their offsets in floats)
-V_VISITS, V_VALUE, V_LO, V_HI = range(4)
-NF = 4
+NODE_FLOATS = Layout("V_", "VISITS VALUE LO HI")
+V_VISITS, V_VALUE, V_LO, V_HI = NODE_FLOATS.slots
+NF = NODE_FLOATS.size
+NO_SOLVER = -2  # new_node's ``xply`` when the solver is off (-1: solver on, no ``expand``)
 
 POLICY_UCT = 0
 POLICY_ANT = 1
@@ -114,6 +138,12 @@ POLICY_ANT = 1
 LEAF_ROLLOUT = 0
 LEAF_HEURISTIC = 1
 LEAF_MIXED = 2
+
+
+def code_flags(has_chance: bool, open_loop: bool) -> dict[str, bool]:
+    """The code switches (:data:`CHANCE_CODE`, :data:`OPEN_CODE`) for a game with or without
+    chance and an agent searching open loop or not: the overrides of :func:`core.game.bind`."""
+    return {"CHANCE_CODE": bool(has_chance), "OPEN_CODE": bool(open_loop)}
 
 
 def edge_capacity(num_actions: int, capacity: int) -> int:
@@ -232,7 +262,7 @@ def playout(g, s, ints, floats, rng: int):
         n = legal(g, s, ints, buf)
         if steps >= limit or n <= 0:
             return 0.0, rng
-        if to_move(g, s) == CHANCE:
+        if CHANCE_CODE and to_move(g, s) == CHANCE:
             a, rng = sample_chance(g, s, ints, buf, n, rng)
         else:
             rng = rng_next(rng)
@@ -254,7 +284,7 @@ def leaf_value(g, s, p: int, ints, floats, hp, rng: int):
     if leaf != LEAF_ROLLOUT:
         t = s
         ended = False
-        if p == CHANCE:
+        if CHANCE_CODE and p == CHANCE:
             buf = ints[I_BUF]
             while not terminal(g, t) and to_move(g, t) == CHANCE:
                 n = legal(g, t, ints, buf)
@@ -309,17 +339,21 @@ def fill_block(ints, node: int, n: int, buf: int) -> int:
 @hot
 def child_xply(floats, w: int, solver: bool) -> int:
     """``expand``'s ``ply`` for a new child of the node whose info word is ``w`` (1 when the
-    node's actions came from ``expand``, so the child skips the tests it made unnecessary), or
-    -1 when ``expand`` is not asked (no solver, no hook, a chance node's child)."""
-    if solver and floats[F_EXPAND] != EXPAND_OFF and player_of(w) != CHANCE:
+    node's actions came from ``expand``, so the child skips the tests it made unnecessary), -1
+    when ``expand`` is not asked (no hook, a chance node's child), ``NO_SOLVER`` without the
+    solver."""
+    if not solver:
+        return NO_SOLVER
+    if floats[F_EXPAND] != EXPAND_OFF and player_of(w) != CHANCE:
         return xp_of(w)
     return -1
 
 
 @hot
-def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply: int) -> int:
+def new_node(g, s, ints, floats, hp, action: int, aux: float, xply: int) -> int:
     """A node for state ``s`` (reached by ``action``), or -1 when the tree is full. Terminal
-    states are proven at once; with ``solver`` the game's ``bounds`` hook bounds the others, and
+    states are proven at once; with the solver (``xply != NO_SOLVER``) the game's ``bounds``
+    hook bounds the others, and
     when ``xply >= 0`` (the game has its own ``expand``) its ``expand`` (at that ``ply``: 0
     unless the parent's actions came from ``expand``) proves decided positions (ConnectX: a win
     at once, two threats); with ``EXPAND_PRUNE`` the actions it gives (a forced block alone, no
@@ -348,7 +382,7 @@ def new_node(g, s, ints, floats, hp, action: int, aux: float, solver: bool, xply
         lo = reward_of(g, s, invwin)
         hi = lo
         ints[b + N_NLEGAL] = 0
-    elif solver and p != CHANCE:
+    elif xply != NO_SOLVER and p != CHANCE:
         if xply >= 0:
             buf = ints[I_BUF]
             n, o = expand(g, s, EXPAND_DEPTH, xply, 0, ints, buf, hp)
@@ -428,7 +462,7 @@ def add_child(g, ints, floats, hp, node: int, s, action: int) -> int:
         if ch == -1 - action:
             solver = floats[F_SOLVER] != 0.0 and floats[F_OPEN] == 0.0
             xply = child_xply(floats, ints[b + N_INFO], solver)
-            child = new_node(g, play(g, s, action), ints, floats, hp, action, 1.0, solver, xply)
+            child = new_node(g, play(g, s, action), ints, floats, hp, action, 1.0, xply)
             if child >= 0:
                 ints[e + i] = child
                 ints[b + N_NKIDS] += 1
@@ -487,7 +521,7 @@ def pick_marked(ints, n: int, stamp: int, untried: int, rng: int):
 
 
 @hot
-def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: int, ant: bool, rng: int):
+def select(ints, floats, node: int, player: int, solver: bool, stamp: int, rng: int):
     """(the child to descend to, rng), by the policy ``F_POLICY``, among the children that may
     still matter: closed loop (``stamp`` < 0) with ``solver``, a child proven to reach the best
     possible value for ``player`` is taken at once and children that cannot improve the node's
@@ -512,6 +546,8 @@ def select(ints, floats, node: int, player: int, c: float, solver: bool, stamp: 
     mark = ints[I_MARK]
     aux = ints[I_AUX]
     pher = ints[I_PHER]
+    c = floats[F_C]
+    ant = floats[F_POLICY] == POLICY_ANT
     keep = 1.0
     buf = 0
     if ant:
@@ -646,168 +682,229 @@ def update_bounds(ints, floats, node: int) -> bool:
     floats[f + V_LO] = lo
     floats[f + V_HI] = hi
     if lo == hi:
-        # Proof length: the quickest proven line to a good value, the longest to a bad one.
-        good = (p == 0 and lo > 0.0) or (p == 1 and lo < 0.0)
-        dist = -1
-        for i in range(nl):
-            ch = ints[e + i]
-            if ch < 0:
-                continue
-            cf = FHEADER + ch * NF
-            d = dist_of(ints[nb + ch * NI + N_INFO])
-            if p == CHANCE:
-                dist = max(dist, d)
-            elif floats[cf + V_LO] == lo and floats[cf + V_HI] == lo:
-                if dist < 0 or (good and d + 1 < dist) or (not good and d + 1 > dist):
-                    dist = d + 1
-        ints[b + N_INFO] = with_dist(w, max(dist, 0))
+        ints[b + N_INFO] = with_dist(w, proof_dist(ints, floats, node, lo))
     return True
 
 
 @hot
-def simulate(g, ints, floats, hp, root: int, s, rng: int):
-    """One simulation from ``root`` (state ``s``): select, expand one node, evaluate, back up.
-    Returns the rng state."""
-    open_loop = floats[F_OPEN] != 0.0
-    solver = floats[F_SOLVER] != 0.0 and not open_loop
-    ant = floats[F_POLICY] == POLICY_ANT
-    c = floats[F_C]
-    gamma = floats[F_GAMMA]
-    invwin = floats[F_INVWIN]
+def proof_dist(ints, floats, node: int, value: float) -> int:
+    """The plies to the end of proven ``node``'s proof line (its value ``value``): the quickest
+    proven line to a good value, the longest to a bad one; at a chance node the longest."""
     nb = ints[I_NODES]
-    buf = ints[I_BUF]
-    mark = ints[I_MARK]
-    path = ints[I_PATH]
-    pathcap = ints[I_PATHCAP]
-    nact = ints[I_NACT]
+    b = nb + node * NI
+    p = player_of(ints[b + N_INFO])
+    e = ints[b + N_EDGE]
+    good = (p == 0 and value > 0.0) or (p == 1 and value < 0.0)
+    dist = -1
+    for i in range(ints[b + N_NLEGAL]):
+        ch = ints[e + i]
+        if ch < 0:
+            continue
+        cf = FHEADER + ch * NF
+        d = dist_of(ints[nb + ch * NI + N_INFO])
+        if p == CHANCE:
+            dist = max(dist, d)
+        elif floats[cf + V_LO] == value and floats[cf + V_HI] == value:
+            if dist < 0 or (good and d + 1 < dist) or (not good and d + 1 > dist):
+                dist = d + 1
+    return max(dist, 0)
+
+
+@hot
+def simulate(g, ints, floats, hp, root: int, s, rng: int):
+    """One simulation from ``root`` (state ``s``): select, expand one node, evaluate, back up
+    (:func:`descend_closed` or :func:`descend_open`, then :func:`grow` and :func:`backup`).
+    Returns the rng state."""
+    if OPEN_CODE and floats[F_OPEN] != 0.0:
+        reward, rng = descend_open(g, ints, floats, hp, root, s, rng)
+        backup(ints, floats, ints[I_DEPTH], reward, False, floats[F_GAMMA])
+    else:
+        reward, rng = descend_closed(g, ints, floats, hp, root, s, rng)
+        backup(ints, floats, ints[I_DEPTH], reward, floats[F_SOLVER] != 0.0, floats[F_GAMMA])
+    return rng
+
+
+@hot
+def push(ints, node: int, edge: int) -> None:
+    """Append ``node`` to the simulation's path, entered by ``edge`` (``mover | chance_edge << 1``)."""
+    d = ints[I_DEPTH]
+    at = ints[I_PATH] + 2 * d
+    ints[at] = node
+    ints[at + 1] = edge
+    ints[I_DEPTH] = d + 1
+
+
+@hot
+def descend_closed(g, ints, floats, hp, root: int, s, rng: int):
+    """Closed loop: from ``root`` (state ``s``) down the tree, a node being a state, to a
+    terminal or proven node, the path's cap, or an untried edge (:func:`grow`). Returns (player
+    0's reward at the path's last node, discounted from there, rng)."""
+    solver = floats[F_SOLVER] != 0.0
+    nb = ints[I_NODES]
+    ints[I_DEPTH] = 0
+    push(ints, root, 1 - player_of(ints[nb + root * NI + N_INFO]))
     node = root
-    ints[path] = root
-    ints[path + 1] = 1 - (to_move(g, s) if open_loop else player_of(ints[nb + root * NI + N_INFO]))
-    length = 1
-    reward = 0.0  # player 0's reward, discounted from the last node of the path
     while True:
         b = nb + node * NI
         f = FHEADER + node * NF
-        if open_loop:
-            while not terminal(g, s) and to_move(g, s) == CHANCE:
-                n = legal(g, s, ints, buf)
-                a, rng = sample_chance(g, s, ints, buf, n, rng)
-                s = play(g, s, a)
-            if terminal(g, s):
-                reward = reward_of(g, s, invwin)
-                break
-        elif ints[b + N_NLEGAL] == 0:  # terminal (closed loop)
-            reward = floats[f + V_LO]
-            break
+        if ints[b + N_NLEGAL] == 0:  # terminal
+            return floats[f + V_LO], rng
         w = ints[b + N_INFO]
-        if solver and length > 1 and floats[f + V_LO] == floats[f + V_HI]:
-            reward = floats[f + V_LO] * discount(gamma, dist_of(w))
-            break
-        # the player to move: stored in the node (closed loop: a node is a state)
-        p = to_move(g, s) if open_loop else player_of(w)
-        if length >= pathcap:
-            reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
-            break
-        child = -1
-        action = -1
-        slot = -1  # the edge slot of a child to create
-        if open_loop:
-            e = ints[b + N_EDGE]
-            if e < 0:
-                e = alloc_block(ints, node, nact)
-                if e >= 0:
-                    for a in range(nact):
-                        ints[e + a] = -1 - a
-                    ints[b + N_EDGE] = e
-                    ints[b + N_NLEGAL] = nact
-                    ints[b + N_INFO] = w | (1 << INFO_INDEXED)
-            n = legal(g, s, ints, buf)
-            stamp = ints[I_STAMP] + 2
-            ints[I_STAMP] = stamp
-            untried = 0
-            aux = ints[I_AUX]
-            for i in range(n):
-                a = ints[buf + i]
-                ch = ints[e + a] if e >= 0 else -1
-                if ch >= 0:
-                    ints[mark + a] = stamp + 1
-                    floats[aux + ch] += 1.0
-                else:
-                    ints[mark + a] = stamp
-                    untried += 1
-            if untried > 0:
-                action, rng = pick_marked(ints, n, stamp, untried, rng)
-                if e >= 0:
-                    slot = e + action
-            else:
-                child, rng = select(ints, floats, node, p, c, False, stamp + 1, ant, rng)
-                action = action_of(ints[nb + child * NI + N_INFO])
-        else:
-            nl = ints[b + N_NLEGAL]
-            if nl < 0:  # first expansion: the node's actions become its edge block
-                nl = open_block(g, s, ints, floats, hp, node)
-                if nl < 0:  # the edge pool is full: evaluate here
-                    reward, rng = leaf_value(g, s, p, ints, floats, hp, rng)
-                    break
-                w = ints[b + N_INFO]
-            e = ints[b + N_EDGE]
-            nk = ints[b + N_NKIDS]
-            if p == CHANCE:
-                i, rng = sample_slot(g, s, ints, e, nl, nb, rng)
-                child = ints[e + i]
-                if child < 0:
-                    action = -1 - child
-                    slot = e + i
-                else:
-                    action = action_of(ints[nb + child * NI + N_INFO])
-            elif nk < nl:
-                i, rng = pick_untried(ints, e, nl, nl - nk, rng)
-                slot = e + i
-                action = -1 - ints[slot]
-            else:
-                child, rng = select(ints, floats, node, p, c, solver, -1, ant, rng)
-                action = action_of(ints[nb + child * NI + N_INFO])
-        grow = child < 0
-        aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
-        if grow and p == CHANCE:
-            aux = chance_prob(g, s, action)
-        s = play(g, s, action)
-        mover = p
+        if solver and ints[I_DEPTH] > 1 and floats[f + V_LO] == floats[f + V_HI]:
+            return floats[f + V_LO] * discount(floats[F_GAMMA], dist_of(w)), rng
+        p = player_of(w)
+        if ints[I_DEPTH] >= ints[I_PATHCAP]:
+            return leaf_value(g, s, p, ints, floats, hp, rng)
+        if ints[b + N_NLEGAL] < 0 and open_block(g, s, ints, floats, hp, node) < 0:
+            return leaf_value(g, s, p, ints, floats, hp, rng)  # the edge pool is full: evaluate here
+        child, slot, rng = pick_closed(g, ints, floats, node, s, solver, rng)
+        if child < 0:
+            return grow(g, ints, floats, hp, node, s, slot, rng)
         edge = p
-        if p == CHANCE:  # the mover into a chance node's child is the one into the chance node
-            mover = ints[path + 2 * length - 1] & 1
-            edge = mover | 2
-        if grow:
-            child = -1
-            if slot >= 0:
-                child = new_node(g, s, ints, floats, hp, action, aux, solver, child_xply(floats, w, solver))
-            if child >= 0:
-                ints[slot] = child
-                ints[b + N_NKIDS] += 1
-                cf = FHEADER + child * NF
-                ints[path + 2 * length] = child
-                ints[path + 2 * length + 1] = edge
-                length += 1
-                cb = nb + child * NI
-                if ints[cb + N_NLEGAL] == 0 or (not open_loop and floats[cf + V_LO] == floats[cf + V_HI]):
-                    # terminal, or proven by the bounds or expand hook
-                    reward = floats[cf + V_LO] * discount(gamma, dist_of(ints[cb + N_INFO]))
-                else:
-                    reward, rng = leaf_value(g, s, player_of(ints[cb + N_INFO]), ints, floats, hp, rng)
-            else:  # tree full: evaluate without storing, seen from the node
-                if terminal(g, s):
-                    reward = reward_of(g, s, invwin)
-                else:
-                    reward, rng = leaf_value(g, s, to_move(g, s), ints, floats, hp, rng)
-                if p != CHANCE:
-                    reward *= gamma
-            break
+        if CHANCE_CODE and p == CHANCE:  # the mover into a chance node's child is the one into the chance node
+            edge = (ints[ints[I_PATH] + 2 * ints[I_DEPTH] - 1] & 1) | 2
+        s = play(g, s, action_of(ints[nb + child * NI + N_INFO]))
+        push(ints, child, edge)
         node = child
-        ints[path + 2 * length] = child
-        ints[path + 2 * length + 1] = edge
-        length += 1
-    backup(ints, floats, length, reward, solver, gamma)
-    return rng
+
+
+@hot
+def pick_closed(g, ints, floats, node: int, s, solver: bool, rng: int):
+    """(child, slot, rng): at an expanded closed-loop ``node`` (state ``s``), a chance outcome
+    drawn by its probability, else an untried action drawn uniformly, else the child
+    :func:`select` picks. ``child`` -1: the untried edge at ``ints[slot]`` is to be grown."""
+    b = ints[I_NODES] + node * NI
+    nl = ints[b + N_NLEGAL]
+    e = ints[b + N_EDGE]
+    p = player_of(ints[b + N_INFO])
+    if CHANCE_CODE and p == CHANCE:
+        i, rng = sample_slot(g, s, ints, e, nl, ints[I_NODES], rng)
+        return ints[e + i], e + i, rng
+    nk = ints[b + N_NKIDS]
+    if nk < nl:
+        i, rng = pick_untried(ints, e, nl, nl - nk, rng)
+        return -1, e + i, rng
+    child, rng = select(ints, floats, node, p, solver, -1, rng)
+    return child, -1, rng
+
+
+@hot
+def descend_open(g, ints, floats, hp, root: int, s, rng: int):
+    """Open loop: from ``root`` (state ``s``) down the tree, a node being a sequence of decision
+    actions: chance re-sampled at every step, only the actions legal in this sample considered.
+    Ends at a terminal state, the path's cap, or an untried action (:func:`grow`). Returns
+    (player 0's reward at the path's last node, discounted from there, rng)."""
+    nb = ints[I_NODES]
+    ints[I_DEPTH] = 0
+    push(ints, root, 1 - to_move(g, s))
+    node = root
+    while True:
+        if CHANCE_CODE:
+            s, rng = sample_chance_steps(g, s, ints, rng)
+        if terminal(g, s):
+            return reward_of(g, s, floats[F_INVWIN]), rng
+        p = to_move(g, s)
+        if ints[I_DEPTH] >= ints[I_PATHCAP]:
+            return leaf_value(g, s, p, ints, floats, hp, rng)
+        child, slot, rng = pick_open(g, ints, floats, node, s, p, rng)
+        if child < 0:
+            return grow(g, ints, floats, hp, node, s, slot, rng)
+        s = play(g, s, action_of(ints[nb + child * NI + N_INFO]))
+        push(ints, child, p)
+        node = child
+
+
+@hot
+def sample_chance_steps(g, s, ints, rng: int):
+    """(the first decision or terminal state from ``s``, chance outcomes drawn by their
+    probabilities, rng)."""
+    buf = ints[I_BUF]
+    while not terminal(g, s) and to_move(g, s) == CHANCE:
+        n = legal(g, s, ints, buf)
+        a, rng = sample_chance(g, s, ints, buf, n, rng)
+        s = play(g, s, a)
+    return s, rng
+
+
+@hot
+def pick_open(g, ints, floats, node: int, s, p: int, rng: int):
+    """(child, slot, rng) at open-loop ``node`` in this sample's state ``s`` (``p`` to move): the
+    legal actions are marked (a child's availability counted), an untried one drawn uniformly,
+    else the child :func:`select` picks among the legal ones. ``child`` -1: grow the untried
+    action's edge at ``ints[slot]``, or ``slot = -1 - action`` when the node has no block (the
+    edge pool is full: the child is evaluated, not stored). The node's block, made at its first
+    visit, has a slot per action, indexed by action."""
+    b = ints[I_NODES] + node * NI
+    e = ints[b + N_EDGE]
+    if e < 0:
+        e = alloc_block(ints, node, ints[I_NACT])
+        if e >= 0:
+            for a in range(ints[I_NACT]):
+                ints[e + a] = -1 - a
+            ints[b + N_EDGE] = e
+            ints[b + N_NLEGAL] = ints[I_NACT]
+            ints[b + N_INFO] = ints[b + N_INFO] | (1 << INFO_INDEXED)
+    buf = ints[I_BUF]
+    mark = ints[I_MARK]
+    n = legal(g, s, ints, buf)
+    stamp = ints[I_STAMP] + 2
+    ints[I_STAMP] = stamp
+    untried = 0
+    for i in range(n):
+        a = ints[buf + i]
+        ch = ints[e + a] if e >= 0 else -1
+        if ch >= 0:
+            ints[mark + a] = stamp + 1
+            floats[ints[I_AUX] + ch] += 1.0
+        else:
+            ints[mark + a] = stamp
+            untried += 1
+    if untried > 0:
+        action, rng = pick_marked(ints, n, stamp, untried, rng)
+        return -1, (e + action if e >= 0 else -1 - action), rng
+    child, rng = select(ints, floats, node, p, False, stamp + 1, rng)
+    return child, -1, rng
+
+
+@hot
+def grow(g, ints, floats, hp, node: int, s, slot: int, rng: int):
+    """The simulation's last step, shared by both descents: ``node`` (state ``s``, the path's
+    last node) takes the untried action of edge ``ints[slot]`` (``slot < 0``: ``-1 - action``,
+    nowhere to store it); its child is made (:func:`new_node`), pushed on the path and
+    evaluated: its proven value, else :func:`leaf_value`. A full tree evaluates the child
+    without storing it, seen from ``node``. Returns (player 0's reward, discounted from the
+    path's last node, rng)."""
+    action = -1 - (ints[slot] if slot >= 0 else slot)
+    open_loop = OPEN_CODE and floats[F_OPEN] != 0.0
+    b = ints[I_NODES] + node * NI
+    w = ints[b + N_INFO]
+    p = to_move(g, s)
+    aux = 1.0  # a new node's availability (open loop) or outcome probability (chance)
+    edge = p
+    if CHANCE_CODE and p == CHANCE:
+        aux = chance_prob(g, s, action)
+        edge = (ints[ints[I_PATH] + 2 * ints[I_DEPTH] - 1] & 1) | 2
+    s = play(g, s, action)
+    child = -1
+    if slot >= 0:
+        child = new_node(g, s, ints, floats, hp, action, aux, child_xply(floats, w, floats[F_SOLVER] != 0.0 and not open_loop))
+    if child < 0:  # tree full: evaluate without storing, seen from the node
+        if terminal(g, s):
+            reward = reward_of(g, s, floats[F_INVWIN])
+        else:
+            reward, rng = leaf_value(g, s, to_move(g, s), ints, floats, hp, rng)
+        if p != CHANCE:
+            reward *= floats[F_GAMMA]
+        return reward, rng
+    ints[slot] = child
+    ints[b + N_NKIDS] += 1
+    push(ints, child, edge)
+    cb = ints[I_NODES] + child * NI
+    cf = FHEADER + child * NF
+    if ints[cb + N_NLEGAL] == 0 or (not open_loop and floats[cf + V_LO] == floats[cf + V_HI]):
+        # terminal, or proven by the bounds or expand hook
+        return floats[cf + V_LO] * discount(floats[F_GAMMA], dist_of(ints[cb + N_INFO])), rng
+    return leaf_value(g, s, player_of(ints[cb + N_INFO]), ints, floats, hp, rng)
 
 
 @hot
@@ -902,7 +999,7 @@ def new_tree(g, ints, floats, s, rng: int) -> int:
     ints[I_USED] = 0
     ints[I_EUSED] = 0
     ints[I_RNG] = rng
-    return new_node(g, s, ints, floats, ints, -1, 1.0, False, -1)
+    return new_node(g, s, ints, floats, ints, -1, 1.0, NO_SOLVER)
 
 
 @hot

@@ -7,42 +7,40 @@ minimax agent and the bench count. Leaves (``depth == 0``) test ``terminal`` and
 
 Value model (for the side to move; the model ``tests/test_engine_search.py``'s brute force
 implements). ``ply`` is the distance from the search's root:
-- terminal: ``o * scale - step * ply`` when the mover's outcome ``o`` (``outcome`` seen from
-  the side to move; a position ``expand`` decides ``d`` plies ahead: its ``o`` at ``ply + d``)
-  is positive, ``o * scale + step * ply`` when negative, 0 for 0: the outcome scaled, and a win sooner (a loss later) preferred by ``step`` a ply;
+- terminal: ``o * WIN_SCALE - ply`` when the mover's outcome ``o`` (``outcome`` seen from the
+  side to move; a position ``expand`` decides ``d`` plies ahead: its ``o`` at ``ply + d``) is
+  positive, ``o * WIN_SCALE + ply`` when negative, 0 for 0: the outcome scaled, and a win
+  sooner (a loss later) preferred by 1 a ply;
 - ``depth == 0`` (or ``ply`` at the buffer's cap): the heuristic ``evaluate(g, s, params)``;
 - else the maximum over the actions of the child's value, negated when the child's side to
   move is the other player (a game may give a player two moves in a row);
 - a child that is a chance node is a leaf: its value for the parent's mover is
   ``evaluate(g, child, params)`` (chance nodes belong to expectimax; the kernel never expands
-  them, and raises the ``CHANCE_SEEN`` flag so that an exact solver can refuse).
-Agents use ``scale = WIN_SCALE``, ``step = 1``: heuristics must stay within ``±DECISIVE``
-and a game's non-zero outcomes at least 1 in size, so that a proven result always beats an
-estimate. The exact solver uses ``scale = 1, step = 0``: values are the outcomes themselves.
+  them, and raises the ``D_CHANCE_SEEN`` flag).
+Heuristics must stay within ``±DECISIVE`` and a game's non-zero outcomes be at least 1 in size,
+so that a proven result always beats an estimate. (The exact solver, on integer outcomes with
+no ply bonus, is :mod:`agents.engine.exact`.)
 
 Table values are stored relative to their node (a decisive value, ``|v| >= DECISIVE``, is
-shifted by ``step * ply``, the chess engines' mate-distance correction), so an entry is valid
-wherever its state appears. An entry is used for a cut-off only at the same remaining depth
-(``TT_DEEPER`` also allows deeper ones: stronger, but no longer the fixed-depth value); depth
+shifted by ``ply``, the chess engines' mate-distance correction), so an entry is valid wherever
+its state appears. An entry is used for a cut-off only at the same remaining depth
+(``D_TT_DEEPER`` also allows deeper ones: stronger, but no longer the fixed-depth value); depth
 ``>= FULL`` means "to the end" and never decreases. Each entry also keeps whether a
-heuristic leaf lay below it (``CUT`` flag): a root value found without one is proven.
+heuristic leaf lay below it (``cut`` flag): a root value found without one is proven.
 With canonical keys (a symmetric image) an entry's move may not be ours: it only orders moves
 when it is legal here, and the root never takes a table cut-off.
 
-Time: ``ints[LIMIT]`` nodes and a deadline (``ints[DEADLINE]``, ``time.perf_counter_ns``
-units) read with :func:`util.hotclock.clock_ns` every ``ints[CLOCK_MASK] + 1`` nodes; past
-either the kernel sets ``ints[ABORTED]`` and unwinds without writing the table.
+Time: ``ints[D_LIMIT]`` nodes and a deadline (``ints[D_DEADLINE]``, ``time.perf_counter_ns``
+units) read with :func:`util.hotclock.clock_ns` every ``ints[D_CLOCK_MASK] + 1`` nodes; past
+either the kernel sets ``ints[D_ABORTED]`` and unwinds without writing the table.
 
-Two arrays carry everything (numpy compiled, lists plain; layout built by :class:`Search`):
-``ints``: settings at the slots below, per-ply action lists at ``ints[BUF] + ply * STRIDE``,
-the table at ``ints[TT] + slot * (words + 1)`` (the key's words, then ``meta`` =
-``(depth + 1) << 35 | cut << 34 | flag << 32 | (move + 1)``; 0 = empty; with
-``int_values`` (``ints[INT_VALUES]``, for exact solves whose values are small integers) also
-``(value + VALUE_BIAS) << 16``, so that a probe reads one cache line: other values are then not
-stored). ``floats``: the
-heuristic's parameters from 0 (it is the ``params`` of ``evaluate`` and ``order``), the float
-settings at ``ints[FSET]``, the root's child values at ``ints[FSET] + ROOTV``, table values
-at ``ints[FTT] + slot``.
+Two arrays carry everything (numpy compiled, lists plain; laid out by :class:`Search`):
+``ints``: the header :data:`SEARCH_INTS` (settings and counters, ``D_*``), per-ply action lists
+at ``ints[D_BUF] + ply * ints[D_STRIDE]``, the table at ``ints[D_TT] + slot * (words + 1)`` (the
+key's words, then ``meta`` = ``(depth + 1) << 35 | cut << 34 | flag << 32 | (move + 1)``; 0 =
+empty). ``floats``: the heuristic's parameters from 0 (the ``params`` of ``evaluate`` and
+``order``), the root's child values at ``ints[D_FSET]``, the table's values at
+``ints[D_FTT] + slot``.
 """
 from __future__ import annotations
 
@@ -57,27 +55,25 @@ from core.kernel_expand import expand
 from util.budget import NO_DEADLINE_NS, NO_LIMIT
 from util.hotclock import COMPILED_CLOCK, clock_ns
 from util.jit import hot
+from util.layout import Layout
 
 WIN_SCALE = 1.0e6  # agents' value of an outcome of 1
 DECISIVE = 5.0e5  # |value| from here on comes from a terminal state; heuristics stay below
 INF = 1.0e300
 FULL = 1 << 20  # a depth this large means "to the end of the game"
-NULL_EPS = 1.0e-9  # relative width of the PVS scout window: any positive width is exact
+NULL_EPS = 1.0e-9  # relative width of the D_PVS scout window: any positive width is exact
 EXACT, LOWER, UPPER = 0, 1, 2
 MOVE_MASK = (1 << 16) - 1  # meta's low 16 bits: the move + 1 (actions below 65535)
-VALUE_SHIFT, VALUE_BIAS = 16, 1 << 15  # integer-valued searches: meta's bits 16..31 hold value + VALUE_BIAS
 FLAG_SHIFT, CUT_SHIFT, DEPTH_SHIFT = 32, 34, 35
 HASH_P = 2147483647  # 2**31 - 1: the slot hash stays exact on both paths (no int64 overflow)
 HASH_B = 1000003
 
-# Slots of ``ints``.
-NODES, LIMIT, ABORTED, DEADLINE, CLOCK_MASK, BEST, PRUNE, PVS, USE_TT, TT_DEEPER = range(10)
-SIZE, WORDS, TT, BUF, STRIDE, PLY_CAP, CUT, CHANCE_SEEN, ROOT_ALL, ROOT_N = range(10, 20)
-USE_BOUNDS, TT_MIN_DEPTH, FSET, FTT, ORDER_DEPTH, INT_VALUES = range(20, 26)
-HEADER = 26
-# Offsets from ``ints[FSET]`` in ``floats``.
-SCALE, STEP, DECIDE, ROOTV = 0, 1, 2, 4
-
+# Slots of ``ints`` (settings and counters; the action lists and the table follow the header).
+SEARCH_INTS = Layout("D_", "NODES LIMIT ABORTED DEADLINE CLOCK_MASK BEST PRUNE PVS USE_TT TT_DEEPER SIZE WORDS TT BUF "
+                     "STRIDE PLY_CAP CUT CHANCE_SEEN ROOT_ALL ROOT_N USE_BOUNDS TT_MIN_DEPTH FSET FTT ORDER_DEPTH")
+(D_NODES, D_LIMIT, D_ABORTED, D_DEADLINE, D_CLOCK_MASK, D_BEST, D_PRUNE, D_PVS, D_USE_TT, D_TT_DEEPER, D_SIZE, D_WORDS,
+ D_TT, D_BUF, D_STRIDE, D_PLY_CAP, D_CUT, D_CHANCE_SEEN, D_ROOT_ALL, D_ROOT_N, D_USE_BOUNDS, D_TT_MIN_DEPTH, D_FSET,
+ D_FTT, D_ORDER_DEPTH) = SEARCH_INTS.slots
 
 @hot
 def slot_of(k, size: int) -> int:
@@ -135,14 +131,13 @@ def table_move_first(ints, base: int, n: int, tt_move: int) -> None:
 
 
 @hot
-def tt_store(ints, floats, at: int, fat: int, k, words: int, depth: int, cut: int, best: float, alpha0: float,
-             beta: float, best_move: int, stored: float) -> None:
-    """Write the entry of a node searched in ``(alpha0, beta)``: key words and ``meta`` at
-    ``ints[at:]``, the value ``stored`` (the node's ``best``, as the table keeps it) at
-    ``floats[fat]`` (each search lays out its own arrays: callers pass both places)."""
+def tt_store(ints, floats, at: int, fat: int, k, words: int, meta: int, stored: float) -> None:
+    """Write an entry: key words and ``meta`` (:func:`tt_meta`) at ``ints[at:]``, the value
+    ``stored`` (the node's, as the table keeps it) at ``floats[fat]`` (each search lays out its
+    own arrays: callers pass both places)."""
     for i in range(words):
         ints[at + i] = k[i]
-    ints[at + words] = tt_meta(depth, cut, best, alpha0, beta, best_move)
+    ints[at + words] = meta
     floats[fat] = stored
 
 
@@ -158,31 +153,32 @@ def tt_meta(depth: int, cut: int, best: float, alpha0: float, beta: float, best_
 
 
 @hot
-def terminal_value(o: float, ply: int, floats, fs: int) -> float:
-    """Value of a finished game for the side to move, whose outcome is ``o``."""
+def terminal_value(o: float, ply: int) -> float:
+    """Value of a finished game for the side to move, whose outcome is ``o``, ``ply`` plies from
+    the root: the outcome times ``WIN_SCALE``, a win sooner (a loss later) better by 1 a ply."""
     if o > 0.0:
-        return o * floats[fs + SCALE] - floats[fs + STEP] * ply
+        return o * WIN_SCALE - ply
     if o < 0.0:
-        return o * floats[fs + SCALE] + floats[fs + STEP] * ply
+        return o * WIN_SCALE + ply
     return 0.0
 
 
 @hot
-def to_table(v: float, ply: int, floats, fs: int) -> float:
+def to_table(v: float, ply: int) -> float:
     """Root-relative value -> relative to the node at ``ply`` (decisive values only)."""
-    if v >= floats[fs + DECIDE]:
-        return v + floats[fs + STEP] * ply
-    if v <= -floats[fs + DECIDE]:
-        return v - floats[fs + STEP] * ply
+    if v >= DECISIVE:
+        return v + ply
+    if v <= -DECISIVE:
+        return v - ply
     return v
 
 
 @hot
-def from_table(u: float, ply: int, floats, fs: int) -> float:
-    if u >= floats[fs + DECIDE]:
-        return u - floats[fs + STEP] * ply
-    if u <= -floats[fs + DECIDE]:
-        return u + floats[fs + STEP] * ply
+def from_table(u: float, ply: int) -> float:
+    if u >= DECISIVE:
+        return u - ply
+    if u <= -DECISIVE:
+        return u + ply
     return u
 
 
@@ -205,81 +201,38 @@ def take_child(v: float, a: int, best: float, best_move: int, alpha: float, beta
 @hot
 def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) -> float:
     """Fail-soft value of ``s`` for its side to move within ``(alpha, beta)`` (module
-    docstring: model and arrays). With ``ints[PRUNE] == 0``: the exact minimax value."""
-    ints[NODES] += 1
-    if ints[NODES] > ints[LIMIT] or ((ints[NODES] & ints[CLOCK_MASK]) == 0 and clock_ns() > ints[DEADLINE]):
-        ints[ABORTED] = 1
+    docstring: model and arrays). With ``ints[D_PRUNE] == 0``: the exact minimax value."""
+    if count_node(ints):
         return 0.0
-    fs = ints[FSET]
-    if depth == 0 or ply >= ints[PLY_CAP]:
-        if terminal(g, s):
-            o = outcome(g, s)
-            if to_move(g, s) == 1:
-                o = -o
-            return terminal_value(o, ply, floats, fs)
-        ints[CUT] = 1
-        return evaluate(g, s, floats)
+    if depth == 0 or ply >= ints[D_PLY_CAP]:
+        return horizon(g, s, ply, ints, floats)
     # The game's view of the node (core.kernel_expand): decided, or the actions worth searching.
-    base = ints[BUF] + ply * ints[STRIDE]
-    n, o = expand(g, s, depth, ply, depth >= ints[ORDER_DEPTH], ints, base, floats)
+    base = ints[D_BUF] + ply * ints[D_STRIDE]
+    n, o = expand(g, s, depth, ply, depth >= ints[D_ORDER_DEPTH], ints, base, floats)
     if n < 0:
-        v = terminal_value(o, ply - n - 1, floats, fs)
-        if ply == 0 and n < -1:
-            ints[BEST] = ints[base]
-            ints[ROOT_N] = 1
-            floats[fs + ROOTV] = v
-        return v
-    me = to_move(g, s)
-    prune = ints[PRUNE] != 0
+        return decided(ints, floats, n, o, ply, base)
+    prune = ints[D_PRUNE] != 0
     full = depth >= FULL
-    if prune and full and ints[USE_BOUNDS] != 0:
-        lo, hi = bounds(g, s)
-        slack = floats[fs + STEP] * ints[PLY_CAP]
-        lo_v = lo * floats[fs + SCALE] - slack
-        hi_v = hi * floats[fs + SCALE] + slack
-        if lo_v > alpha:
-            alpha = lo_v
-            if alpha >= beta:
-                return alpha
-        if hi_v < beta:
-            beta = hi_v
-            if alpha >= beta:
-                return beta
-
-    # Table probe (exact key: every word compared).
-    use_tt = prune and ints[USE_TT] != 0 and (full or depth >= ints[TT_MIN_DEPTH])
-    words = ints[WORDS]
-    at = 0
+    if prune and full and ints[D_USE_BOUNDS] != 0:
+        alpha, beta = bound_window(g, s, alpha, beta, ints)
+        if alpha >= beta:
+            return alpha
+    use_tt = prune and ints[D_USE_TT] != 0 and (full or depth >= ints[D_TT_MIN_DEPTH])
     slot = 0
-    tt_move = -1
-    if use_tt:
+    at = 0
+    if use_tt:  # the table (exact key: every word compared); its move, if here, first
         k = key(g, s)
-        slot, at = tt_slot(k, words, ints[SIZE], ints[TT])
-        meta = tt_find(ints, at, k, words)
-        if meta != 0:
-            tt_move = (meta & MOVE_MASK) - 1
-            d = (meta >> DEPTH_SHIFT) - 1
-            if ply > 0 and (d == depth or (ints[TT_DEEPER] != 0 and d > depth)):
-                if ints[INT_VALUES] != 0:  # the value in meta: the entry is one cache line
-                    u = float(((meta >> VALUE_SHIFT) & MOVE_MASK) - VALUE_BIAS)
-                else:
-                    u = floats[ints[FTT] + slot]
-                v = from_table(u, ply, floats, fs)
-                if tt_decides(meta, v, alpha, beta):
-                    if (meta >> CUT_SHIFT) & 1:
-                        ints[CUT] = 1
-                    return v
-
-    # The table move (if among the actions here) first, then the game's order.
-    if tt_move >= 0:
+        slot, at, tt_move, hit, v = probe(ints, floats, k, depth, ply, alpha, beta)
+        if hit:
+            return v
         table_move_first(ints, base, n, tt_move)
-
     root = ply == 0
-    wide = not prune or (root and ints[ROOT_ALL] != 0)  # children get the full window
-    pvs = prune and ints[PVS] != 0 and not wide
+    wide = not prune or (root and ints[D_ROOT_ALL] != 0)  # children get the full window
+    pvs = prune and ints[D_PVS] != 0 and not wide
     child_depth = depth if full else depth - 1
-    cut_outer = ints[CUT]
-    ints[CUT] = 0
+    me = to_move(g, s)
+    cut_outer = ints[D_CUT]
+    ints[D_CUT] = 0
     alpha0 = alpha
     best = -INF
     best_move = ints[base]
@@ -287,52 +240,123 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, floats) ->
         a = ints[base + i]
         c = play(g, s, a)
         cm = to_move(g, c)
+        same = cm == me
         if cm == CHANCE and not terminal(g, c):
-            ints[NODES] += 1
-            ints[CUT] = 1
-            ints[CHANCE_SEEN] = 1
-            v = evaluate(g, c, floats)
-        elif wide:
-            v = node(g, c, child_depth, ply + 1, -INF, INF, ints, floats)
-            if cm != me:
-                v = -v
-        elif cm == me:
-            if pvs and i > 0:
-                v = node(g, c, child_depth, ply + 1, alpha, alpha + NULL_EPS * (1.0 + abs(alpha)), ints, floats)
-                if v > alpha and v < beta and ints[ABORTED] == 0:
-                    v = node(g, c, child_depth, ply + 1, alpha, beta, ints, floats)
-            else:
-                v = node(g, c, child_depth, ply + 1, alpha, beta, ints, floats)
-        else:
-            if pvs and i > 0:
-                v = -node(g, c, child_depth, ply + 1, -alpha - NULL_EPS * (1.0 + abs(alpha)), -alpha, ints, floats)
-                if v > alpha and v < beta and ints[ABORTED] == 0:
-                    v = -node(g, c, child_depth, ply + 1, -beta, -alpha, ints, floats)
-            else:
-                v = -node(g, c, child_depth, ply + 1, -beta, -alpha, ints, floats)
-        if ints[ABORTED] != 0:
+            v = chance_leaf(g, c, ints, floats)
+        else:  # windows as the child's mover sees them: negated when the other player moves
+            again = True
+            if pvs and i > 0:  # a scout window first; the full one when the child may improve
+                top = alpha + NULL_EPS * (1.0 + abs(alpha))
+                v = node(g, c, child_depth, ply + 1, alpha if same else -top, top if same else -alpha, ints, floats)
+                v = v if same else -v
+                again = v > alpha and v < beta and ints[D_ABORTED] == 0
+            if again:
+                lo, hi = (-INF, INF) if wide else ((alpha, beta) if same else (-beta, -alpha))
+                v = node(g, c, child_depth, ply + 1, lo, hi, ints, floats)
+                v = v if same else -v
+        if ints[D_ABORTED] != 0:
             return 0.0
         if root:
-            floats[fs + ROOTV + i] = v
-            ints[ROOT_N] = i + 1
+            floats[ints[D_FSET] + i] = v
+            ints[D_ROOT_N] = i + 1
         best, best_move, alpha, cut = take_child(v, a, best, best_move, alpha, beta, prune, wide)
         if cut:
             break
-
-    cut_here = ints[CUT]
-    ints[CUT] = cut_here | cut_outer
+    cut_here = ints[D_CUT]
+    ints[D_CUT] = cut_here | cut_outer
     if use_tt:
-        stored = to_table(best, ply, floats, fs)
-        if ints[INT_VALUES] == 0:
-            tt_store(ints, floats, at, ints[FTT] + slot, k, words, depth, cut_here, best, alpha0, beta, best_move, stored)
-        elif abs(stored) < VALUE_BIAS and stored == float(int(stored)):  # other values are not kept
-            for i in range(words):
-                ints[at + i] = k[i]
-            ints[at + words] = tt_meta(depth, cut_here, best, alpha0, beta, best_move) | \
-                ((int(stored) + VALUE_BIAS) << VALUE_SHIFT)
+        meta = tt_meta(depth, cut_here, best, alpha0, beta, best_move)
+        tt_store(ints, floats, at, ints[D_FTT] + slot, k, ints[D_WORDS], meta, to_table(best, ply))
     if root:
-        ints[BEST] = best_move
+        ints[D_BEST] = best_move
     return best
+
+
+@hot(inline=True)
+def count_node(ints) -> bool:
+    """Count a node; True (and ``D_ABORTED`` set) past the node limit or the deadline, read
+    every ``ints[D_CLOCK_MASK] + 1`` nodes."""
+    ints[D_NODES] += 1
+    if ints[D_NODES] > ints[D_LIMIT] or ((ints[D_NODES] & ints[D_CLOCK_MASK]) == 0 and clock_ns() > ints[D_DEADLINE]):
+        ints[D_ABORTED] = 1
+        return True
+    return False
+
+
+@hot(inline=True)
+def horizon(g, s, ply: int, ints, floats) -> float:
+    """The value of ``s`` where the search stops (depth 0 or the ply cap): its outcome when
+    terminal, else the heuristic (and the node is marked ``D_CUT``: not proven)."""
+    if terminal(g, s):
+        o = outcome(g, s)
+        if to_move(g, s) == 1:
+            o = -o
+        return terminal_value(o, ply)
+    ints[D_CUT] = 1
+    return evaluate(g, s, floats)
+
+
+@hot(inline=True)
+def decided(ints, floats, n: int, o: float, ply: int, base: int) -> float:
+    """The value of a node ``expand`` decided (the mover's outcome ``o``, ``-n - 1`` plies
+    ahead); at the root, its move (listed at ``ints[base]``) is the best."""
+    v = terminal_value(o, ply - n - 1)
+    if ply == 0 and n < -1:
+        ints[D_BEST] = ints[base]
+        ints[D_ROOT_N] = 1
+        floats[ints[D_FSET]] = v
+    return v
+
+
+@hot(inline=True)
+def bound_window(g, s, alpha: float, beta: float, ints):
+    """``(alpha, beta)`` narrowed by the game's ``bounds`` on the outcome of ``s`` (a search to
+    the end; widened by a ply a step up to the ply cap). A window that closes is returned as
+    ``(v, v)``, ``v`` the value that settles the node."""
+    lo, hi = bounds(g, s)
+    slack = float(ints[D_PLY_CAP])
+    lo_v = lo * WIN_SCALE - slack
+    hi_v = hi * WIN_SCALE + slack
+    if lo_v > alpha:
+        alpha = lo_v
+        if alpha >= beta:
+            return alpha, alpha
+    if hi_v < beta:
+        beta = hi_v
+        if alpha >= beta:
+            return beta, beta
+    return alpha, beta
+
+
+@hot(inline=True)
+def probe(ints, floats, k, depth: int, ply: int, alpha: float, beta: float):
+    """``(slot, at, move, hit, value)``: key ``k``'s table slot and where its entry starts; the
+    entry's move (-1: none); ``hit`` when the entry settles the window ``(alpha, beta)`` at this
+    depth (``D_TT_DEEPER``: or deeper; never at the root), with its ``value``."""
+    words = ints[D_WORDS]
+    slot, at = tt_slot(k, words, ints[D_SIZE], ints[D_TT])
+    meta = tt_find(ints, at, k, words)
+    if meta == 0:
+        return slot, at, -1, False, 0.0
+    move = (meta & MOVE_MASK) - 1
+    d = (meta >> DEPTH_SHIFT) - 1
+    if ply > 0 and (d == depth or (ints[D_TT_DEEPER] != 0 and d > depth)):
+        v = from_table(floats[ints[D_FTT] + slot], ply)
+        if tt_decides(meta, v, alpha, beta):
+            if (meta >> CUT_SHIFT) & 1:
+                ints[D_CUT] = 1
+            return slot, at, move, True, v
+    return slot, at, move, False, 0.0
+
+
+@hot(inline=True)
+def chance_leaf(g, c, ints, floats) -> float:
+    """A child that is a chance node: a leaf valued by the heuristic (chance belongs to
+    expectimax), counted, marked ``D_CUT`` and ``D_CHANCE_SEEN``."""
+    ints[D_NODES] += 1
+    ints[D_CUT] = 1
+    ints[D_CHANCE_SEEN] = 1
+    return evaluate(g, c, floats)
 
 
 # --- the Python side: arrays, binding, one search call -----------------------------------------
@@ -460,18 +484,26 @@ class Search(TableSearch):
     share a table. Settings are documented where the kernel reads them (module docstring)."""
 
     SLOTS: ClassVar[dict[str, Any]] = {
-        "flags": {"prune": PRUNE, "pvs": PVS, "use_tt": USE_TT, "tt_deeper": TT_DEEPER, "root_all": ROOT_ALL,
-                  "use_bounds": USE_BOUNDS, "tt_min_depth": TT_MIN_DEPTH, "order_depth": ORDER_DEPTH,
-                  "int_values": INT_VALUES},
-        "tt": TT, "nodes": NODES, "aborted": ABORTED, "best": BEST, "cut": CUT, "root_n": ROOT_N,
-        "limit": LIMIT, "deadline": DEADLINE, "zero": (CHANCE_SEEN,)}
+        "flags": {"prune": D_PRUNE, "pvs": D_PVS, "use_tt": D_USE_TT, "tt_deeper": D_TT_DEEPER, "root_all": D_ROOT_ALL,
+                  "use_bounds": D_USE_BOUNDS, "tt_min_depth": D_TT_MIN_DEPTH, "order_depth": D_ORDER_DEPTH},
+        "tt": D_TT, "nodes": D_NODES, "aborted": D_ABORTED, "best": D_BEST, "cut": D_CUT, "root_n": D_ROOT_N,
+        "limit": D_LIMIT, "deadline": D_DEADLINE, "zero": (D_CHANCE_SEEN,)}
 
     def __init__(self, game: Any, heuristic: Any = None, params: Sequence[float] | None = None,
                  tt_bits: int = 18, jit: bool | None = None, prune: bool = True, pvs: bool = True,
                  use_tt: bool = True, tt_deeper: bool = False, tt_min_depth: int = 1,
-                 scale: float = WIN_SCALE, step: float = 1.0, decisive: float = DECISIVE,
                  ply_cap: int = 128, root_all: bool = False, use_bounds: bool | None = None,
-                 order_depth: int = 0, int_values: bool = False) -> None:
+                 order_depth: int = 0) -> None:
+        """``heuristic``: a name of the game's heuristics (or a hot function; None: 0 at the
+        horizon) with ``params`` (default: its defaults); ``tt_bits``: a table of about
+        ``2 ** tt_bits`` entries (at most 2**18 on the plain path); ``jit``: compiled (None: when
+        possible); ``prune``: alpha-beta (False: plain minimax, no table); ``pvs``: scout
+        windows after the first child; ``use_tt``: the table; ``tt_deeper``: deeper entries also
+        cut off; ``tt_min_depth``: the shallowest remaining depth that uses the table;
+        ``ply_cap``: the deepest ply (evaluated there); ``root_all``: every root child gets an
+        exact value; ``use_bounds``: the game's ``bounds`` hook narrows windows in searches to
+        the end (None: when the game has one); ``order_depth``: the shallowest remaining depth
+        at which ``expand`` orders actions."""
         fn, default = heuristic_function(game, heuristic)
         self.game = game
         self.ns = bind(game, sys.modules[__name__], fn, jit)
@@ -483,22 +515,18 @@ class Search(TableSearch):
         if not self.jit:
             tt_bits = min(tt_bits, 18)
         size = prime_below(1 << max(4, int(tt_bits)))
-        buf = HEADER
+        buf = SEARCH_INTS.size
         tt = buf + (ply_cap + 2) * stride
-        fset = max(len(pr), 1)
-        ftt = fset + ROOTV + stride
-        head = [0] * tt
-        head[LIMIT], head[DEADLINE] = NO_LIMIT, NO_DEADLINE_NS
-        head[CLOCK_MASK] = 1023 if self.jit else 63
-        head[PRUNE], head[PVS], head[USE_TT], head[TT_DEEPER] = int(prune), int(pvs), int(use_tt), int(tt_deeper)
-        head[SIZE], head[WORDS], head[TT], head[BUF], head[STRIDE], head[PLY_CAP] = size, words, tt, buf, stride, ply_cap
-        head[ROOT_ALL] = int(root_all)
-        head[USE_BOUNDS] = int(hasattr(game.kernel_module, "bounds") if use_bounds is None else use_bounds)
-        head[TT_MIN_DEPTH], head[FSET], head[FTT] = max(1, tt_min_depth), fset, ftt
-        head[ORDER_DEPTH] = max(0, int(order_depth))
-        head[INT_VALUES] = int(int_values)
+        fset = max(len(pr), 1)  # the root's child values follow the heuristic's parameters
+        ftt = fset + stride
+        head = SEARCH_INTS.header(
+            limit=NO_LIMIT, deadline=NO_DEADLINE_NS, clock_mask=1023 if self.jit else 63, prune=int(prune),
+            pvs=int(pvs), use_tt=int(use_tt), tt_deeper=int(tt_deeper), size=size, words=words, tt=tt, buf=buf,
+            stride=stride, ply_cap=ply_cap, root_all=int(root_all),
+            use_bounds=int(hasattr(game.kernel_module, "bounds") if use_bounds is None else use_bounds),
+            tt_min_depth=max(1, tt_min_depth), fset=fset, ftt=ftt, order_depth=max(0, int(order_depth)))
+        head += [0] * (tt - len(head))
         fhead = pr + [0.0] * (ftt - len(pr))
-        fhead[fset + SCALE], fhead[fset + STEP], fhead[fset + DECIDE] = float(scale), float(step), float(decisive)
         self._allocate(head, fhead, tt + size * (words + 1), ftt + size)
         self.size, self.words, self.stride, self.ply_cap = size, words, stride, ply_cap
 
@@ -515,15 +543,15 @@ class Search(TableSearch):
         ints = self.ints
         self._start(deadline_ns, node_limit)
         v = self.ns.node(self.g, kernel_state(self.game, state.words, self.jit), int(depth), 0, float(alpha), float(beta), ints, self.floats)
-        return Result(float(v) + 0.0, int(ints[BEST]), bool(ints[ABORTED]), bool(ints[CUT]), bool(ints[CHANCE_SEEN]), int(ints[NODES]))
+        return Result(float(v) + 0.0, int(ints[D_BEST]), bool(ints[D_ABORTED]), bool(ints[D_CUT]), bool(ints[D_CHANCE_SEEN]), int(ints[D_NODES]))
 
     def root_values(self) -> list[tuple[int, float]]:
         """(action, value) of the root's children searched by the last call, in search order:
         exact with ``root_all``; otherwise exact for the best, bounds for the others."""
-        n = int(self.ints[ROOT_N])
-        fs = int(self.ints[FSET])
-        base = int(self.ints[BUF])
-        return [(int(self.ints[base + i]), float(self.floats[fs + ROOTV + i]) + 0.0) for i in range(n)]
+        n = int(self.ints[D_ROOT_N])
+        fs = int(self.ints[D_FSET])
+        base = int(self.ints[D_BUF])
+        return [(int(self.ints[base + i]), float(self.floats[fs + i]) + 0.0) for i in range(n)]
 
     def lookup(self, state: Any, ply: int = 0) -> tuple[float, int, int, bool, int] | None:
         """``(value, flag, depth, cut, move)`` of ``state``'s table entry as seen at ``ply``, or None
@@ -531,15 +559,11 @@ class Search(TableSearch):
         key_fn = key_function(self.game)
         k = tuple(int(w) for w in (key_fn(self.game.g, state.words) if key_fn else state.words))
         slot = slot_of(k, self.size)
-        at = int(self.ints[TT]) + slot * (self.words + 1)
+        at = int(self.ints[D_TT]) + slot * (self.words + 1)
         meta = int(self.ints[at + self.words])
         if meta == 0 or tuple(int(x) for x in self.ints[at:at + self.words]) != k:
             return None
-        fs = int(self.ints[FSET])
-        fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
-        u = float(((meta >> VALUE_SHIFT) & MOVE_MASK) - VALUE_BIAS) if int(self.ints[INT_VALUES]) else \
-            float(self.floats[int(self.ints[FTT]) + slot])
-        v = from_table(u, ply, fl, 0)
+        v = from_table(float(self.floats[int(self.ints[D_FTT]) + slot]), ply)
         return v, (meta >> FLAG_SHIFT) & 3, (meta >> DEPTH_SHIFT) - 1, bool((meta >> CUT_SHIFT) & 1), (meta & MOVE_MASK) - 1
 
     def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]:
@@ -548,8 +572,6 @@ class Search(TableSearch):
         move may belong to a symmetric state, so a child is followed only when its exact entry
         (or terminal value) reproduces the node's value (``value``: the root's). Stops where
         the table cannot tell."""
-        fs = int(self.ints[FSET])
-        fl = [float(x) for x in self.floats[fs:fs + ROOTV]]
         exact_keys = exact_key_hook(self.game, state)
         pv, s, v, ply = [], state, value, 0
         action: int | None = first
@@ -569,7 +591,7 @@ class Search(TableSearch):
                 c = s.apply(a)
                 if c.is_terminal():
                     r0 = c.returns()[0]
-                    got = terminal_value(r0 if c.current_player() == 0 else -r0, ply + 1, fl, 0)
+                    got = terminal_value(r0 if c.current_player() == 0 else -r0, ply + 1)
                 else:
                     e = self.lookup(c, ply + 1)
                     if e is None or e[1] != EXACT:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.engine.exact import LIMIT, ExactSearch, narrow
+from agents.engine.exact import E_LIMIT, ExactSearch, narrow
 from util.budget import deadline_ns
 from util.watch import INLINE_SECONDS, call_watched
 
@@ -84,7 +84,7 @@ class Solver:
                 self.on_slice(done + search.nodes)
 
         def stop() -> None:
-            search.mem[LIMIT] = 0  # the kernel reads it at every node
+            search.mem[E_LIMIT] = 0  # the kernel reads it at every node
 
         r = call_watched(lambda: search.probe(words, alpha, beta), stop, self.slice_seconds, progress)
         self.nodes = done + search.nodes
