@@ -365,10 +365,6 @@ class MCTSAgent:
         """Whether this agent's moves may run compiled kernels (``jit``, numba, a game within int64)."""
         return self._compiled_possible()
 
-    def bound_kernels(self, jit: bool) -> Any:
-        """The MCTS kernels bound to this game and this agent's leaf heuristic, compiled or plain."""
-        return bind(self.game, K, self._hfn, jit=jit)
-
     def write_settings(self, floats: Any) -> None:
         """Write this agent's parameters into a tree's float header (a tree grown by hand)."""
         self._settings(floats)
