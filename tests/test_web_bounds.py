@@ -10,7 +10,8 @@ pytest.importorskip("flask")
 
 from util.arena.web import app as app_mod  # noqa: E402
 from util.arena.web import dashboard  # noqa: E402
-from util.arena.web.app import MAX_BODY, create_app, json_depth  # noqa: E402
+from util.arena.web.app import MAX_BODY, create_app  # noqa: E402
+from util.arena.web.request_body import json_depth  # noqa: E402
 from util.arena.web.sessions import SessionStore  # noqa: E402
 
 

@@ -5,14 +5,13 @@ an agent that fails gets a 502 with the reason. Nothing a client sends can make 
 that does is logged with its traceback and answered with a JSON 500 without it).
 
 Limits (checked before any work): a body of at most :data:`MAX_BODY` bytes nested at most
-:data:`MAX_DEPTH` deep; games' parameters within their declared bounds; agents' parameters
+:data:`util.arena.web.request_body.MAX_DEPTH` deep; games' parameters within their declared bounds; agents' parameters
 within the server's bounds and naming no file (:func:`util.arena.web.sessions.make_agent`);
 thinking time at most :data:`util.arena.web.sessions.MAX_TIME` a request.
 """
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 from pathlib import Path
@@ -25,8 +24,10 @@ from werkzeug.exceptions import HTTPException
 from agents import registry
 from core import games as game_registry
 from core.game import Game, param_bounds
-from util.arena.web.render import frame, move_texts, play_texts, turn_starts
-from util.arena.web.sessions import RequestError, Session, SessionStore, _time
+from util.arena.web.render import frame
+from util.arena.web.request_body import body
+from util.arena.web.sessions import RequestError, SessionStore, request_time
+from util.arena.web.views import replay_moves, replay_session, view
 from util.bounds import as_int
 
 LOG = logging.getLogger(__name__)
@@ -35,31 +36,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
 MAX_BODY = 64 * 1024  # bytes a request's body may have
 MAX_REPLAY_BODY = 16 << 20  # bytes a Kaggle episode sent to replay may have (a 200-step game is about 3 MB)
-MAX_DEPTH = 16  # nesting a request's JSON may have (the API's deepest is 2)
 MAX_THINKING = 4  # agents' searches (moves, analyses) running at once: the server's other threads stay free
-
-
-def json_depth(text: str) -> int:
-    """How deep the arrays and objects of JSON ``text`` nest (brackets in strings not counted),
-    found without parsing: a parser recurses once a level."""
-    depth = top = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            top = max(top, depth)
-        elif ch in "]}":
-            depth -= 1
-    return top
 
 
 class _OrderedJSON(DefaultJSONProvider):
@@ -194,7 +171,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         data = body()
         session = store.get(sid)
         spec = str(data.get("agent") or session.agent_spec)
-        t = _time(data.get("time", session.time_per_move))
+        t = request_time(data.get("time", session.time_per_move))
         state = session.state
         if state.is_terminal():
             raise RequestError("the game is over: nothing to analyse", 409)
@@ -252,26 +229,6 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     return app
 
 
-def body() -> dict:
-    """The request's JSON object ({} when there is no body); a 400 saying what is wrong else."""
-    raw = request.get_data(cache=True)
-    if not raw:
-        return {}
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RequestError("the request body is not UTF-8 text") from None
-    if json_depth(text) > MAX_DEPTH:
-        raise RequestError(f"the request body nests deeper than {MAX_DEPTH} levels")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise RequestError("the request body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise RequestError("the request body must be a JSON object")
-    return data
-
-
 def default_heuristic(game: Game) -> str | None:
     """The first heuristic the game's heuristics module lists, or None (no heuristic)."""
     if not game.heuristics:
@@ -314,68 +271,3 @@ def make_game(name: Any, params: Any) -> Game:
         return game_registry.make_game(name, **params)
     except (ValueError, TypeError) as exc:
         raise RequestError(str(exc)) from None
-
-
-def view(session: Session) -> dict:
-    """What the page needs to draw the game and offer moves."""
-    s = session.state
-    game = session.game
-    terminal = s.is_terminal()
-    legal = [] if terminal or s.current_player() != session.human else s.legal_actions()
-    history = move_texts(session.states)  # chance outcomes in brackets
-    result = None
-    if terminal:
-        returns = s.returns()
-        r = returns[session.human]
-        result = "you won" if r > 0 else "you lost" if r < 0 else "draw"
-        result += f" (returns {returns[0]:g} : {returns[1]:g})"
-    last_info = next((i for i in reversed(session.infos) if i), None)
-    return {
-        "id": session.id,
-        "game": game.spec(),
-        "name": game.name,
-        "agent": session.agent_spec,
-        "time": session.time_per_move,
-        "human": session.human,
-        "to_move": None if terminal else s.current_player(),
-        "terminal": terminal,
-        "result": result,
-        "grid": game.grid(s),
-        "click_whole_column": game.click_whole_column,
-        "extra": game.extra(s),
-        "text": str(s),
-        "legal": [{"action": a, "text": s.action_to_string(a), "cell": _cell(game, s, a)} for a in legal],
-        "history": history,
-        "turns": turn_starts(session.states),  # games of many moves a turn: where each turn starts
-        "picture": frame(session.states),
-        "agent_to_move": session.agent_to_move(),
-        "last_analysis": last_info,
-    }
-
-
-def replay_session(store: SessionStore, states: list, agent: Any) -> Session:
-    """A new session whose history is ``states`` (a replayed game, from its initial state): the
-    person holds the first seat, ``agent`` (default random) the other, to play on from the end."""
-    session = store.create(states[0].game, str(agent or "random"), 1.0, 0)
-    session.states = list(states)
-    session.infos = [{} for _ in states]
-    session.roll()
-    store.trim()  # its states count now
-    return session
-
-
-def replay_moves(session: Session, moves: Any) -> None:
-    """Set ``session`` to the position after ``moves`` (the game's notation, as the page's move
-    list and exports write them); chance outcomes left open are rolled by the server."""
-    try:
-        states = play_texts(session.game, moves)
-    except ValueError as exc:
-        raise RequestError(str(exc)) from None
-    session.states = states
-    session.infos = [{} for _ in states]
-    session.roll()
-
-
-def _cell(game: Game, state: Any, action: int) -> list[int] | None:
-    cell = game.action_cell(state, action)
-    return None if cell is None else [int(cell[0]), int(cell[1])]

@@ -18,7 +18,9 @@ from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, request
 
+from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError
+from util.arena.web.views import replay_session, view
 from util.bounds import as_float, as_int
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -104,12 +106,6 @@ def _turn_over(states: list, i: int) -> bool:
         return False
     mover = next((p.current_player() for p in reversed(states[:i]) if not p.is_chance_node()), None)
     return s.current_player() != mover
-
-
-def _view(session: Any) -> dict:
-    from util.arena.web.app import view
-
-    return view(session)
 
 
 def _which(store: Any, runs: list[int] | None):
@@ -247,7 +243,6 @@ def register(app: Flask) -> None:
     def stored_replay():
         """A play-page session holding a stored game (``{"id": N}``): replayed there turn by
         turn, and played on from its end when it stopped early."""
-        from util.arena.web.app import body, replay_session
 
         number = _id(body().get("id"), "game id")
         with _open() as store:
@@ -255,13 +250,12 @@ def register(app: Flask) -> None:
         if g is None:
             raise RequestError(f"no game {number} in the store", 404)
         states = stored_states(_stored_game(g.game), g.moves)
-        return jsonify(_view(replay_session(current_app.extensions["sessions"], states, None))), 201
+        return jsonify(view(replay_session(current_app.extensions["sessions"], states, None))), 201
 
     @app.post("/api/db/matches")
     def start_match():
         from agents.engine.spec import SpecError, check_server_params, parse_spec
         from util.arena import players
-        from util.arena.web.app import body
 
         data = body()
         if not data:

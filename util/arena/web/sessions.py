@@ -38,7 +38,8 @@ STATE_MEMORY = 1 << 30  # bytes the sessions' histories of states may hold toget
 WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
 
 
-def _time(value: Any, name: str = "time") -> float:
+def request_time(value: Any, name: str = "time") -> float:
+    """A request's seconds for ``name``, within the server's bounds; else a RequestError (400)."""
     try:
         return as_float(value, f"{name} (seconds)", 0.01, MAX_TIME)
     except ValueError as exc:
@@ -242,7 +243,7 @@ class SessionStore:
         self._lock = threading.Lock()
 
     def create(self, game: Game, agent_spec: str, time_per_move: Any, human: Any) -> Session:
-        t = _time(time_per_move)
+        t = request_time(time_per_move)
         if isinstance(human, bool) or human not in (0, 1, "0", "1"):
             raise RequestError(f"human must be 0 (you move first) or 1 (the agent moves first), got {human!r}")
         agent = make_agent(agent_spec, game)

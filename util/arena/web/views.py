@@ -1,0 +1,76 @@
+"""The JSON a page gets for a session: the game drawn, the moves offered, the history and the
+agent's last analysis (:func:`view`), for the play page (:mod:`util.arena.web.app`) and the
+dashboard's stored games (:mod:`util.arena.web.dashboard`) alike."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.game import Game
+from util.arena.web.render import frame, move_texts, play_texts, turn_starts
+from util.arena.web.sessions import RequestError, Session, SessionStore
+
+
+def view(session: Session) -> dict:
+    """What the page needs to draw the game and offer moves."""
+    s = session.state
+    game = session.game
+    terminal = s.is_terminal()
+    legal = [] if terminal or s.current_player() != session.human else s.legal_actions()
+    history = move_texts(session.states)  # chance outcomes in brackets
+    result = None
+    if terminal:
+        returns = s.returns()
+        r = returns[session.human]
+        result = "you won" if r > 0 else "you lost" if r < 0 else "draw"
+        result += f" (returns {returns[0]:g} : {returns[1]:g})"
+    last_info = next((i for i in reversed(session.infos) if i), None)
+    return {
+        "id": session.id,
+        "game": game.spec(),
+        "name": game.name,
+        "agent": session.agent_spec,
+        "time": session.time_per_move,
+        "human": session.human,
+        "to_move": None if terminal else s.current_player(),
+        "terminal": terminal,
+        "result": result,
+        "grid": game.grid(s),
+        "click_whole_column": game.click_whole_column,
+        "extra": game.extra(s),
+        "text": str(s),
+        "legal": [{"action": a, "text": s.action_to_string(a), "cell": cell_of(game, s, a)} for a in legal],
+        "history": history,
+        "turns": turn_starts(session.states),  # games of many moves a turn: where each turn starts
+        "picture": frame(session.states),
+        "agent_to_move": session.agent_to_move(),
+        "last_analysis": last_info,
+    }
+
+
+def cell_of(game: Game, state: Any, action: int) -> list[int] | None:
+    """The grid cell a person clicks for ``action``, as ``[row, column]``, or None (a button)."""
+    cell = game.action_cell(state, action)
+    return None if cell is None else [int(cell[0]), int(cell[1])]
+
+
+def replay_session(store: SessionStore, states: list, agent: Any) -> Session:
+    """A new session whose history is ``states`` (a replayed game, from its initial state): the
+    person holds the first seat, ``agent`` (default random) the other, to play on from the end."""
+    session = store.create(states[0].game, str(agent or "random"), 1.0, 0)
+    session.states = list(states)
+    session.infos = [{} for _ in states]
+    session.roll()
+    store.trim()  # its states count now
+    return session
+
+
+def replay_moves(session: Session, moves: Any) -> None:
+    """Set ``session`` to the position after ``moves`` (the game's notation, as the page's move
+    list and exports write them); chance outcomes left open are rolled by the server."""
+    try:
+        states = play_texts(session.game, moves)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
+    session.states = states
+    session.infos = [{} for _ in states]
+    session.roll()
