@@ -353,6 +353,7 @@ def test_engine_agents_play_legal_moves_through_the_registry(spec, monkeypatch):
     4x5 against random from both seats at 0.3 s a move (the solver falls back to alpha-beta
     until it proves the position), with the info keys of ENGINE.md."""
     from agents import registry
+    from agents.engine.info import SearchInfo
 
     monkeypatch.setenv("CONNECTX_NUMBA", "0")
     name = spec.split(":")[0]
@@ -365,7 +366,7 @@ def test_engine_agents_play_legal_moves_through_the_registry(spec, monkeypatch):
         rnd = registry.make(f"random:seed={seat}", game)
         play_out(game.initial(), (agent, rnd) if seat == 0 else (rnd, agent), seconds=0.3)
     info = agent.info()
-    assert isinstance(info, dict)
+    assert isinstance(info, SearchInfo)
     if name != "random":
         assert set(info) & {"action_values", "visits", "value", "nodes", "simulations"}
 

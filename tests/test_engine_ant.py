@@ -125,4 +125,4 @@ def test_registry_builds_it_and_connectx_keeps_its_own():
     from agents.connectx.ant_colony import AntColonyAgent as ConnectXAnt
 
     cx = registry.make("ant_colony:power=1.5", make_game("connectx"))
-    assert isinstance(cx.inner, ConnectXAnt) and cx.inner.power == 1.5
+    assert isinstance(cx, ConnectXAnt) and cx.power == 1.5  # ConnectX's own, choosing from a State like every agent
