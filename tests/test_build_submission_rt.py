@@ -357,9 +357,10 @@ def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
 def worker_adapter(tmp_path, seed: int = 0, **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
     """An adapter whose own agent plans plain random turns, with a worker process (on the repo)
     planning by :class:`tests.rt_worker_fakes.Gated` (``fake``: its failure switches)."""
+    compile_limit = fake.pop("compile_limit", 120.0)  # the worker's, not the fake agent's
     header = {"root": str(ROOT), "module": "tests.rt_worker_fakes", "cls": "Gated",
               "params": {"seed": seed, "max_actions": 8, **fake}}
-    worker = CompiledWorker(header, nice=0, compile_limit=fake.pop("compile_limit", 120.0))
+    worker = CompiledWorker(header, nice=0, compile_limit=compile_limit)
     return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=8), verbose=False,
                            worker=worker), worker
 
