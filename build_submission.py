@@ -172,7 +172,8 @@ def list_agents() -> str:
 
 
 # --- building ---------------------------------------------------------------------------------
-def _git(*args: str) -> str:
+def git_output(*args: str) -> str:
+    """``git ARGS`` run in the repository: its output, or "" when git fails or is absent."""
     try:
         out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
         return out.stdout.strip() if out.returncode == 0 else ""
@@ -246,9 +247,9 @@ def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, f
     warnings = [f"imported project module has no file (optional import?): {m}" for m in missing]
     for mod in modules.values():
         warnings += [f"a project module named in a string is not bundled: {where}" for where in dynamic_imports(mod, packages)]
-    commit = _git("rev-parse", "--short", "HEAD") or "?"
+    commit = git_output("rev-parse", "--short", "HEAD") or "?"
     paths = [m.path for m in modules.values() if Path(m.path).is_relative_to(ROOT)]
-    if commit != "?" and _git("status", "--porcelain", "--", *paths):
+    if commit != "?" and git_output("status", "--porcelain", "--", *paths):
         commit += "+local changes"
     prefix = bundle_prefix(modules, repr((target.module, target.cls.__name__, params, clock, data)))
     meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit}
@@ -330,7 +331,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
                 proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 running.append((i, proc, out))
             i, proc, out = running[0]
-            _wait(proc, give_up - time.monotonic(), timeout)
+            wait_for(proc, give_up - time.monotonic(), timeout)
             running.pop(0)
             if not out.exists():
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
@@ -345,7 +346,8 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
     return reports[:-1], reports[-1]
 
 
-def _wait(proc: subprocess.Popen, left: float, timeout: float) -> None:
+def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
+    """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that."""
     try:
         proc.wait(timeout=max(0.0, left))
     except subprocess.TimeoutExpired:
@@ -517,7 +519,7 @@ def run(argv: list[str] | None = None) -> int:
     agent, converted = make_agent(target, {**defaults, **params})
     data = agent_data(target, agent, args.no_data)
     facts = build(target, agent, converted, clock, data, output)
-    shown = _shown(output)
+    shown = shown_path(output)
     print(f"building {shown}: agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
     if defaults:
         print(f"  submission defaults of {target.cls.__name__}: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides)")
@@ -545,7 +547,8 @@ def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
     return 0
 
 
-def _shown(path: Path) -> Path:
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the working folder when it is inside it (for messages)."""
     try:
         return path.relative_to(Path.cwd())
     except ValueError:
@@ -568,7 +571,7 @@ def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
         failed = failed_path(output)
         os.replace(temp, failed)
         kept = "was not there before" if not output.exists() else "is unchanged"
-        raise BuildFailed(f"{exc}\n  the failed build is kept at {_shown(failed)}; {_shown(output)} {kept}") from None
+        raise BuildFailed(f"{exc}\n  the failed build is kept at {shown_path(failed)}; {shown_path(output)} {kept}") from None
 
 
 def _game_of(argv: list[str]) -> str:

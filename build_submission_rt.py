@@ -257,9 +257,9 @@ def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], out
         modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock"], tuple(folders))
     except BundleError as exc:
         raise B.BuildFailed(str(exc)) from None
-    commit = B._git("rev-parse", "--short", "HEAD") or "?"
+    commit = B.git_output("rev-parse", "--short", "HEAD") or "?"
     paths = [m.path for m in modules.values() if Path(m.path).is_relative_to(ROOT)]
-    if commit != "?" and B._git("status", "--porcelain", "--", *paths):
+    if commit != "?" and B.git_output("status", "--porcelain", "--", *paths):
         commit += "+local changes"
     prefix = bundle_prefix(modules, repr((GAME, target.module, target.cls.__name__, params, clock, worker)))
     meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
@@ -303,7 +303,7 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
                 running.append((i, subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True), out))
             i, proc, out = running[0]
-            B._wait(proc, give_up - time.monotonic(), args.timeout)
+            B.wait_for(proc, give_up - time.monotonic(), args.timeout)
             running.pop(0)
             report = json.loads(out.read_text()) if out.exists() else {}
             if not report.get("finished"):  # written after each game: only a finished one counts
@@ -372,7 +372,7 @@ def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
         failed = B.failed_path(output)
         os.replace(temp, failed)
         kept = "was not there before" if not output.exists() else "is unchanged"
-        raise B.BuildFailed(f"{exc}\n  the failed build is kept at {B._shown(failed)}; {B._shown(output)} {kept}") from None
+        raise B.BuildFailed(f"{exc}\n  the failed build is kept at {B.shown_path(failed)}; {B.shown_path(output)} {kept}") from None
 
 
 def run(argv: list[str] | None) -> int:
@@ -391,7 +391,7 @@ def run(argv: list[str] | None) -> int:
     converted = make_agent(target, {**defaults, **params})
     worker = worker_spec(target, params, converted, args.worker_nice)
     facts = build(target, converted, clock, output, worker)
-    shown = B._shown(output)
+    shown = B.shown_path(output)
     print(f"building {shown}: Reinforce Tactics agent {target.label} ({target.module}:{target.cls.__name__}), parameters {converted or '(defaults)'}")
     if defaults:
         print(f"  submission defaults: {', '.join(f'{k}={v!r}' for k, v in defaults.items())} (--param overrides; see submission_defaults)")
