@@ -163,9 +163,10 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             if "games" in tables:
                 self._upgrade()
-            self._db.executescript(_SCHEMA)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            self._db.commit()
+            # One transaction: another runner opening the file at the same time sees all the
+            # tables or none (statement by statement, it saw `players` without `games` and took
+            # the file for someone else's database).
+            self._db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version={SCHEMA_VERSION};\nCOMMIT;")
         except StoreError:
             self._db.close()
             raise
