@@ -400,26 +400,14 @@ def likeliest(g, s, work, na: int):
 def legal_turn(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int) -> int:
     """Writes to ``out[ob:]`` the entries of ``turn`` legal when their time comes along the
     likeliest line of the turn's chance (what a plan's labels follow), up to the end of the
-    turn; returns how many."""
-    n = 0
-    for i in range(tn):
-        s = likeliest(g, s, work, na)
-        if terminal(g, s) or to_move(g, s) != me:
-            break
-        a = turn[i]
-        if is_legal(g, s, a, work, na):
-            out[ob + n] = a
-            n += 1
-            s = play(g, s, a)
-            if a == end:
-                break
-    return n
+    turn; returns how many. :func:`turn_line` without the states (none written: ``nw`` 0)."""
+    return turn_line(g, s, me, end, turn, tn, work, na, out, ob, work, 0)
 
 
 @hot
 def turn_line(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int, states, nw: int) -> int:
-    """:func:`legal_turn`, and the states of that line (what serving the plan compares the
-    game's states with): to ``states`` (flat, ``nw`` words a row) row ``i`` the state entry
+    """The entries of ``turn`` legal along the likeliest line (:func:`legal_turn`), and the
+    states of that line (what serving the plan compares the game's states with): to ``states`` (flat, ``nw`` words a row) row ``i`` the state entry
     ``i`` is played from, row ``n`` the state after the last entry (its chance resolved the
     likeliest way); returns ``n``. ``states`` holds ``(tn + 1) * nw`` words."""
     n = 0
@@ -436,7 +424,8 @@ def turn_line(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: in
             s = play(g, s, a)
             if a == end:
                 break
-    s = likeliest(g, s, work, na)
-    for j in range(nw):
-        states[n * nw + j] = s[j]
+    if nw > 0:
+        s = likeliest(g, s, work, na)
+        for j in range(nw):
+            states[n * nw + j] = s[j]
     return n
