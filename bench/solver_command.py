@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--long {moves}: {exc}")
     command = Solver(tt_size=args.tt_size, slice_seconds=SLICE_SECONDS, on_slice=lambda nodes: raise_if_signalled())
     solver = Solver(tt_size=args.tt_size)
-    print(f"compiled: {solver.compiled}; warm-up (compile) {solver.warm_up():.1f} s; table {solver.search.size:,} slots each")
+    print(f"compiled: {solver.jit}; warm-up (compile) {solver.warm_up():.1f} s; table {solver.search.size:,} slots each")
     print(f"{'set':8} {'n':>5} {'wrong':>5} {'cmd med ms':>11} {'slv med ms':>11} {'slv tot s':>9} {'nodes x':>8} {'time x':>8} {'cpu x':>8}")
     figures, failed = {}, 0
     with stop_on_signals():

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     fast = Solver(tt_size=args.tt_size)
-    mode = "numba" if fast.compiled else "plain (numba unavailable)"
+    mode = "numba" if fast.jit else "plain (numba unavailable)"
     t0 = time.perf_counter()
     fast.solve(load("L3_R1", 1)[0][0])
     print(f"solver: {mode}, table {fast.search.size:,} slots, {'weak' if args.weak else 'strong'}; first call (compile) {time.perf_counter() - t0:.1f} s")
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['nps'] / 1e6:9.2f} M {r['cpu_nps'] / 1e6:9.2f} M | {pub_t * 1e3:7.3f}ms {pub_n:10,} {r['mean_s'] / pub_t:7.1f}",
             flush=True,
         )
-    if args.plain_sample and fast.compiled:
+    if args.plain_sample and fast.jit:
         plain = Solver(tt_size=1 << 20, use_numba=False)
         fast_small = Solver(tt_size=1 << 20)
         print(f"plain Python vs numba on the first {args.plain_sample} positions of {', '.join(plain_sets)}:")

@@ -105,7 +105,7 @@ def test_plain_path_plays_legal_moves_in_time(monkeypatch):
         pos = pos.play(col)
         if not pos.is_terminal():
             pos = pos.play(rng.choice(pos.legal_columns()))
-    assert a._solver is not None and not a._solver.compiled
+    assert a._solver is not None and not a._solver.jit
 
 
 def test_screen_avoids_a_shallow_trap():

@@ -69,7 +69,7 @@ def test_plain_python_agrees_with_compiled():
         pytest.skip("numba not installed")
     plain = Solver(tt_size=1 << 16, use_numba=False)
     fast = Solver(tt_size=1 << 16, use_numba=True)
-    assert not plain.compiled and fast.compiled
+    assert not plain.jit and fast.jit
     cases = pons("Test_L3_R1", 50) + pons("Test_L2_R1", 100)
     for moves, expected in cases:
         pos = Position.from_moves(moves)
@@ -136,7 +136,7 @@ def oracle_score(shape: Shape, moves: list[int]) -> int:
 def test_other_shapes_match_brute_force(shape, min_ply, games):
     rng = random.Random(f"solver-{shape}")
     solver = Solver(shape, tt_size=1 << 16)
-    assert solver.compiled == (shape.fits_int64 and numba_available())
+    assert solver.jit == (shape.fits_int64 and numba_available())
     checked = 0
     while checked < games:
         pos, moves = Position.empty(shape), []
@@ -219,3 +219,23 @@ def test_a_solve_stops_at_its_deadline_without_a_node_limit(use_numba):
         assert time.perf_counter() - t0 < 2 * budget + 0.5  # two calls; generous on a loaded machine
     late = Position.from_moves("2252576253462244111563365343671351441")  # Pons L3_R1: -1
     assert solver.solve(late, deadline=time.perf_counter() + 30) == -1  # a deadline that holds changes nothing
+
+
+def test_the_connectx_solver_is_the_generic_solver_with_connectx_notation(solver):
+    """One solver front: ConnectX's Solver is the game-generic one on PonsConnectX, so the generic
+    methods (position values, optimal actions) agree with ConnectX's Pons-score notation on the
+    same table."""
+    from agents.engine import solver as engine_solver
+
+    assert isinstance(solver, engine_solver.Solver)
+    game = solver.game
+    for moves, expected in pons("Test_L3_R1", every=50) + pons("Test_L2_R1", every=100):
+        position = Position.from_moves(moves)
+        state = game.state_of(position)
+        assert solver.value(state) == expected, moves
+        assert solver.solve(position) == expected, moves
+        action, value = solver.optimal(state)
+        col, score = solver.best_move(position)
+        assert value == score == expected, moves
+        if not position.is_winning_move(action):  # the generic choice keeps the value
+            assert solver.solve(position.play(action)) == -expected, (moves, action)

@@ -152,7 +152,7 @@ class PerfectAgent(PositionAgent):
     def _add_exact_values(self, position: Position, seconds: float) -> None:
         if self._exact_solver is None or self._exact_solver.shape != position.shape:
             self._exact_solver = Solver(position.shape)
-        rate = self.EXACT_NODES_PER_SECOND if self._exact_solver.compiled else _FIRST_RATE[False]  # plain Python: ~40 K nodes/s
+        rate = self.EXACT_NODES_PER_SECOND if self._exact_solver.jit else _FIRST_RATE[False]  # plain Python: ~40 K nodes/s
         scores = self._exact_solver.child_scores(position, node_limit=int(seconds * rate))
         if scores is None:
             return
@@ -232,7 +232,7 @@ class PerfectAgent(PositionAgent):
             return
         self._shape = shape
         self._solver = Solver(shape, self.tt_size)
-        self._speed = Speed(_FIRST_RATE[self._solver.compiled], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
+        self._speed = Speed(_FIRST_RATE[self._solver.jit], _RATE_MIN_SECONDS, _RATE_SMOOTHING)
         self._solver_ready, self._search_ready = threading.Event(), threading.Event()
         self._search = NegamaxAgent() if (self.fallback == "negamax" and NegamaxAgent is not None) else None
         if self.background_compile if background is None else background:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agents.engine import exact as ek
-from agents.engine.exact import ExactSearch
+from agents.engine import solver as engine_solver
 from core.connectx.cli import parse_moves, shape_type
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
@@ -27,54 +27,34 @@ from core.connectx.search_hooks import expand as connectx_expand
 from core.connectx.shape import STANDARD, Shape
 from core.connectx.threats import win_cells
 from util.bounds import TT_SLOTS
-from util.budget import deadline_ns
 from util.cli import OneLineParser, exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
-from util.hotclock import COMPILED_CLOCK
 from util.jit import numba_enabled
-from util.watch import INLINE_SECONDS, call_watched
 
 DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
 
-UNLIMITED = (1 << 62)
-INLINE_NODES = 1_000_000
-"""With ``slice_seconds``, where compiled code cannot read the clock: the nodes a call runs in
-the caller's thread before it starts again watched (about :data:`INLINE_SECONDS` here)."""
 
-
-class Solver:
-    """Solves positions of one shape; keeps its table between calls (entries are exact bounds,
-    valid whatever the path, the window or the mode)."""
+class Solver(engine_solver.Solver):
+    """The game-generic exact solver (:class:`agents.engine.solver.Solver`) on
+    :class:`core.connectx.pons.PonsConnectX` of one shape, with ConnectX's notation: a
+    :class:`core.connectx.position.Position` in, Pons' scores and columns out. Keeps its table
+    between calls (entries are exact bounds, valid whatever the path, the window or the mode);
+    the generic methods (``value``, ``best``, ...) work too, on PonsConnectX's states."""
 
     def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: bool | None = None,
                  slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None) -> None:
         """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
         allows it and numba is installed; False forces the plain-Python kernels.
-        ``slice_seconds``: None runs each search in one kernel call in this thread (the agents'
-        way); a number runs a long one in a thread watched from this one, which wakes that often
-        (see :meth:`_run`), so that Ctrl-C and SIGTERM are seen (compiled code runs no signal
-        handler) and ``on_slice(nodes so far)`` can show progress: for the CLIs."""
-        self.shape = shape
-        self.slice_seconds = slice_seconds
-        self.on_slice = on_slice
+        ``slice_seconds``, ``on_slice``: as the generic solver's (None: each search in one kernel
+        call in this thread, the agents' way; a number: watched, for the CLIs)."""
         if use_numba is None:
             use_numba = numba_enabled(shape.bits)
-        self.compiled = bool(use_numba) and shape.fits_int64
-        # Table slots beyond the minimum the kernel needs (it rounds up to a prime).
-        self.search = ExactSearch(PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow),
-                                  tt_size=max(1024, int(tt_size)), jit=self.compiled, max_plies=shape.cells + 2)
-        self.nodes = 0  # nodes of the last call
-        self.restart_nodes = 0  # nodes of first tries run again watched (slice_seconds), over this solver's life
+        game = PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
+        super().__init__(game, jit=bool(use_numba) and shape.fits_int64, max_plies=shape.cells + 2,
+                         slice_seconds=slice_seconds, on_slice=on_slice, tt_size=max(1024, int(tt_size)))
+        self.shape = shape
 
-    def reset(self) -> None:
-        """Empty the table (only needed to measure a solve from a cold start)."""
-        self.search.clear()
-
-    def _start(self, node_limit: int | None, deadline: float | None = None) -> None:
-        """Reset the counters; ``deadline``: ``time.perf_counter()`` seconds, or None."""
-        self.search.start(UNLIMITED if node_limit is None else node_limit, deadline_ns(deadline))
-
-    def _range(self, position: Position, weak: bool) -> tuple[int, int]:
+    def _score_range(self, position: Position, weak: bool) -> tuple[int, int]:
         """The range a solve narrows: the sign (weak), or every score a position that is not
         won at once can have. Wider than the kernel's own bounds on purpose: Pons' windows over
         this range take fewer nodes (the kernel's ``solve`` docstring)."""
@@ -83,48 +63,7 @@ class Solver:
         left = self.shape.cells - position.ply
         return -(left // 2), (left + 1) // 2
 
-    def _run(self, kernel: Callable, head: tuple, node_limit: int | None, deadline: float | None) -> int:
-        """``kernel(*head)`` (a method of :attr:`search`) under ``node_limit`` and
-        ``deadline``; afterwards the search's stats hold the nodes of the whole call and
-        whether it aborted.
-
-        With ``slice_seconds`` set, a call that outlasts :data:`INLINE_SECONDS` runs again, to
-        its end, in a thread (:func:`util.watch.call_watched`) while this one wakes every
-        ``slice_seconds`` to run the signal handlers and ``on_slice``; an exception there
-        stops the kernel at its next node (its node limit set to 0) and is re-raised. The search
-        is the one ``slice_seconds=None`` does, bar one restart whose first try's proofs are
-        still in the table (bench: ``python -m bench.solver_command``). Before, the kernel
-        returned every slice and started again from the table, losing its stack: in a long
-        proof the table had overwritten the early subtrees, which were searched again and again
-        (167257: minutes instead of 27 s). Quick calls never pay for the thread."""
-        if self.slice_seconds is None:
-            self._start(node_limit, deadline)
-            return kernel(*head)
-        limit = UNLIMITED if node_limit is None else max(1, int(node_limit))
-        inline_end = time.perf_counter() + INLINE_SECONDS
-        inline_nodes = INLINE_NODES if self.compiled and not COMPILED_CLOCK else UNLIMITED
-        self._start(min(limit, inline_nodes), inline_end if deadline is None else min(inline_end, deadline))
-        result = kernel(*head)
-        done = self.search.nodes
-        if (not self.search.aborted or done >= limit
-                or (deadline is not None and time.perf_counter() >= deadline)):
-            return result
-        self.restart_nodes += done  # the watched run starts again: these are searched twice, in part
-        self._start(limit - done, deadline)
-        search = self.search
-
-        def progress() -> None:
-            if self.on_slice is not None:
-                self.on_slice(done + search.nodes)
-
-        def stop() -> None:
-            search.mem[ek.E_LIMIT] = 0  # the kernel reads it at every node
-
-        result = call_watched(lambda: kernel(*head), stop, self.slice_seconds, progress)
-        search.nodes = done + search.nodes
-        return result
-
-    def _check(self, position: Position) -> None:
+    def _check_position(self, position: Position) -> None:
         if position.shape != self.shape:
             raise ValueError(f"position shape {position.shape} differs from the solver's {self.shape}")
         if position.ply and position.last_player_won():
@@ -134,15 +73,15 @@ class Solver:
               deadline: float | None = None) -> int | None:
         """Exact score for the side to move (``weak``: -1/0/1), or None if ``node_limit`` ran out
         or the ``deadline`` (a ``time.perf_counter()`` time) passed."""
-        self._check(position)
-        s = self._run(self.search.solve, ((position.current, position.mask), *self._range(position, weak)),
-                      node_limit, deadline)
-        self.nodes = self.search.nodes
-        return None if self.search.aborted else int(s)
+        self._check_position(position)
+        self.nodes = 0
+        lo, hi = self._score_range(position, weak)
+        s = self._run(self.search.solve, (position.current, position.mask), lo, hi, node_limit, deadline)
+        return None if s is None else int(s)
 
     def child_scores(self, position: Position, weak: bool = False, node_limit: int | None = None) -> list | None:
         """Score of each column for the side to move (None for a full column), or None on abort."""
-        self._check(position)
+        self._check_position(position)
         if position.is_full():
             return [None] * self.shape.columns
         out: list = []
@@ -176,7 +115,7 @@ class Solver:
         Solves the root first, then tests each child with one null window around the root's
         score (cheap: the table holds most of the proof), in the search's move order.
         """
-        self._check(position)
+        self._check_position(position)
         if position.is_terminal():
             raise ValueError("the game is over: no move to choose")
         shape = self.shape
@@ -184,9 +123,7 @@ class Solver:
         for col in shape.center_order():
             if position.can_play(col) and position.is_winning_move(col):
                 return col, 1 if weak else (shape.cells + 1 - position.ply) // 2
-        budget = UNLIMITED if node_limit is None else int(node_limit)
-        score = self.solve(position, weak, budget, deadline)
-        total = self.nodes
+        score = self.solve(position, weak, node_limit, deadline)
         if score is None:
             return None
         ordered = self.ordered_columns(position)
@@ -195,13 +132,11 @@ class Solver:
         for col in ordered:
             child = position.play(col)
             # Optimal iff the child's score <= -score: probe with the window (-score, -score+1).
-            r = self._run(self.search.probe, ((child.current, child.mask), -score, -score + 1), budget - total, deadline)
-            total += self.search.nodes
-            if self.search.aborted:
-                self.nodes = total
+            left = None if node_limit is None else node_limit - self.nodes
+            r = self._run(self.search.probe, (child.current, child.mask), -score, -score + 1, left, deadline)
+            if r is None:
                 return None
             if r <= -score:
-                self.nodes = total
                 return col, score
         raise AssertionError("no child reaches the root's score: solver bug")  # pragma: no cover
 
@@ -211,15 +146,16 @@ class Solver:
         ``node_limit`` nodes per column), in :meth:`ordered_columns` order. Shallow traps (a
         double threat a few plies ahead) are cheap to prove, so this beats a static rule when
         the full solve does not fit in the time."""
-        self._check(position)
+        self._check_position(position)
+        self.nodes = 0
         out = []
         for col in self.ordered_columns(position):
             if position.is_winning_move(col):
                 out.append((col, 1))
                 continue
             child = position.play(col)
-            r = self._run(self.search.probe, ((child.current, child.mask), -1, 1), node_limit, deadline)
-            value = 0 if self.search.aborted else (1 if r <= -1 else (-1 if r >= 1 else 0))
+            r = self._run(self.search.probe, (child.current, child.mask), -1, 1, node_limit, deadline)
+            value = 0 if r is None else (1 if r <= -1 else (-1 if r >= 1 else 0))
             out.append((col, value))
         return out
 
@@ -229,14 +165,15 @@ class Solver:
         Each entry is called directly on a position near the end (quick to solve) with the
         argument types of real calls, so no compile is left for later."""
         t0 = time.perf_counter()
-        if self.compiled:
+        if self.jit:
             tiny = Solver(self.shape, 1024)
             pos = late_position(self.shape)
             tiny.solve(pos, weak=True)
             tiny.solve(pos, node_limit=5)
-            tiny._start(None)
-            tiny.search.probe((pos.current, pos.mask), -1, 0)
-            tiny.search.decided((pos.current, pos.mask))
+            words = (pos.current, pos.mask)
+            tiny.search.start(None)
+            tiny.search.probe(words, -1, 0)
+            tiny.search.decided(words)
         return time.perf_counter() - t0
 
     def ordered_columns(self, position: Position) -> list[int]:

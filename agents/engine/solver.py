@@ -20,8 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.engine.exact import E_LIMIT, ExactSearch, narrow
-from util.budget import deadline_ns
+from util.budget import NO_LIMIT, deadline_ns
+from util.hotclock import COMPILED_CLOCK
 from util.watch import INLINE_SECONDS, call_watched
+
+INLINE_NODES = 1_000_000
+"""With ``slice_seconds``, where compiled code cannot read the clock: the nodes a call runs in
+the caller's thread before it starts again watched (about :data:`util.watch.INLINE_SECONDS` of
+a compiled solve here)."""
 
 
 class SolveError(ValueError):
@@ -29,18 +35,25 @@ class SolveError(ValueError):
 
 
 class Solver:
-    """Solves positions of one game; keeps its table between calls (entries are exact bounds).
+    """Solves positions of one game; keeps its table between calls (entries are exact bounds,
+    valid whatever the path, the window or the mode). The one solver front: a game with a
+    notation of its own (ConnectX's Pons scores and columns, :class:`agents.connectx.solver.Solver`)
+    subclasses it and adds its notation on top of :meth:`_run`.
 
-    ``tt_bits``: about 2**tt_bits table entries. ``max_plies``: deepest line searched (the move
-    buffer); a line reaching it is an error, never a guess. ``slice_seconds``: a long search
-    runs in a thread watched that often from this one (Ctrl-C is seen, ``on_slice(nodes)`` shows
-    progress; see :meth:`_probe`)."""
+    ``tt_bits``: about 2**tt_bits table entries (``tt_size``, when given, is the entries
+    themselves). ``max_plies``: deepest line searched (the move buffer); a line reaching it is an
+    error, never a guess. ``slice_seconds``: None runs each search in one kernel call in this
+    thread (the agents' way); a number runs a long one in a thread watched that often from this
+    one, so that Ctrl-C and SIGTERM are seen (compiled code runs no signal handler) and
+    ``on_slice(nodes so far)`` can show progress: for the commands (see :meth:`_run`)."""
 
     def __init__(self, game: Any, tt_bits: int = 20, jit: bool | None = None, max_plies: int = 256,
-                 slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None) -> None:
+                 slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None,
+                 tt_size: int | None = None) -> None:
         self.game = game
         self.max_plies = int(max_plies)
-        self.search = ExactSearch(game, tt_size=1 << int(tt_bits), jit=jit, max_plies=self.max_plies)
+        size = 1 << int(tt_bits) if tt_size is None else int(tt_size)
+        self.search = ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies)
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
         self.nodes = 0  # nodes of the last call
@@ -49,47 +62,71 @@ class Solver:
 
     @property
     def jit(self) -> bool:
+        """Whether the kernel runs compiled."""
         return self.search.jit
 
-    def _probe(self, state: Any, alpha: int, beta: int, deadline: float | None, limit: int | None) -> int | None:
-        """One window search to the end; None when out of time or nodes. With
-        ``slice_seconds``, a search that outlasts :data:`util.watch.INLINE_SECONDS` runs again,
-        to its end, in a thread watched from this one (signals seen, ``on_slice`` called every
-        ``slice_seconds``): the same search as one call, bar that restart, whose proofs are
-        still in the table. (Returning every slice and starting again from the table lost the
-        kernel's stack: a long proof whose early subtrees the table had overwritten searched
-        them again and again.)"""
-        words = tuple(int(w) for w in state.words)
-        left = None if limit is None else limit - self.nodes
-        if left is not None and left <= 0:
-            return None
-        end = deadline
-        if self.slice_seconds is not None:
-            end = time.perf_counter() + INLINE_SECONDS if deadline is None else min(deadline, time.perf_counter() + INLINE_SECONDS)
-        self.search.start(left, deadline_ns(end))
-        r = self.search.probe(words, alpha, beta)
-        self.nodes += self.search.nodes
+    def reset(self) -> None:
+        """Empty the table (only needed to measure a solve from a cold start)."""
+        self.search.clear()
+
+    def _run(self, kernel: Callable[[tuple, int, int], int], words: tuple, a: int, b: int,
+             node_limit: int | None, deadline: float | None) -> int | None:
+        """``kernel(words, a, b)`` (:meth:`ExactSearch.solve` or :meth:`ExactSearch.probe`) within
+        ``node_limit`` nodes (this call's) and ``deadline`` (``time.perf_counter()`` seconds);
+        its result, or None when either came first. Its nodes are added to :attr:`nodes`.
+
+        With ``slice_seconds``, a call that outlasts :data:`util.watch.INLINE_SECONDS` (or,
+        compiled where compiled code cannot read the clock, :data:`INLINE_NODES`) runs again, to
+        its end, in a thread (:func:`util.watch.call_watched`) while this one wakes every
+        ``slice_seconds`` to run the signal handlers and ``on_slice``; an exception there stops
+        the kernel at its next node (its node limit set to 0) and is re-raised. The search is the
+        one ``slice_seconds=None`` does, bar that restart, whose first try's proofs are still in
+        the table (bench: ``python -m bench.solver_command``). Returning every slice and starting
+        again from the table lost the kernel's stack: in a long proof the table had overwritten
+        the early subtrees, which were searched again and again (167257: minutes instead of
+        27 s). Quick calls never pay for the thread."""
+        search = self.search
+        if self.slice_seconds is None:
+            search.start(node_limit, deadline_ns(deadline))
+            r = kernel(words, a, b)
+            self.nodes += search.nodes
+            self._raise_if_unsolvable()
+            return None if search.aborted else r
+        limit = NO_LIMIT if node_limit is None else max(1, int(node_limit))
+        inline_end = time.perf_counter() + INLINE_SECONDS
+        inline_nodes = INLINE_NODES if search.jit and not COMPILED_CLOCK else NO_LIMIT
+        search.start(min(limit, inline_nodes), deadline_ns(inline_end if deadline is None else min(inline_end, deadline)))
+        r = kernel(words, a, b)
+        done = search.nodes
+        self.nodes += done
         self._raise_if_unsolvable()
-        if not self.search.aborted:
+        if not search.aborted:
             return r
-        if (self.slice_seconds is None or (deadline is not None and time.perf_counter() >= deadline)
-                or (left is not None and self.search.nodes >= left)):
+        if done >= limit or (deadline is not None and time.perf_counter() >= deadline):
             return None
-        search, done = self.search, self.nodes
-        self.restart_nodes += search.nodes  # the watched run starts again: these are searched twice, in part
-        search.start(None if limit is None else limit - done, deadline_ns(deadline))
+        self.restart_nodes += done  # the watched run starts again: these are searched twice, in part
+        search.start(limit - done, deadline_ns(deadline))
+        before = self.nodes
 
         def progress() -> None:
             if self.on_slice is not None:
-                self.on_slice(done + search.nodes)
+                self.on_slice(before + search.nodes)
 
         def stop() -> None:
             search.mem[E_LIMIT] = 0  # the kernel reads it at every node
 
-        r = call_watched(lambda: search.probe(words, alpha, beta), stop, self.slice_seconds, progress)
-        self.nodes = done + search.nodes
+        r = call_watched(lambda: kernel(words, a, b), stop, self.slice_seconds, progress)
+        self.nodes += search.nodes
         self._raise_if_unsolvable()
         return None if search.aborted else r
+
+    def _probe(self, state: Any, alpha: int, beta: int, deadline: float | None, limit: int | None) -> int | None:
+        """One window search of ``state`` to the end; None when out of time or nodes (``limit``:
+        over the whole public call, :attr:`nodes` counting what it spent so far)."""
+        left = None if limit is None else limit - self.nodes
+        if left is not None and left <= 0:
+            return None
+        return self._run(self.search.probe, tuple(int(w) for w in state.words), alpha, beta, left, deadline)
 
     def _raise_if_unsolvable(self) -> None:
         if self.search.chance:
