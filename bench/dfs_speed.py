@@ -46,7 +46,7 @@ def run(agent_cls, params: dict, positions: list[Position], seconds: float) -> l
     out = []
     agent = agent_cls(**params)
     for pos in positions:
-        agent._ensure_tables(pos.shape, numba_enabled(pos.shape.bits))
+        agent.kernel_search(pos.shape, numba_enabled(pos.shape.bits))
         c0, t0 = time.process_time(), time.perf_counter()
         agent.choose_position(pos, t0 + seconds)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0

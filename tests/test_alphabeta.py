@@ -390,7 +390,9 @@ def test_large_board_runs_on_the_plain_path():
 
 def test_heuristic_parameters_are_agent_parameters():
     agent = registry.make("alphabeta", heuristic="gameovers", double_attack="0.7")
-    assert list(agent._params) == [0.7, 0.1]
+    assert list(agent.heuristic_array()) == [0.7, 0.1]
+    for jit in {False, numba_available()}:  # by name to the float slots the kernel's evaluate reads
+        assert list(agent.kernel_search(Shape(), jit).floats[:2]) == [0.7, 0.1]
     assert registry.make("negamax", heuristic="oddeven", parity_two="0.2").power is None
     with pytest.raises(registry.SpecError, match="takes no parameter power"):
         registry.make("negamax", heuristic="gameovers", power="2")

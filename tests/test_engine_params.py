@@ -50,7 +50,7 @@ def test_the_numbers_reach_the_search() -> None:
     game = make_game("connect4_count", rows=4, columns=5)
     state = parse_line(game, "")
     agent = AlphaBetaAgent(game=game, heuristic="lines", params="0.25/7")
-    tuned = agent._search(False).run(state, 3).value
+    tuned = agent.kernel_search(False).run(state, 3).value
     assert tuned == Search(game, "lines", [0.25, 7.0], jit=False, ply_cap=3).run(state, 3).value
     assert tuned != Search(game, "lines", None, jit=False, ply_cap=3).run(state, 3).value  # the defaults differ
 

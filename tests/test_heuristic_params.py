@@ -73,8 +73,8 @@ def kernel_params(agent, jit: bool):
     """The ``params`` the agent's kernel is handed: a depth-first search's float array (its first
     slots are the heuristic's parameters: ``evaluate(g, s, floats)``), or what a tree search
     passes to its kernels (:func:`agents.engine.params.heuristic_array`)."""
-    if hasattr(agent, "_search") and callable(agent._search):
-        return agent._search(jit).floats
+    if hasattr(agent, "kernel_search"):
+        return agent.kernel_search(jit).floats
     return heuristic_array(agent, jit)
 
 
@@ -110,7 +110,7 @@ def test_the_connectx_mcts_leaf_power_reaches_the_engine_by_name() -> None:
 def evaluate_with(spec: str, game, state, jit: bool) -> float:
     """The heuristic of ``spec``'s depth-first agent evaluated by its search's bound kernels on
     the very array the search reads."""
-    search = registry.make(spec, game)._search(jit)
+    search = registry.make(spec, game).kernel_search(jit)
     return float(search.ns.evaluate(search.g, state.words, search.floats))
 
 

@@ -47,8 +47,6 @@ KNOWN = {
     "util/jitcache.py": {"caching._CacheLocator", "dispatcher._cache"},  # numba's cache hooks (docs/compile-cache.md)
     "util/hints.py": {"ary._getvalue"},  # numba's array model, inside an intrinsic
     "agents/quixo/harness.py": {"view._board"},  # the course's Quixo game object: its board has no public setter
-    # ConnectX's alpha-beta sets up the generic engine agent it wraps (left for issue 25's next step)
-    "agents/connectx/alphabeta.py": {"engine._params", "self._engine(shape)._search"},
 }
 
 

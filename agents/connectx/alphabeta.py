@@ -30,8 +30,10 @@ import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named b
 from agents.connectx.base import PositionAgent
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
+from agents.engine.agents import Deepening
 from agents.engine.info import SearchInfo
-from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
+from agents.engine.negamax import DECISIVE, WIN_SCALE, Search, is_compiled
+from agents.engine.params import params_text
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
@@ -75,7 +77,7 @@ class DepthFirstAgent(PositionAgent, HeuristicParams):
             raise ValueError("time_safety must be in (0, 1]")
         if not 0.0 <= self.compile_share < 1.0:
             raise ValueError("compile_share must be in [0, 1)")
-        self._params = [float(x) for x in self.heuristic_array()]  # the heuristic's parameters, by name (HeuristicParams)
+        self.heuristic_params()  # the heuristic's parameters, by name (HeuristicParams): checked here, at construction
 
     # --- agent interface ------------------------------------------------------------------
     def reset(self) -> None:
@@ -112,10 +114,12 @@ class DepthFirstAgent(PositionAgent, HeuristicParams):
             col = next(c for c in shape.center_order() if position.can_play(c))
         return col
 
+    def kernel_search(self, shape: Shape, jit: bool) -> Search:
+        """The search of the compiled (``jit``) or plain kernel on ``shape``, its tables allocated
+        (benchmarks: before their clock starts; the arrays its kernel reads)."""
+        return self._engine(shape).kernel_search(jit)
+
     # --- internals ------------------------------------------------------------------------
-    def _ensure_tables(self, shape: Shape, compiled: bool) -> None:
-        """Allocate the search's arrays for ``shape`` now (benchmarks: before their clock starts)."""
-        self._engine(shape)._search(compiled)
 
     def _engine(self, shape: Shape) -> EngineAlphaBeta:
         """The generic agent on ConnectX of ``shape`` with this agent's settings (one per shape:
@@ -123,12 +127,12 @@ class DepthFirstAgent(PositionAgent, HeuristicParams):
         engine = self._engines.get(shape)
         if engine is None:
             game = ConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
-            engine = EngineAlphaBeta(game=game, heuristic=self.heuristic, max_depth=self.max_depth, tt_bits=self.tt_bits,
-                                     background_compile=False, pvs=self.PVS)
-            engine._params = list(self._params)
-            engine.PLY_CAP = shape.cells  # deepen to the end of the game
-            engine.DECISIVE_IS_EXACT = True  # win/draw/loss: a win or loss in sight is proven
-            engine.ORDER_DEPTH, engine.TT_DEPTH, engine.TIME_SAFETY = self.order_depth, self.tt_depth, self.time_safety
+            # To the end of the board; win/draw/loss: a win or loss in sight is proven.
+            deepening = Deepening(ply_cap=shape.cells, order_depth=self.order_depth, tt_depth=self.tt_depth,
+                                  decisive_is_exact=True, time_safety=self.time_safety)
+            engine = EngineAlphaBeta(game=game, heuristic=self.heuristic, params=params_text(self.heuristic_params()),
+                                     max_depth=self.max_depth, tt_bits=self.tt_bits, background_compile=False,
+                                     pvs=self.PVS, deepening=deepening)
             self._engines[shape] = engine
         return engine
 

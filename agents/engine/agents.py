@@ -21,6 +21,7 @@ from agents.engine.exact import refuse_exact
 from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import NAMED, heuristic_values, parse_params
+from agents.engine.spec import INTERNAL
 from core.game import State, first_decision
 from util.budget import Speed, clock_share, deadline_ns
 from util.jit import CompileGate, numba_available
@@ -34,6 +35,20 @@ def _resolve_heuristic(game: Any, name: str) -> str:
     if name not in names:
         raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: auto, {', '.join(names)}")
     return name
+
+
+@dataclass(frozen=True)
+class Deepening:
+    """How a depth-first agent's iterations run, beyond its spec's parameters: set by the code
+    that builds the agent (a game's own agent that wraps this one, e.g. ConnectX's alpha-beta:
+    to the end of the board, a win or loss in sight proven, its table and ordering depths), never
+    by a spec."""
+
+    ply_cap: int = 64  # deepest iteration when max_depth is 0
+    order_depth: int = 0  # the game orders actions at nodes with at least this depth left (Search's order_depth)
+    tt_depth: int = 1  # the table is used at nodes with at least this depth left (Search's tt_min_depth)
+    decisive_is_exact: bool = False  # win/draw/loss games: a decisive value is proven (stop deepening)
+    time_safety: float = 0.85  # without a clock in compiled code: share of the time left an iteration may plan on
 
 
 @dataclass
@@ -50,16 +65,12 @@ class DepthFirstAgent:
     all_values: bool = False  # search every root action with a full window: exact action_values (slower)
     background_compile: bool = True  # compile numba's kernel in a thread while the plain path plays
     compile_share: float = 0.7  # while that thread compiles: share of a move's time spent waiting for it
+    deepening: Deepening = field(default_factory=Deepening, repr=False, metadata=INTERNAL)  # not a spec parameter
 
     games: ClassVar[tuple[str, ...] | None] = None  # every game
     KERNEL_MODULE: ClassVar[str] = "agents.engine.negamax"  # the search module this agent's moves compile
     PRUNE: ClassVar[bool] = True
     PVS: ClassVar[bool] = True
-    PLY_CAP: ClassVar[int] = 64  # deepest iteration when max_depth is 0
-    ORDER_DEPTH: ClassVar[int] = 0  # the game orders actions at nodes with at least this depth left (Search's order_depth)
-    TT_DEPTH: ClassVar[int] = 1  # the table is used at nodes with at least this depth left (Search's tt_min_depth)
-    DECISIVE_IS_EXACT: ClassVar[bool] = False  # win/draw/loss games: a decisive value is proven (stop deepening)
-    TIME_SAFETY: ClassVar[float] = 0.85  # without a clock in compiled code: share of the time left an iteration may plan on
     STOP_EARLY: ClassVar[float] = 0.005  # seconds before the deadline at which the kernel stops
 
     _searches: dict = field(default_factory=dict, init=False, repr=False)
@@ -89,13 +100,16 @@ class DepthFirstAgent:
     def info(self) -> SearchInfo:
         return SearchInfo.from_dict(self._info)
 
-    def _search(self, jit: bool) -> Search:
+    def kernel_search(self, jit: bool) -> Search:
+        """The search of the compiled (``jit``) or plain kernel, with its tables: made on first
+        use and kept (entries stay valid across moves and games)."""
         if jit not in self._searches:
-            cap = self.max_depth if self.max_depth else self.PLY_CAP
+            d = self.deepening
+            cap = self.max_depth if self.max_depth else d.ply_cap
             self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
                                          prune=self.PRUNE, pvs=self.PVS, use_tt=self.PRUNE, tt_deeper=True,
-                                         ply_cap=cap, root_all=self.all_values, order_depth=self.ORDER_DEPTH,
-                                         tt_min_depth=self.TT_DEPTH)
+                                         ply_cap=cap, root_all=self.all_values, order_depth=d.order_depth,
+                                         tt_min_depth=d.tt_depth)
         return self._searches[jit]
 
     def warm_up(self) -> float:
@@ -136,7 +150,7 @@ class DepthFirstAgent:
         (``jit``: the caller's compile decision); ``legal``: its legal actions when known."""
         t0 = time.perf_counter()
         legal = state.legal_actions() if legal is None else legal
-        search = self._search(jit)
+        search = self.kernel_search(jit)
         if self._speed is None:
             self._speed = Speed(speed_guess(jit))
         limit = self.max_depth if self.max_depth else search.ply_cap
@@ -147,7 +161,7 @@ class DepthFirstAgent:
             if depth > 1 and now >= deadline:
                 break
             self._speed.measure(done_nodes, done_time)
-            budget = None if depth == 1 else self._speed.until(deadline, clock_share(jit, self.TIME_SAFETY)) + 1024
+            budget = None if depth == 1 else self._speed.until(deadline, clock_share(jit, self.deepening.time_safety)) + 1024
             stop = None if depth == 1 else deadline_ns(deadline, self.STOP_EARLY)
             r = search.run(state, depth, deadline_ns=stop, node_limit=budget)
             total += r.nodes
@@ -156,13 +170,13 @@ class DepthFirstAgent:
             done_nodes += r.nodes
             done_time += time.perf_counter() - now
             done = (r, depth, search.root_values())
-            if not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE):
+            if not r.cut or (self.deepening.decisive_is_exact and abs(r.value) >= DECISIVE):
                 break  # no heuristic leaf below the root (or a win or loss in sight): the value is proven
         r, depth, roots = done  # depth 1 always finishes
         action = r.best if r.best in legal else legal[0]
         values = {a: v for a, v in roots}
         self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
-                      "value": r.value, "exact": not r.cut or (self.DECISIVE_IS_EXACT and abs(r.value) >= DECISIVE), "depth": depth, "nodes": total,
+                      "value": r.value, "exact": not r.cut or (self.deepening.decisive_is_exact and abs(r.value) >= DECISIVE), "depth": depth, "nodes": total,
                       "seconds": time.perf_counter() - t0, "compiled": jit, "speed": self._speed.rate}
         return action
 
@@ -174,8 +188,8 @@ class AlphaBetaAgent(DepthFirstAgent):
 
     pvs: bool = True  # null-window scouts after the first action (same values, usually fewer nodes)
 
-    def _search(self, jit: bool) -> Search:
-        s = super()._search(jit)
+    def kernel_search(self, jit: bool) -> Search:
+        s = super().kernel_search(jit)
         s.set(pvs=int(self.pvs))
         return s
 
@@ -253,4 +267,4 @@ class SolverAgent(DepthFirstAgent):
         return action
 
 
-__all__ = ["AlphaBetaAgent", "MinimaxAgent", "SolverAgent", "DepthFirstAgent"]
+__all__ = ["AlphaBetaAgent", "MinimaxAgent", "SolverAgent", "DepthFirstAgent", "Deepening"]

@@ -359,9 +359,9 @@ class ExpectimaxAgent(DepthFirstAgent):
     KERNEL_MODULE: ClassVar[str] = "agents.engine.expectimax"
     PVS: ClassVar[bool] = False
 
-    def _search(self, jit: bool) -> Search:
+    def kernel_search(self, jit: bool) -> Search:
         if jit not in self._searches:
-            cap = self.max_depth if self.max_depth else self.PLY_CAP
+            cap = self.max_depth if self.max_depth else self.deepening.ply_cap
             self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,
                                          ply_cap=cap, root_all=self.all_values, star2=self.star2)
         return self._searches[jit]

@@ -27,11 +27,21 @@ def field_default(f: dataclasses.Field) -> Any:
     return None
 
 
+INTERNAL = {"internal": True}
+"""Metadata of an agent field that the code building the agent sets, never a spec (e.g. the
+depth-first agents' ``deepening``): not a parameter, refused in a spec like an unknown name."""
+
+
+def is_parameter(f: dataclasses.Field) -> bool:
+    """Whether dataclass field ``f`` of an agent is a spec parameter (``game`` is one too, for
+    :func:`convert_params`: the registry sets it)."""
+    return f.init and not f.name.startswith("_") and not f.metadata.get("internal")
+
+
 def parameters_of(cls: type) -> dict[str, Any]:
     """Parameter names of the agent class ``cls`` (a dataclass) with their defaults; ``game``
     (set by the registry) is not one."""
-    return {f.name: field_default(f) for f in dataclasses.fields(cls)
-            if f.init and not f.name.startswith("_") and f.name != "game"}
+    return {f.name: field_default(f) for f in dataclasses.fields(cls) if is_parameter(f) and f.name != "game"}
 
 
 # --- bounds: every number a spec gives is checked before the agent is built --------------------
@@ -146,7 +156,7 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
     field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
     names the agent in error messages. ``server=True`` (a server's request): no parameter may
     name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
+    fields = {f.name: f for f in dataclasses.fields(cls) if is_parameter(f)}
     hints = typing.get_type_hints(cls)
     params = gather_heuristic_params(fields, label, params, game)
     kwargs = {}
