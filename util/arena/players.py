@@ -1,7 +1,9 @@
 """Agent specs -> players: our agents, Kaggle's built-ins, agent files, OpenSpiel's MCTS.
 
 Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
-  ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.connectx.registry`);
+  ``alphabeta:heuristic=bitsquares,max_depth=6``  our agents (:mod:`agents.registry`: on every game
+                                              (``--game``) the generic searches, each game's own
+                                              agents of a name first);
   ``kaggle:negamax``, ``kaggle:random``       kaggle-environments' built-in agents (their names
                                               clash with ours, hence the prefix); on a game whose
                                               turn is a list of action dicts, that game's
@@ -9,10 +11,10 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
                                               :mod:`util.arena.kaggle_turns`);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
                                               its own process as Kaggle would;
-  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed);
-  engine agents (:mod:`agents.registry`)      on every game (``--game``); on ConnectX its own names
-                                              (:mod:`agents.connectx.registry`) come first, the others
-                                              (``solver``) are engine agents.
+  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
+
+Files, ``kaggle:negamax``/``kaggle:random`` and OpenSpiel's MCTS speak Kaggle's ConnectX board
+(:data:`BOARD_PLAYER_GAMES`).
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
@@ -43,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 from agents import registry
-from agents.connectx import registry as connectx_agents
 from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.spec import SpecError, convert_params, parse_spec
 from core.connectx.position import Position
@@ -102,14 +103,37 @@ def _shape_of(game: Game | Shape) -> Shape:
     return game if isinstance(game, Shape) else game.shape  # type: ignore[attr-defined]
 
 
+BOARD_PLAYER_GAMES = ("connectx",)
+"""The games of the players that speak Kaggle's ConnectX board (kaggle-environments'
+``kaggle:negamax`` and ``kaggle:random``, agent files, OpenSpiel's MCTS: :func:`observation`,
+:class:`FilePlayer`, :mod:`util.arena.openspiel_player`)."""
+
+
 def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
     """Check ``spec`` for ``game`` (default ConnectX) and return its :class:`PlayerSpec`; raises
-    SpecError (one line) if bad, naming the games an agent plays when ``game`` is not one."""
+    SpecError (one line) if bad, naming the games an agent plays when ``game`` is not one. Every
+    game alike: a Kaggle built-in of a game whose turn is a list of action dicts, a player that
+    speaks Kaggle's ConnectX board (:data:`BOARD_PLAYER_GAMES`), or an agent of
+    :mod:`agents.registry`."""
     spec = spec.strip()
     if not spec:
         raise SpecError("empty agent spec")
-    if game is not None and game.name != "connectx":
-        return _resolve_engine(spec, game)
+    game = as_game(game)
+    if spec.startswith("kaggle:") and game.kaggle_env:
+        return _resolve_kaggle_turns(spec, game)
+    if _is_file(spec) or spec.startswith("kaggle:") or parse_spec(spec)[0] == "openspiel_mcts":
+        if game.name not in BOARD_PLAYER_GAMES:
+            here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
+            if _is_file(spec) or spec.startswith("kaggle:"):
+                raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
+            raise SpecError(f"agent 'openspiel_mcts' does not play {game.name!r}; it plays: connectx; {here}")
+        return _resolve_board_player(spec)
+    return _resolve_agent(spec, game)
+
+
+def _resolve_board_player(spec: str) -> PlayerSpec:
+    """An agent file, ``kaggle:negamax`` / ``kaggle:random`` or ``openspiel_mcts:...``: players of
+    Kaggle's ConnectX board."""
     if _is_file(spec):
         path = Path(spec).expanduser()
         if not path.is_file():
@@ -121,36 +145,18 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
             raise SpecError(f"unknown kaggle built-in {which!r}; valid: kaggle:negamax, kaggle:random")
         import kaggle_environments
         return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
-    name, params = parse_spec(spec)
-    if name == "openspiel_mcts":
-        from util.arena.openspiel_player import resolve_params
-        return PlayerSpec(*resolve_params(params))
-    if name not in connectx_agents.AGENTS:
-        if name in registry.table("connectx"):  # a game-generic agent on ConnectX (e.g. the engine's solver)
-            return _resolve_engine(spec, as_game(game))
-        valid = connectx_agents.names() + ["kaggle:negamax", "kaggle:random", "openspiel_mcts", "<agent file.py>"]
-        raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(valid)}")
-    agent = connectx_agents.make_with(name, params)  # validates names and values
-    built = {k: getattr(agent, k) for k in params}
-    text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
-    # kind "agent": ConnectX's own, which also play through the submission's Kaggle adapter
-    return PlayerSpec(text, "agent", name, tuple(sorted(built.items())), _module_version(type(agent).__module__))
+    from util.arena.openspiel_player import resolve_params
+    return PlayerSpec(*resolve_params(parse_spec(spec)[1]))
 
 
-def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
-    """An engine agent (:mod:`agents.registry`) for ``game``; Kaggle built-ins play ConnectX
-    and games whose turn is a list of action dicts; agent files, OpenSpiel's MCTS and ConnectX's
-    own agents play ConnectX only."""
+def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
+    """An agent of :mod:`agents.registry` for ``game``: kind ``agent`` when it also plays through
+    the Kaggle adapter of ConnectX's own agents (it has ``choose_position``), ``engine`` otherwise."""
     here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
-    if spec.startswith("kaggle:") and game.kaggle_env:
-        return _resolve_kaggle_turns(spec, game)
-    if _is_file(spec) or spec.startswith("kaggle:"):
-        raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
     name, params = parse_spec(spec)
-    if name == "openspiel_mcts":
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: connectx; {here}")
     if name not in registry.table(game.name) and not registry.games_of(name):
-        raise SpecError(f"unknown agent {name!r}; {here}")
+        extra = ", kaggle:negamax, kaggle:random, openspiel_mcts, <agent file.py>" if game.name in BOARD_PLAYER_GAMES else ""
+        raise SpecError(f"unknown agent {name!r}; {here}{extra}")
     try:
         cls = registry.agent_class(game.name, name)
     except SpecError as exc:
@@ -164,7 +170,8 @@ def _resolve_engine(spec: str, game: Game) -> PlayerSpec:
     built = {k: getattr(agent, k) for k in kwargs}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
     modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
-    return PlayerSpec(text, "engine", name, tuple(sorted(built.items())), _module_version(*modules))
+    kind = "agent" if hasattr(agent, "choose_position") else "engine"
+    return PlayerSpec(text, kind, name, tuple(sorted(built.items())), _module_version(*modules))
 
 
 def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
