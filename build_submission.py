@@ -27,7 +27,6 @@ import argparse
 import dataclasses
 import importlib
 import json
-import math
 import os
 import shutil
 import statistics
@@ -44,30 +43,38 @@ if str(ROOT) not in sys.path:
 
 from agents.connectx import registry  # noqa: E402
 from util import codec  # noqa: E402
-from util.bounds import SECONDS_MAX, as_float  # noqa: E402
 from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
 from util.bundle_file import render  # noqa: E402
 from util.cli import SEED, int_in  # noqa: E402
-from util.clock import ClockPolicy  # noqa: E402
+from util.submission_build import (  # noqa: E402  (the builders' shared parts, re-exported here)
+    MAX_GAMES,
+    MAX_WORKERS,
+    BuildFailed,
+    Target,
+    UsageError,
+    check_output,
+    clock_policy,
+    exit_code,
+    failed_path,
+    git_output,
+    load_params_file,
+    parse_pairs,
+    seconds,
+    shown_path,
+    submission_defaults,
+    wait_for,
+    write_validated,
+)
 
 DEFAULT_OUTPUT = ROOT / "submissions" / "submission.py"
 VALIDATOR = ROOT / "util" / "bundle_validate.py"
 SIZE_WARNING = 5 * 2**20  # bytes
 
 
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit 2."""
 
 
-class BuildFailed(Exception):
-    """The build or its validation failed: printed with the reason, exit 1."""
 
 
-@dataclasses.dataclass
-class Target:
-    label: str  # registry name or module:Class, for messages
-    module: str  # e.g. "agents.connectx.rules"
-    cls: type  # the agent class
 
 
 # --- choosing the agent and its parameters --------------------------------------------------
@@ -95,37 +102,10 @@ def resolve_agent(text: str | None) -> tuple[Target, dict[str, str]]:
     return Target(f"{module_name}:{cls_name}", module_name, found), {}
 
 
-def load_params_file(path: str) -> dict[str, Any]:
-    """A JSON object of parameters, or ``{"params": {...}}`` (e.g. a tuning result)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read --params file {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--params file {path} is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and isinstance(data.get("params"), dict):
-        data = data["params"]
-    if not isinstance(data, dict):
-        raise UsageError(f"--params file {path} must hold a JSON object of parameters")
-    return data
 
 
-def parse_pairs(items: list[str], option: str) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise UsageError(f"bad {option} {item!r}: write {option} key=value")
-        out[key.strip()] = value.strip()
-    return out
 
 
-def submission_defaults(target: Target, params: dict[str, Any]) -> dict[str, Any]:
-    """The agent class's ``SUBMISSION_DEFAULTS`` that ``params`` leave unset: what a Kaggle
-    file should use where a long-lived process would not (``rules`` runs in plain Python: its
-    numba compile cost more than a whole game saves)."""
-    defaults = getattr(target.cls, "SUBMISSION_DEFAULTS", None) or {}
-    return {k: v for k, v in defaults.items() if k not in params}
 
 
 def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -140,21 +120,6 @@ def make_agent(target: Target, params: dict[str, Any]) -> tuple[Any, dict[str, A
         raise BuildFailed(f"creating agent {target.label!r} failed: {type(exc).__name__}: {exc}") from None
 
 
-def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
-    valid = [f.name for f in dataclasses.fields(ClockPolicy)]
-    out = {}
-    for key, value in pairs.items():
-        if key not in valid:
-            raise UsageError(f"unknown --clock setting {key!r}; valid settings: {', '.join(valid)}")
-        try:
-            out[key] = as_float(value, f"--clock {key}", 0.0, SECONDS_MAX)
-        except ValueError as exc:
-            raise UsageError(f"{exc} (seconds)") from None
-    try:
-        ClockPolicy(**out)
-    except ValueError as exc:
-        raise UsageError(f"--clock: {exc}") from None
-    return out
 
 
 def list_agents() -> str:
@@ -172,13 +137,6 @@ def list_agents() -> str:
 
 
 # --- building ---------------------------------------------------------------------------------
-def git_output(*args: str) -> str:
-    """``git ARGS`` run in the repository: its output, or "" when git fails or is absent."""
-    try:
-        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def data_source(agent: Any) -> str | None:
@@ -262,48 +220,10 @@ def build(target: Target, agent: Any, params: dict[str, Any], clock: dict[str, f
 
 
 # --- the output file ----------------------------------------------------------------------------
-def check_output(output: Path) -> None:
-    """UsageError unless ``output`` can be written: not a directory, under a directory (made
-    if missing) in which a file can be created. Probed with a temporary file, before any work."""
-    if output.is_dir():
-        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'submission.py'}")
-    if output.exists() and not output.is_file():
-        raise UsageError(f"--output {output} exists and is not a regular file")
-    folder = output.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UsageError(f"--output {output}: {folder} is a file, not a folder")
-    try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".connectx-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write in {folder} ({exc.strerror or exc}); choose another --output") from None
 
 
-def failed_path(output: Path) -> Path:
-    """Where a build that failed validation is kept: ``good.py`` -> ``good.failed.py``."""
-    return output.with_name(f"{output.stem}.failed{output.suffix or '.py'}")
 
 
-def write_beside(output: Path, text: str) -> Path:
-    """``text`` in a new temporary ``.py`` file in ``output``'s folder (the same file system,
-    so that os.replace moves it over ``output`` atomically), with ordinary permissions."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=output.parent, prefix=f".{output.stem}.building-", suffix=".py")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(name, 0o666 & ~umask)  # mkstemp makes 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    return Path(name)
 
 
 # --- validating -------------------------------------------------------------------------------
@@ -346,12 +266,6 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
     return reports[:-1], reports[-1]
 
 
-def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
-    """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that."""
-    try:
-        proc.wait(timeout=max(0.0, left))
-    except subprocess.TimeoutExpired:
-        raise BuildFailed(f"validation took longer than {timeout:g} s (--timeout); use fewer --games") from None
 
 
 def first_moves(reports: list[dict], no_numba: dict) -> list[tuple[str, float, float]]:
@@ -388,10 +302,10 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0, max_f
         + ", ".join(f"{s:.2f} s ({who})" for who, s, _ in firsts)
         + " (agent creation, kernel compilation and the move; on Kaggle loading adds to it)"
     )
-    for who, seconds, act in firsts:
+    for who, took, act in firsts:
         limit = act if max_first_move is None else max_first_move
-        if seconds > limit:
-            failures.append(f"the first move of a fresh process took {seconds:.2f} s ({who}), over "
+        if took > limit:
+            failures.append(f"the first move of a fresh process took {took:.2f} s ({who}), over "
                             f"{'actTimeout' if max_first_move is None else '--max-first-move'} {limit:g} s: every Kaggle game "
                             "starts a fresh process; load or compile less in the first move (or pass --max-first-move)")
     games = [g for rep in reports for g in rep["games"]]
@@ -445,24 +359,8 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float = 45.0, max_f
 
 
 # --- command line -----------------------------------------------------------------------------
-def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
-    """argparse type: a finite number of seconds above ``low`` (or equal, when ``zero_ok``), at
-    most ``high``."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        ok = math.isfinite(value) and (value >= low if zero_ok else value > low) and (high is None or value <= high)
-        if not ok:
-            bound = f"{'at least' if zero_ok else 'more than'} {low:g}" + ("" if high is None else f" and at most {high:g}")
-            raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds {bound}")
-        return value
-    return parse
 
 
-MAX_GAMES = 100_000  # validation games against each opponent
-MAX_WORKERS = 256
 
 
 class _Parser(argparse.ArgumentParser):
@@ -532,27 +430,8 @@ def run(argv: list[str] | None = None) -> int:
     return write_validated(output, shown, facts["text"], None if args.no_validate else lambda temp: validate(temp, output, args))
 
 
-def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
-    """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
-    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
-    builders' ``run``."""
-    temp = write_beside(output, text)
-    try:
-        if check is not None:
-            check(temp)
-        os.replace(temp, output)
-    finally:
-        temp.unlink(missing_ok=True)
-    print(f"wrote {shown}" + ("" if check is None else "\nOK: ready to submit"))
-    return 0
 
 
-def shown_path(path: Path) -> Path:
-    """``path`` relative to the working folder when it is inside it (for messages)."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
 
 
 def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
@@ -589,26 +468,9 @@ def main(argv: list[str] | None = None) -> int:
         import build_submission_rt
 
         return build_submission_rt.main(argv)
-    return exit_code(run, argv)
+    return exit_code(run, argv, (registry.SpecError,))
 
 
-def exit_code(run_: Any, argv: list[str] | None) -> int:
-    """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
-    1, a write error 2, Ctrl-C 130): the one error policy of both builders."""
-    try:
-        return run_(argv)
-    except (UsageError, registry.SpecError) as exc:
-        print(f"build_submission.py: error: {exc}", file=sys.stderr)
-        return 2
-    except BuildFailed as exc:
-        print(f"build_submission.py: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # a full disk, a folder gone while building
-        print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("build_submission.py: interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

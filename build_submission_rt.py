@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import build_submission as B  # noqa: E402
+import util.submission_build as B  # noqa: E402  (what both builders share)
 from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
 from agents.reinforce_tactics import jit_worker  # noqa: E402
@@ -406,7 +406,7 @@ def run(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``build_submission.py --game reinforce_tactics ...``: exit codes as build_submission.py's."""
-    return B.exit_code(run, argv)
+    return B.exit_code(run, argv, (SpecError,))
 
 if __name__ == "__main__":
     sys.exit(main())

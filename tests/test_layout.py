@@ -23,6 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("agents", "core", "heuristics", "util")  # the packages whose circles are checked
+SCRIPTS = ("build_submission.py", "build_submission_rt.py")  # top-level modules, each a node of its own
 
 
 def imports(path: Path) -> list[str]:
@@ -76,17 +77,22 @@ def util_low_violations(root: Path = ROOT) -> list[str]:
 
 
 # --- packages and their circles -----------------------------------------------------------------
-def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS) -> dict[tuple[str, str], list[str]]:
+def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS,
+                  scripts: tuple[str, ...] = SCRIPTS) -> dict[tuple[str, str], list[str]]:
     """``(package, package it imports) -> ["module -> imported module", ...]``: an import of a
-    name counts for the longest prefix of it that is a module or package in the tree."""
+    name counts for the longest prefix of it that is a module or package in the tree; a top-level
+    script (``scripts``) is a package of its own."""
     mods: dict[str, Path] = {}
     for folder in folders:
         for p in modules(folder, root):
             parts = p.relative_to(root).with_suffix("").parts
             mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    for script in scripts:
+        if (root / script).is_file():
+            mods[Path(script).stem] = root / script
 
     def package(m: str) -> str:
-        return m if mods[m].name == "__init__.py" else m.rpartition(".")[0]
+        return m if mods[m].name == "__init__.py" or "." not in m else m.rpartition(".")[0]
 
     edges: dict[tuple[str, str], list[str]] = defaultdict(list)
     for m, p in mods.items():
@@ -164,7 +170,14 @@ def test_engine_imports_no_game():
 def test_no_import_circle_between_packages():
     edges = package_graph()
     assert ("agents", "agents.engine") in edges, "the graph misses a known edge"  # the registry's
+    assert ("build_submission", "build_submission_rt") in edges, "the graph misses the builders' hand-over"
     assert [explain(edges, c) for c in cycles(edges)] == []
+
+
+def test_the_checker_sees_a_circle_between_two_scripts(tmp_path):
+    write_tree(tmp_path, {"util/__init__.py": "", "util/x.py": "", "a.py": "def f():\n    import b\n", "b.py": "import a\n"})
+    edges = package_graph(tmp_path, ("util",), ("a.py", "b.py"))
+    assert cycles(edges) == [["a", "b"]]
 
 
 # --- the checker sees what it must --------------------------------------------------------------

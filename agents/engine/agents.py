@@ -20,8 +20,7 @@ from typing import Any, ClassVar
 from agents.engine.exact import refuse_exact
 from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
-from agents.engine.params import NAMED, heuristic_values, parse_params
-from agents.engine.spec import INTERNAL
+from agents.engine.params import INTERNAL, NAMED, heuristic_values, parse_params
 from core.game import State, first_decision
 from util.budget import Speed, clock_share, deadline_ns
 from util.jit import CompileGate, numba_available

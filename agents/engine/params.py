@@ -28,6 +28,11 @@ NAMED = {"heuristic_params": True}
 """Metadata of an agent's ``params`` field holding its heuristic's parameters: spec keys that are
 no field of the agent go there by name (:func:`agents.engine.spec.convert_params`)."""
 
+INTERNAL = {"internal": True}
+"""Metadata of an agent field that the code building the agent sets, never a spec (e.g. the
+depth-first agents' ``deepening``): no parameter (:func:`agents.engine.spec.is_parameter`), refused
+in a spec like an unknown name."""
+
 
 def parse_params(text: Any) -> list[float] | dict[str, float] | None:
     """The entries of ``text``: named (``"power=2/threat=1"`` -> ``{"power": 2.0, ...}``) or
@@ -118,5 +123,5 @@ def resolve_heuristic(game: Any, heuristic: str, params: Any) -> tuple[Any, list
     return table[name], heuristic_values(game, name, params)
 
 
-__all__ = ["NAMED", "parse_params", "params_text", "declared", "agent_parameters", "heuristic_values",
+__all__ = ["NAMED", "INTERNAL", "parse_params", "params_text", "declared", "agent_parameters", "heuristic_values",
            "heuristic_array", "resolve_heuristic"]

@@ -27,14 +27,10 @@ def field_default(f: dataclasses.Field) -> Any:
     return None
 
 
-INTERNAL = {"internal": True}
-"""Metadata of an agent field that the code building the agent sets, never a spec (e.g. the
-depth-first agents' ``deepening``): not a parameter, refused in a spec like an unknown name."""
-
-
 def is_parameter(f: dataclasses.Field) -> bool:
     """Whether dataclass field ``f`` of an agent is a spec parameter (``game`` is one too, for
-    :func:`convert_params`: the registry sets it)."""
+    :func:`convert_params`: the registry sets it); not one whose metadata is
+    :data:`agents.engine.params.INTERNAL`."""
     return f.init and not f.name.startswith("_") and not f.metadata.get("internal")
 
 

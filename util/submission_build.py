@@ -1,0 +1,215 @@
+"""What both submission builders share (``build_submission.py`` for ConnectX,
+``build_submission_rt.py`` for Reinforce Tactics), so that neither imports the other: their
+errors and exit codes, the agent target, parameters from the command line and from a file, the
+clock policy option, the output file (checked before any work, written beside, validated, then
+moved over atomically), and the validation's time bound. Imports no game and no agent.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from util.bounds import SECONDS_MAX, as_float
+from util.clock import ClockPolicy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit 2."""
+
+
+class BuildFailed(Exception):
+    """The build or its validation failed: printed with the reason, exit 1."""
+
+
+@dataclasses.dataclass
+class Target:
+    label: str  # registry name or module:Class, for messages
+    module: str  # e.g. "agents.connectx.rules"
+    cls: type  # the agent class
+
+
+def load_params_file(path: str) -> dict[str, Any]:
+    """A JSON object of parameters, or ``{"params": {...}}`` (e.g. a tuning result)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read --params file {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--params file {path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("params"), dict):
+        data = data["params"]
+    if not isinstance(data, dict):
+        raise UsageError(f"--params file {path} must hold a JSON object of parameters")
+    return data
+
+
+def parse_pairs(items: list[str], option: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"bad {option} {item!r}: write {option} key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def submission_defaults(target: Target, params: dict[str, Any]) -> dict[str, Any]:
+    """The agent class's ``SUBMISSION_DEFAULTS`` that ``params`` leave unset: what a Kaggle
+    file should use where a long-lived process would not (``rules`` runs in plain Python: its
+    numba compile cost more than a whole game saves)."""
+    defaults = getattr(target.cls, "SUBMISSION_DEFAULTS", None) or {}
+    return {k: v for k, v in defaults.items() if k not in params}
+
+
+def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
+    valid = [f.name for f in dataclasses.fields(ClockPolicy)]
+    out = {}
+    for key, value in pairs.items():
+        if key not in valid:
+            raise UsageError(f"unknown --clock setting {key!r}; valid settings: {', '.join(valid)}")
+        try:
+            out[key] = as_float(value, f"--clock {key}", 0.0, SECONDS_MAX)
+        except ValueError as exc:
+            raise UsageError(f"{exc} (seconds)") from None
+    try:
+        ClockPolicy(**out)
+    except ValueError as exc:
+        raise UsageError(f"--clock: {exc}") from None
+    return out
+
+
+def git_output(*args: str) -> str:
+    """``git ARGS`` run in the repository: its output, or "" when git fails or is absent."""
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def check_output(output: Path) -> None:
+    """UsageError unless ``output`` can be written: not a directory, under a directory (made
+    if missing) in which a file can be created. Probed with a temporary file, before any work."""
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'submission.py'}")
+    if output.exists() and not output.is_file():
+        raise UsageError(f"--output {output} exists and is not a regular file")
+    folder = output.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"--output {output}: {folder} is a file, not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".connectx-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write in {folder} ({exc.strerror or exc}); choose another --output") from None
+
+
+def failed_path(output: Path) -> Path:
+    """Where a build that failed validation is kept: ``good.py`` -> ``good.failed.py``."""
+    return output.with_name(f"{output.stem}.failed{output.suffix or '.py'}")
+
+
+def write_beside(output: Path, text: str) -> Path:
+    """``text`` in a new temporary ``.py`` file in ``output``'s folder (the same file system,
+    so that os.replace moves it over ``output`` atomically), with ordinary permissions."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=output.parent, prefix=f".{output.stem}.building-", suffix=".py")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(name, 0o666 & ~umask)  # mkstemp makes 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
+    """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that."""
+    try:
+        proc.wait(timeout=max(0.0, left))
+    except subprocess.TimeoutExpired:
+        raise BuildFailed(f"validation took longer than {timeout:g} s (--timeout); use fewer --games") from None
+
+
+def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
+    """argparse type: a finite number of seconds above ``low`` (or equal, when ``zero_ok``), at
+    most ``high``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        ok = math.isfinite(value) and (value >= low if zero_ok else value > low) and (high is None or value <= high)
+        if not ok:
+            bound = f"{'at least' if zero_ok else 'more than'} {low:g}" + ("" if high is None else f" and at most {high:g}")
+            raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds {bound}")
+        return value
+    return parse
+
+
+MAX_GAMES = 100_000  # validation games against each opponent
+
+
+MAX_WORKERS = 256
+
+
+def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
+    """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
+    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
+    builders' ``run``."""
+    temp = write_beside(output, text)
+    try:
+        if check is not None:
+            check(temp)
+        os.replace(temp, output)
+    finally:
+        temp.unlink(missing_ok=True)
+    print(f"wrote {shown}" + ("" if check is None else "\nOK: ready to submit"))
+    return 0
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the working folder when it is inside it (for messages)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Exception], ...] = ()) -> int:
+    """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
+    1, a write error 2, Ctrl-C 130): the one error policy of both builders. ``usage_errors``:
+    more exceptions that mean bad input (the registry's SpecError: this layer imports no agent)."""
+    bad_input: tuple[type[Exception], ...] = (UsageError, *usage_errors)
+    try:
+        return run_(argv)
+    except bad_input as exc:
+        print(f"build_submission.py: error: {exc}", file=sys.stderr)
+        return 2
+    except BuildFailed as exc:
+        print(f"build_submission.py: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a full disk, a folder gone while building
+        print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("build_submission.py: interrupted", file=sys.stderr)
+        return 130
