@@ -258,7 +258,7 @@ def test_alphabeta_agent_returns_before_a_short_deadline_on_the_plain_path():
     game = Coins(n=30, seed=3)
     agent = make("alphabeta:heuristic=greedy", game)
     agent._gate.ready = True
-    agent._searches[False] = agent._search(False)  # plain path, whatever numba
+    agent.kernel_search(False)  # plain path, whatever numba
     agent._use_jit = lambda deadline: False  # type: ignore[method-assign]
     t0 = time.perf_counter()
     a = agent.choose(game.initial(), t0 + 0.3)
