@@ -7,12 +7,13 @@ threat pruning): :data:`AGENTS` is merged over :data:`agents.engine.registry.ENG
 :mod:`agents.registry`, whose :func:`build` hook tells them their game.
 
 The functions here (:func:`make`, :func:`names`, :func:`parameters`) serve the ConnectX-only
-tools: the submission builder, the MCTS cache. A name whose module is not importable is left
-out of :func:`names`.
+tools (the submission builder, the MCTS cache): ConnectX's own names only, their classes looked up
+in the one map :mod:`agents.registry`, built without a game (the standard board: the Kaggle
+adapter tells them the board it reads). A name whose module is not importable is left out of
+:func:`names`.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from agents.engine.spec import SpecError, convert_params, parameters_of, parse_spec
@@ -43,27 +44,24 @@ def build(cls: type, kwargs: dict[str, Any], game: Any, spec: str) -> Any:
 
 
 def agent_class(name: str) -> type:
+    """The class of ConnectX's own agent ``name``, looked up in the one map
+    (:func:`agents.registry.agent_class` on connectx)."""
     if name not in AGENT_CLASSES:
         raise SpecError(f"unknown agent {name!r}; valid agents: {', '.join(names())}")
-    module_name, cls_name = AGENT_CLASSES[name].split(":")
+    from agents import registry  # the one map (game, name) -> class; it loads this table by name
+
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SpecError(f"agent {name!r} is not available ({exc}); valid agents: {', '.join(names())}") from None
-    return getattr(module, cls_name)
+        return registry.agent_class("connectx", name)
+    except SpecError as exc:
+        raise SpecError(f"{exc}; valid agents: {', '.join(names())}") from None
 
 
 def names() -> list[str]:
-    """Names of the agents that can be built here, strongest first."""
-    out = []
-    for name, target in AGENT_CLASSES.items():
-        try:
-            module = importlib.import_module(target.split(":")[0])
-        except ImportError:
-            continue
-        if hasattr(module, target.split(":")[1]):
-            out.append(name)
-    return out
+    """Names of ConnectX's own agents that can be built here, strongest first."""
+    from agents import registry
+
+    playable = set(registry.names("connectx"))
+    return [name for name in AGENT_CLASSES if name in playable]
 
 
 def parameters(name: str) -> dict[str, Any]:
