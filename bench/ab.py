@@ -9,7 +9,7 @@ uncommitted changes included), alternately, ``--repeats`` times, so that load on
 hits both alike. Each run's own benchmark script is used and must end with a ``FIGURES`` line
 (:mod:`bench.figures`); figures present in both are printed as the median of the runs, with the
 ratio after / before. Which direction is better is each figure's own: a rate wants >= 1, a time
-<= 1.
+<= 1. A benchmark module the baseline's commit lacks runs there from this tree's copy.
 """
 from __future__ import annotations
 
@@ -37,6 +37,16 @@ def checkout(rev: str, where: Path) -> Path:
     subprocess.run(["git", "worktree", "add", "--detach", str(where), rev], cwd=ROOT, check=True,
                    capture_output=True)
     return where
+
+
+def provide_module(tree: Path, name: str) -> None:
+    """Copy module ``name``'s file from this tree into the checkout ``tree`` when that commit
+    lacks it: a benchmark newer than the baseline then measures the baseline's code with this
+    tree's script (said on stderr)."""
+    rel = Path(*name.split(".")).with_suffix(".py")
+    if not (tree / rel).exists() and (ROOT / rel).is_file():
+        print(f"ab: {rel} is not in {tree.name}'s commit: running this tree's copy there", file=sys.stderr)
+        shutil.copyfile(ROOT / rel, tree / rel)
 
 
 def run_once(tree: Path, module: list[str]) -> dict[str, float]:
@@ -73,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         after = ROOT if args.after is None else checkout(args.after, tmp / "after")
         if args.after is not None:
             trees.append(after)
+        for tree in trees:
+            provide_module(tree, module[0])
         runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
         for i in range(args.repeats):
             for side, tree in (("before", before), ("after", after)):

@@ -30,6 +30,13 @@ viewer's nodes, above for the opponent's); the probes' sums may cut at once and 
 Star1's windows. Same values; on EinStein würfelt nicht! the probes cost more than they save
 (depth 3, median of 8 positions: Star1 5,715 nodes, Star2 8,497, plain 8,343).
 
+Compiled code: :func:`node` and the helpers that call it back (:func:`decision_node`,
+:func:`chance_node`, :func:`star2_probes`) are inlined into one recursive function, each with a
+single recursive call (numba types a recursive call by re-typing the whole function: once per
+call site and pass, the bulk of the compile). The code switches :data:`CHANCE_CODE` and
+:data:`STAR2_CODE` (:func:`code_flags`, per binding) leave out the chance code of a game without
+chance and Star2's probes of a search without them.
+
 Table: exact key (``key``), entries at decision nodes only: ``(depth + 1) << 35 | cut << 34 |
 flag << 32 | (move + 1)`` and the value for the node's mover, used for a cut-off at the same
 remaining depth only (so the table never changes a value), and its move ordered first.
@@ -72,6 +79,11 @@ from util.jit import hot, numba_available
 from util.layout import Layout
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
+# Code switches, set per binding (:func:`code_flags`, core.game.bind's ``flags``): constants, so
+# numba leaves out the chance code of a game without chance and Star2's probes of a search that
+# never runs them (less to compile). The plain path takes the same branches.
+CHANCE_CODE = True  # the game may have chance nodes (core.game.Game.has_chance)
+STAR2_CODE = True  # the search may run Star2's probes (Search's ``star2``)
 MARGIN = 1.0e-9  # relative widening of Star1's windows (float rounding is ~1e-16)
 
 # Slots of ``ints`` (settings and counters; the action lists and the table follow the header).
@@ -81,6 +93,18 @@ SEARCH_INTS = Layout("X_", "NODES LIMIT ABORTED DEADLINE CLOCK_MASK BEST PRUNE U
  X_STRIDE, X_PLY_CAP, X_CUT, X_ROOT_ALL, X_ROOT_N, X_FSET, X_FTT, X_STAR2, X_FSCR) = SEARCH_INTS.slots
 # ``floats`` from ``ints[X_FSET]``: the outcome bound (win_value), then the root's child values.
 XF_BOUND, XF_ROOTV = 0, 2
+
+
+def code_flags(has_chance: bool, star2: bool) -> dict[str, bool]:
+    """The code switches (:data:`CHANCE_CODE`, :data:`STAR2_CODE`) for a game with or without
+    chance and a search with or without Star2: the overrides of :func:`core.game.bind`."""
+    return {"CHANCE_CODE": bool(has_chance), "STAR2_CODE": bool(has_chance and star2)}
+
+
+def bound_kernels(game: Any, heuristic_fn: Any, jit: bool | None, star2: bool) -> Any:
+    """This module's kernels bound to ``game`` and a heuristic function (compiled or plain),
+    without the code such a search never runs (:func:`code_flags`)."""
+    return bind(game, sys.modules[__name__], heuristic_fn, jit, flags=code_flags(game.has_chance, star2))
 
 
 @hot
@@ -93,11 +117,12 @@ def node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int, ints,
         o = outcome(g, s)
         return o if view == 0 else -o
     m = to_move(g, s)
-    if m == CHANCE:
+    if CHANCE_CODE and m == CHANCE:
         return chance_node(g, s, depth, ply, alpha, beta, view, ints, floats)
     if m != view:  # a decision node of the other player: searched in its mover's view
-        return -decision_node(g, s, depth, ply, -beta, -alpha, ints, floats)
-    return decision_node(g, s, depth, ply, alpha, beta, ints, floats)
+        alpha, beta = -beta, -alpha
+    v = decision_node(g, s, depth, ply, alpha, beta, ints, floats)
+    return v if m == view else -v
 
 
 @hot(inline=True)
@@ -148,10 +173,8 @@ def decision_node(g, s, depth: int, ply: int, alpha: float, beta: float, ints, f
     for i in range(n):
         c = play(g, s, ints[base + i])
         a = ints[base + i]
-        if wide:
-            v = node(g, c, depth - 1, ply + 1, -INF, INF, m, ints, floats)
-        else:
-            v = node(g, c, depth - 1, ply + 1, alpha, beta, m, ints, floats)
+        lo, hi = (-INF, INF) if wide else (alpha, beta)
+        v = node(g, c, depth - 1, ply + 1, lo, hi, m, ints, floats)
         if root:  # (an aborted search's values are never read)
             floats[ints[X_FSET] + XF_ROOTV + i] = v
             ints[X_ROOT_N] = i + 1
@@ -192,7 +215,7 @@ def chance_node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int
         for i in range(n):
             floats[sb + 2 * i] = -top
             floats[sb + 2 * i + 1] = top
-    if prune and ints[X_STAR2] != 0 and depth > 0:
+    if STAR2_CODE and prune and ints[X_STAR2] != 0 and depth > 0:
         done, v, lb_rest, ub_rest = star2_probes(g, s, depth, ply, alpha, beta, view, ints, floats)
         if done:
             return v
@@ -204,22 +227,20 @@ def chance_node(g, s, depth: int, ply: int, alpha: float, beta: float, view: int
         if after < 0.0:
             after = 0.0
         c = play(g, s, a)
-        if prune and p > 0.0:
+        star1 = prune and p > 0.0
+        lo, hi = -INF, INF
+        if star1:
             lb_rest -= p * floats[sb + 2 * i]
             ub_rest -= p * floats[sb + 2 * i + 1]
             lo = (alpha - MARGIN * (1.0 + abs(alpha)) - total - ub_rest) / p
             hi = (beta + MARGIN * (1.0 + abs(beta)) - total - lb_rest) / p
-            v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
-            if ints[X_ABORTED] != 0:
-                return 0.0
-            if v <= lo:
-                return total + p * v + ub_rest
-            if v >= hi:
-                return total + p * v + lb_rest
-        else:
-            v = node(g, c, depth, ply + 1, -INF, INF, view, ints, floats)
-            if ints[X_ABORTED] != 0:
-                return 0.0
+        v = node(g, c, depth, ply + 1, lo, hi, view, ints, floats)
+        if ints[X_ABORTED] != 0:
+            return 0.0
+        if star1 and v <= lo:
+            return total + p * v + ub_rest
+        if star1 and v >= hi:
+            return total + p * v + lb_rest
         total += p * v
         rest = after
     return total
@@ -258,21 +279,19 @@ def star2_probes(g, s, depth: int, ply: int, alpha: float, beta: float, view: in
                 nc = legal(g, c, ints, cb)
                 order(g, c, ints, cb, nc, floats)
                 gc = play(g, c, ints[cb])
-                if q == view:
-                    hi = (beta + MARGIN * (1.0 + abs(beta)) - lb_done + left * top) / p
-                    w = node(g, gc, depth - 1, ply + 2, -INF, hi, q, ints, floats)
-                    if ints[X_ABORTED] != 0:
-                        return True, 0.0, 0.0, 0.0
-                    if w >= hi:
-                        return True, lb_done + p * w - left * top, 0.0, 0.0
+                mine = q == view  # the probe bounds the outcome below (the viewer's) or above
+                if mine:
+                    cap = (beta + MARGIN * (1.0 + abs(beta)) - lb_done + left * top) / p
+                else:  # minus Star1's lower window edge, in q's view
+                    cap = -((alpha - MARGIN * (1.0 + abs(alpha)) - ub_done - left * top) / p)
+                w = node(g, gc, depth - 1, ply + 2, -INF, cap, q, ints, floats)
+                if ints[X_ABORTED] != 0:
+                    return True, 0.0, 0.0, 0.0
+                if w >= cap:
+                    return True, (lb_done + p * w - left * top) if mine else (ub_done - p * w + left * top), 0.0, 0.0
+                if mine:
                     lb = w
                 else:
-                    lo = (alpha - MARGIN * (1.0 + abs(alpha)) - ub_done - left * top) / p
-                    w = node(g, gc, depth - 1, ply + 2, -INF, -lo, q, ints, floats)
-                    if ints[X_ABORTED] != 0:
-                        return True, 0.0, 0.0, 0.0
-                    if w >= -lo:
-                        return True, ub_done - p * w + left * top, 0.0, 0.0
                     ub = -w
         floats[sb + 2 * i] = lb
         floats[sb + 2 * i + 1] = ub
@@ -299,7 +318,7 @@ class Search(TableSearch):
                  ply_cap: int = 64, root_all: bool = False, star2: bool = False) -> None:
         fn, default = heuristic_function(game, heuristic)
         self.game = game
-        self.ns = bind(game, sys.modules[__name__], fn, jit)
+        self.ns = bound_kernels(game, fn, jit, star2)
         self.jit = bool(self.ns.jit)
         self.g = constants_array(game, self.jit)
         words, stride = key_words(game), max(1, int(game.num_actions))  # table entries hold the key's words
@@ -372,10 +391,16 @@ class ExpectimaxAgent(DepthFirstAgent):
         if numba_available() and self.game.fits_int64():
             state = first_decision(self.game)
             if state is not None:
-                Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2).run(state, 1)
+                Search(self.game, self.heuristic, self._params, tt_bits=4, jit=True, ply_cap=2,
+                       star2=self.star2).run(state, 1)
         self._gate.ready = True
         return time.perf_counter() - t0
 
+    def _compiled(self) -> bool:
+        """Whether this agent's kernel (its binding: :func:`bound_kernels`) is compiled in this process."""
+        fn, _ = heuristic_function(self.game, self.heuristic)
+        return len(getattr(bound_kernels(self.game, fn, True, self.star2).node, "signatures", ())) > 0
 
 
-__all__ = ["ExpectimaxAgent", "Search", "node"]
+
+__all__ = ["ExpectimaxAgent", "Search", "node", "code_flags", "bound_kernels"]
