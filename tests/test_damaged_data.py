@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.connectx.perfect import PerfectAgent
 from util import codec
+from util.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -118,6 +120,12 @@ def check_agent_played(result: dict) -> None:
 def check_perfect(result: dict) -> None:
     check_agent_played(result)
     own = [m for m in result["moves"] if not m["fast_rule"]]
+    # Without its book the first move waits for the solver's compile (from the bank, within
+    # compile_wait): before, no move waited, the compile crawled beside the plain-Python screen
+    # (and both agents' moves), and that screen, starved of the GIL, played whole games as the
+    # bare move order, which loses to negamax. Load-independent: done, or the whole wait spent.
+    first = own[0]
+    assert first["compile_seconds"] is not None or first["waited"] >= PerfectAgent().compile_wait - 0.1, first
     sources = Counter(m["source"] for m in own)
     assert "book" not in sources and {m["book"] for m in own} == {"none (no data embedded)"}
     assert sources["solver"] + sources["solver-weak"] > 0, sources  # the solver plays
@@ -150,4 +158,8 @@ def test_damaged_files_with_numba_at_kaggle_time_lose_no_game(built, name, check
         check(result)
     rewards = [g["reward"] for r in results for g in r["games"]]
     assert -1 not in rewards, rewards  # the fast rule for the whole game lost 3 of 14 here
-    assert max(d for r in results for g in r["games"] for d in g["durations"]) < 2.0 + 1.0  # within the bank's reach, with margin
+    # Within the bank (60 s a game, less ClockPolicy's bank_margin): perfect's wait for the
+    # compile is paid from it on purpose; the adapter's hard deadline keeps it there.
+    for r in results:
+        for g in r["games"]:
+            assert sum(max(0.0, d - 2.0) for d in g["durations"]) < 60.0 - ClockPolicy().bank_margin, g["durations"]

@@ -15,13 +15,16 @@ game. On the first move the agent starts a thread that compiles the solver, then
 search; meanwhile book moves are served, each after waiting for the compile during
 ``book_wait_share`` of its time (about 1.4 s a move at Kaggle's 2 s: the compile then runs
 without a Python thread beside it, and is done within the book's first moves). If a
-position leaves the book before the solver is ready, the agent waits for it, past the deadline
-if need be, up to ``compile_wait`` seconds in total: that time comes from Kaggle's 60 s bank,
-so the wait also stops at the hard deadline the Kaggle adapter gives (``set_hard_deadline``:
-what the bank holds, less a margin, :meth:`util.clock.ClockPolicy.latest`). Without a book
-(none shipped, or the embedded one was damaged) nothing is worth that wait: the first
-positions are beyond the solver anyway, so each move gives the compile ``book_wait_share`` of
-its time and plays the fallback in time.
+position is not in the book before the solver is ready (it left the book, or there is no book:
+none shipped, or the embedded one was damaged, when it is the first move), the agent waits for
+it, past the deadline if need be, up to ``compile_wait`` seconds in total: that time comes from
+Kaggle's 60 s bank, so the wait also stops at the hard deadline the Kaggle adapter gives
+(``set_hard_deadline``: what the bank holds, less a margin,
+:meth:`util.clock.ClockPolicy.latest`). Without a book the first positions are beyond the
+solver, but not beyond its screen: compiled, it proves the traps a depth-4 search can set,
+while the plain-Python stand-in, beside a compile that holds the GIL, proved almost nothing
+and played the bare move order (see :meth:`PerfectAgent._wait_for_solver`). Once
+``compile_wait`` is spent, a move still waits half its time and the plain screen plays in time.
 Without numba (or on boards over 63 bits) the plain-Python solver runs at once: slower, but every
 move is still legal and in time.
 
@@ -59,6 +62,7 @@ _FIRST_RATE = {True: 2.0e6, False: 4.0e4}
 _EXIT_WAIT = 120.0  # seconds the interpreter's exit waits for a compile in progress
 _PLAIN_SLACK = 0.2  # seconds before the deadline the plain-Python screen stops while the compile runs
 _AFTER_WAIT = 0.1  # seconds before the hard deadline a wait stops: time to still play a move
+_PLAIN_WAIT_SHARE = 0.5  # with no wait past the deadline left: share of a move still given to the compile
 _RATE_SAFETY = 0.75  # node limits assume this fraction of the measured speed (a busy machine slows down)
 _RATE_MIN_SECONDS = 0.02  # shorter solves do not measure the speed (mostly call overhead)
 _RATE_SMOOTHING = 0.5  # weight of a solve's speed in the moving average (solves' speeds vary by position)
@@ -181,24 +185,8 @@ class PerfectAgent(PositionAgent):
             if not self._solver_ready.is_set():
                 self._report("book-lost", t0, value=hit[1])
                 return hit[0]
-        if not self._solver_ready.is_set() and book is None:
-            # No book: the compile gets most of this move; the fallback plays in time.
-            self._solver_ready.wait(max(0.0, (deadline - time.perf_counter()) * self.book_wait_share))
-        elif not self._solver_ready.is_set():
-            # Wait for the compile; past the deadline only within what is left of compile_wait,
-            # and never past the hard deadline (what the bank holds).
-            soft = deadline - 0.05
-            until = soft + max(0.0, self.compile_wait - self._waited)
-            if hard is not None:
-                until = min(until, hard - _AFTER_WAIT)
-            self._solver_ready.wait(max(0.0, until - time.perf_counter()))
-            over = time.perf_counter() - soft
-            if over > 0 and self._solver_ready.is_set():
-                budget = max(0.05, deadline - t0)
-                deadline = time.perf_counter() + budget  # a fresh budget, also paid from the bank
-                if hard is not None:
-                    deadline = max(time.perf_counter(), min(deadline, hard - _AFTER_WAIT))
-                self._waited += over + budget
+        if not self._solver_ready.is_set():
+            deadline = self._wait_for_solver(deadline, hard, t0)
         if self._solver_ready.is_set():
             found = self._solve(position, deadline)
             if found is not None:
@@ -269,6 +257,43 @@ class PerfectAgent(PositionAgent):
         finally:
             self._search_ready.set()
 
+    def _wait_for_solver(self, deadline: float, hard: float | None, t0: float) -> float:
+        """Wait for the solver's compile before a move the book does not give; returns the
+        move's deadline (a fresh budget when the wait ran past the old one).
+
+        Past the deadline only within what is left of ``compile_wait`` (every second waited
+        past a deadline counts, with the fresh budget that follows) and never past the hard
+        deadline (what the bank holds). In a fresh process without a book, that is the first
+        move: one long wait, in which nothing else of the process runs (the opponent waits for
+        the move), so the compile has the GIL to itself. Before, each book-less move gave the
+        compile 80% of its time and the plain-Python stand-in screen the rest (about 0.15 s):
+        beside the compile thread, which holds the GIL in long stretches, it got at most 3 K
+        nodes/s, proved almost nothing and played the bare move order (which lost 10 of 90
+        games to kaggle's negamax offline), and at load 4-6 the compile, sharing the process
+        with both agents' moves, took 29 s: whole games went by that way. Once no wait past
+        the deadline is left, a move waits :data:`_PLAIN_WAIT_SHARE` of its time and the plain
+        screen plays with the rest."""
+        now = time.perf_counter()
+        soft = deadline - 0.05
+        budget = max(0.05, deadline - t0)
+        until = soft + max(0.0, self.compile_wait - self._waited)
+        if hard is not None:
+            until = min(until, hard - _AFTER_WAIT)
+        if until - soft < budget:  # less than a move's time left to wait past the deadline: not worth it
+            self._solver_ready.wait(max(0.0, deadline - now) * _PLAIN_WAIT_SHARE)
+            return deadline
+        self._solver_ready.wait(max(0.0, until - now))
+        over = time.perf_counter() - soft
+        if over <= 0:
+            return deadline
+        # Past the deadline, compiled or not (then the plain screen plays): a fresh budget,
+        # also paid from the bank and counted in compile_wait.
+        deadline = time.perf_counter() + budget
+        if hard is not None:
+            deadline = max(time.perf_counter(), min(deadline, hard - _AFTER_WAIT))
+        self._waited += over + budget
+        return deadline
+
     def _load_book(self, shape: Shape) -> Book | None:
         if not self._book_ready:
             self._book_ready = True
@@ -312,17 +337,19 @@ class PerfectAgent(PositionAgent):
             col = search.choose_position(position, deadline)
             self._report("fallback-search", t0, depth=search.info().get("depth"))
             return col
-        col = self._screened_move(position, deadline)
-        self._report("fallback-screen", t0)
+        col, stand_in = self._screened_move(position, deadline)
+        self._report("fallback-screen", t0, screened_by="plain stand-in" if stand_in else "solver")
         return col
 
-    def _screened_move(self, position: Position, deadline: float) -> int:
+    def _screened_move(self, position: Position, deadline: float) -> tuple[int, bool]:
         """While the fallback search is not compiled: the solver's move order, skipping moves a
         small search proves lost, taking one it proves won (see :meth:`Solver.screen`). Before
         the solver itself is compiled, a small plain-Python solver screens (shallow traps only,
         at ~40 K nodes/s): without a book, the first moves of a fresh process are played here,
-        and the unscreened move order lost games to kaggle's depth-4 negamax."""
-        if self._solver_ready.is_set():
+        and the unscreened move order lost games to kaggle's depth-4 negamax. Returns the
+        column and whether the plain stand-in screened it."""
+        stand_in = not self._solver_ready.is_set()
+        if not stand_in:
             solver, speed, end = self._solver, self._speed, deadline - 0.01
         else:
             if self._plain is None or self._plain.shape != position.shape:
@@ -334,9 +361,9 @@ class PerfectAgent(PositionAgent):
         columns = len(position.legal_columns())
         per_move = speed.until(end, _RATE_SAFETY, floor=0) // max(1, columns)
         if per_move < 100:
-            return solver.ordered_columns(position)[0]
+            return solver.ordered_columns(position)[0], stand_in
         screened = solver.screen(position, per_move, deadline=end)
-        return max(screened, key=lambda cv: cv[1])[0]  # max keeps the first of equal values
+        return max(screened, key=lambda cv: cv[1])[0], stand_in  # max keeps the first of equal values
 
     def _report(self, how: str, t0: float, **extra: Any) -> None:
         self._info = {"source": how, "seconds": time.perf_counter() - t0, "book": self._book_note,
