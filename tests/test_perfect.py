@@ -227,9 +227,9 @@ def test_without_a_book_the_first_move_waits_for_the_compile_then_moves_keep_the
             assert pos.can_play(col)
             if i == 0:
                 # waited compile_wait past the deadline, then the plain screen had a fresh budget
-                assert 0.3 + 1.0 - 0.1 < elapsed < 0.3 + 1.0 + 0.3 + 0.5, elapsed
-            else:
-                assert elapsed < 0.3 + 0.1, elapsed
+                assert 0.3 + 1.0 - 0.1 < elapsed < 0.3 + 1.0 + 0.3 + 1.5, elapsed
+            else:  # not another compile_wait (1 s): the margin holds at load 4
+                assert elapsed < 0.3 + 0.6, elapsed
             assert agent.info()["source"] == "fallback-screen"
             assert agent.info()["screened_by"] == "plain stand-in"
     finally:
@@ -254,9 +254,10 @@ def test_without_a_book_a_compile_done_during_the_wait_gives_the_move_a_fresh_bu
         release.set()
         timer.cancel()
     assert Position.from_moves("44").can_play(col)
-    assert 0.6 < elapsed < 0.6 + 0.3 + 0.4, elapsed
+    # A fresh budget of 0.3 s, not the rest of compile_wait (5 s): the margin holds at load 4.
+    assert 0.6 < elapsed < 0.6 + 0.3 + 2.0, elapsed
     assert agent.info()["source"] in ("fallback-search", "solver", "solver-weak")
-    assert 0.6 < agent._waited < 0.6 + 0.3 + 0.4  # the wait past the deadline and the fresh budget, from compile_wait
+    assert 0.6 < agent._waited < 0.6 + 0.3 + 2.0  # the wait past the deadline and the fresh budget, from compile_wait
 
 
 def test_data_source_names_the_book_file(tmp_path):
