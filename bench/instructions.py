@@ -4,12 +4,14 @@ seconds), for a shared machine where timed ratios swing by 20-30% between runs.
 
     python -m bench.instructions --before 0360e46 --workload solver --sets L3_R1,L2_R1,L1_R1 --limit 100
     python -m bench.instructions --before 4495222 --workload mcts --game quixo --sims 2000
+    python -m bench.instructions --before 0360e46 --workload dfs --depth 14
 
 Each tree runs the workload twice in a fresh process: once plainly (numba compiles, or loads its
 kernel cache), then under ``valgrind --tool=callgrind --instr-atstart=no``, counting only the
 measured region (``callgrind_control -i on`` / ``off`` around it: imports, compiles and set-up
 are left out). The workloads call only what both trees have (``agents.connectx.solver.Solver``'s
-``solve``, ``agents.engine.mcts.MCTSAgent``'s ``choose``), and each reports its work (nodes,
+``solve``, ``agents.engine.mcts.MCTSAgent``'s ``choose``, ConnectX's ``negamax`` at a fixed
+depth), and each reports its work (nodes,
 simulations): equal work in both trees is checked. Instruction counts are not time: a cache miss
 costs one; they answer "did the change add work", the timed benchmarks "is it faster".
 Needs valgrind (Debian's package); about a minute a tree for the defaults.
@@ -76,7 +78,24 @@ instrument(False)
 print("work", measured.info()["simulations"])
 """
 
-WORKLOADS = {"solver": SOLVER, "mcts": MCTS}
+DFS = TOGGLE + """
+import sys, time
+from agents.connectx.alphabeta import NegamaxAgent
+from core.connectx.position import Position
+depth, openings = int(sys.argv[1]), sys.argv[2].split(",")
+agent = NegamaxAgent(max_depth=depth, background_compile=False)
+agent.warm_up()
+agent.choose_position(Position.from_moves(openings[0]), time.perf_counter() + 1e9)
+nodes = 0
+instrument(True)
+for moves in openings:
+    agent.choose_position(Position.from_moves(moves), time.perf_counter() + 1e9)
+    nodes += agent.info()["nodes"]
+instrument(False)
+print("work", nodes)
+"""
+
+WORKLOADS = {"solver": SOLVER, "mcts": MCTS, "dfs": DFS}
 
 
 def count(tree: Path, code: str, args: list[str]) -> tuple[int, int]:
@@ -106,11 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=positive_int, default=100, help="solver: positions a set (default 100)")
     ap.add_argument("--game", default="quixo", help="mcts: the game (default quixo)")
     ap.add_argument("--sims", type=positive_int, default=2000, help="mcts: simulations (default 2000)")
+    ap.add_argument("--depth", type=positive_int, default=14, help="dfs: ConnectX negamax's fixed depth (default 14)")
+    ap.add_argument("--openings", default="44,4453,435,3443,4455,2233", help="dfs: the positions, Pons' move digits")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("instructions: valgrind is not installed; apt-get install valgrind", file=sys.stderr)
         return 2
-    wargs = [args.sets, str(args.limit)] if args.workload == "solver" else [args.game, str(args.sims)]
+    wargs = {"solver": [args.sets, str(args.limit)], "mcts": [args.game, str(args.sims)],
+             "dfs": [str(args.depth), args.openings]}[args.workload]
     with tempfile.TemporaryDirectory() as tmp:
         before = checkout(args.before, Path(tmp) / "before")
         try:
