@@ -82,9 +82,10 @@ DFS = TOGGLE + """
 import sys, time
 from agents.connectx.alphabeta import NegamaxAgent
 from core.connectx.position import Position
+from core.connectx.shape import Shape
 depth, openings = int(sys.argv[1]), sys.argv[2].split(",")
 agent = NegamaxAgent(max_depth=depth, background_compile=False)
-agent.warm_up()
+agent.warm_up(Shape())  # older trees take the board
 agent.choose_position(Position.from_moves(openings[0]), time.perf_counter() + 1e9)
 nodes = 0
 instrument(True)
