@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from bench.figures import emit
+from core.games import add_game_arguments, game_from_args
 from util.cli import OneLineParser, positive_int
 from util.jit import numba_available
 
@@ -57,7 +58,7 @@ def one_round(search: Any, todo: list[Any], depth: int) -> tuple[int, float, flo
 
 def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m bench.expectimax_speed", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--game", default="einstein", help="a game of core.games (default einstein)")
+    add_game_arguments(ap, default="einstein")
     ap.add_argument("--depth", type=positive_int, default=5, help="decision plies per search (default 5)")
     ap.add_argument("--positions", type=positive_int, default=12, help="random positions (default 12)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random positions (default 1)")
@@ -66,11 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from agents.engine.expectimax import Search
     from agents.registry import make
-    from core.games import make_game
 
-    game = make_game(args.game)
+    game = game_from_args(ap, args)
     if not (numba_available() and game.fits_int64()):
-        print(f"expectimax_speed: no compiled kernel for {args.game} here (numba missing or the state too wide)",
+        print(f"expectimax_speed: no compiled kernel for {game.spec()} here (numba missing or the state too wide)",
               file=sys.stderr)
         return 2
     agent = make("expectimax", game)  # its default heuristic (with that heuristic's default parameters)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bench.ab import checkout
 from bench.figures import emit
+from core.games import add_game_arguments, game_from_args
 from util.cli import OneLineParser, positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workload", choices=sorted(WORKLOADS), default="solver", help="what to count (default solver)")
     ap.add_argument("--sets", default="L3_R1,L2_R1,L1_R1", help="solver: Pons' sets (default L3_R1,L2_R1,L1_R1)")
     ap.add_argument("--limit", type=positive_int, default=100, help="solver: positions a set (default 100)")
-    ap.add_argument("--game", default="quixo", help="mcts: the game (default quixo)")
+    add_game_arguments(ap, default="quixo", note="mcts: the game searched")
     ap.add_argument("--sims", type=positive_int, default=2000, help="mcts: simulations (default 2000)")
     ap.add_argument("--depth", type=positive_int, default=14, help="dfs: ConnectX negamax's fixed depth (default 14)")
     ap.add_argument("--openings", default="44,4453,435,3443,4455,2233", help="dfs: the positions, Pons' move digits")
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("instructions: valgrind is not installed; apt-get install valgrind", file=sys.stderr)
         return 2
-    wargs = {"solver": [args.sets, str(args.limit)], "mcts": [args.game, str(args.sims)],
+    wargs = {"solver": [args.sets, str(args.limit)], "mcts": [game_from_args(ap, args).spec(), str(args.sims)],
              "dfs": [str(args.depth), args.openings]}[args.workload]
     with tempfile.TemporaryDirectory() as tmp:
         before = checkout(args.before, Path(tmp) / "before")

@@ -28,16 +28,15 @@ def field_default(f: dataclasses.Field) -> Any:
 
 
 def is_parameter(f: dataclasses.Field) -> bool:
-    """Whether dataclass field ``f`` of an agent is a spec parameter (``game`` is one too, for
-    :func:`convert_params`: the registry sets it); not one whose metadata is
-    :data:`agents.engine.params.INTERNAL`."""
-    return f.init and not f.name.startswith("_") and not f.metadata.get("internal")
+    """Whether dataclass field ``f`` of an agent is a spec parameter: not ``game`` (the registry
+    sets it), nor a field whose metadata is :data:`agents.engine.params.INTERNAL`."""
+    return f.init and not f.name.startswith("_") and f.name != "game" and not f.metadata.get("internal")
 
 
 def parameters_of(cls: type) -> dict[str, Any]:
     """Parameter names of the agent class ``cls`` (a dataclass) with their defaults; ``game``
     (set by the registry) is not one."""
-    return {f.name: field_default(f) for f in dataclasses.fields(cls) if is_parameter(f) and f.name != "game"}
+    return {f.name: field_default(f) for f in dataclasses.fields(cls) if is_parameter(f)}
 
 
 # --- bounds: every number a spec gives is checked before the agent is built --------------------
