@@ -87,11 +87,12 @@ from core.connectx.shape import Shape
 depth, openings = int(sys.argv[1]), sys.argv[2].split(",")
 agent = NegamaxAgent(max_depth=depth, background_compile=False)
 agent.warm_up(Shape())  # older trees take the board
-agent.choose_position(Position.from_moves(openings[0]), time.perf_counter() + 1e9)
+choose = getattr(agent, "choose_position", agent.choose)  # older trees: choose(position, deadline)
+choose(Position.from_moves(openings[0]), time.perf_counter() + 1e9)
 nodes = 0
 instrument(True)
 for moves in openings:
-    agent.choose_position(Position.from_moves(moves), time.perf_counter() + 1e9)
+    choose(Position.from_moves(moves), time.perf_counter() + 1e9)
     nodes += agent.info()["nodes"]
 instrument(False)
 print("work", nodes)
