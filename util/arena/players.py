@@ -162,7 +162,6 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
     except SpecError as exc:
         raise SpecError(f"{exc}; {here}") from None
     kwargs = convert_params(cls, name, params, game=game)
-    kwargs.pop("game", None)
     try:
         agent = registry.builder(game.name, name)(cls, kwargs, game, spec)
     except (TypeError, ValueError) as exc:
