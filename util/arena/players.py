@@ -38,6 +38,7 @@ import random
 import select
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -237,6 +238,12 @@ def _hash_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+_PARSE_LOCK = threading.Lock()
+"""``ast.parse`` in two threads at once can fail in CPython 3.11 ("SystemError: AST constructor
+recursion depth mismatch"): two runners in one process resolved their specs together and one
+died of it (tests/test_tournament.py::test_two_runners_on_one_db_split_the_games)."""
+
+
 def _module_version(*modules: str) -> str:
     """Hash of the source of ``modules`` and every project module they import, transitively."""
     seen: dict[str, bytes] = {}
@@ -248,7 +255,9 @@ def _module_version(*modules: str) -> str:
             continue
         source = path.read_bytes()
         seen[name] = source
-        for node in ast.walk(ast.parse(source)):
+        with _PARSE_LOCK:
+            tree = ast.parse(source)
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 todo.extend(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
