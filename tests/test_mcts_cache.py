@@ -24,6 +24,30 @@ def test_grow_runs_the_requested_simulations(grown):
     assert done == 40_000 and tree.node(0)["visits"] == 40_000
 
 
+class _SteppingClock:
+    """A perf_counter that moves ``step`` seconds at every reading (a stand-in for ``time``)."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("step", [0.4, 0.3, 0.7])
+def test_grow_seconds_stops_at_or_past_the_time_given(grown, monkeypatch, step):
+    """Growth stops at the first reading at or past ``seconds``, and reports that reading,
+    whether the time runs out inside a batch or between two (CI once saw a batch end at
+    1.99999 s and the clock cross 2 s before the next one: the growth was reported short)."""
+    agent, _, _ = grown
+    clock = _SteppingClock(step)
+    monkeypatch.setattr(mcts_cache, "time", clock)
+    g = mcts_cache.grow(agent, seconds=2.0)
+    assert g.sims > 0
+    assert g.last_start < 2.0 <= g.last_end <= 2.0 + step
+
+
 def test_extract_keeps_frequent_nodes_and_merges_transpositions(grown):
     _, tree, _ = grown
     data = mcts_cache.extract(tree, Position.empty(), min_visits=20)

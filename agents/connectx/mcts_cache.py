@@ -227,7 +227,8 @@ def extract(tree: Any, root: Position, min_visits: float) -> dict:
 class Grown:
     """What :func:`grow` did: its tree (an :class:`agents.engine.mcts.Tree`), the simulations
     run, and its clock in growing seconds (checkpoints left out): when the last batch started
-    and when it ended (the growth stopped there)."""
+    and when the growth stopped (the end of that batch, or the first reading at or past the
+    time given if that came between batches)."""
 
     tree: Any
     sims: int = 0
@@ -274,7 +275,8 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
         if ns.root_done(tree.ints, tree.floats, 0) or (stop and stop()):
             break
         start = time.perf_counter() - t0 - paused
-        if start >= limit:
+        if start >= limit:  # crossed between batches (progress, pruning): the growth stopped at `start`
+            out.last_end = max(out.last_end, start)
             break
         if sims > 0:
             batch = min(batch, sims - out.sims)
@@ -286,6 +288,8 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
         if on_batch:
             on_batch(out.sims, tree.used)
         if tree.used >= agent.capacity and not _prune(search, ns, g, tree, root, prune_visits, agent.capacity, jit, out.sims, log):
+            break
+        if out.last_end >= limit:
             break
         if checkpoint and checkpoint_every > 0 and out.last_end - saved_at >= checkpoint_every:
             t = time.perf_counter()
