@@ -311,7 +311,9 @@ def test_a_built_file_plays_in_a_fresh_process_without_the_repo_or_numba(tmp_pat
                            "--act-timeout", "2", "--no-numba")
     assert "fatal" not in report and not report["numba_loaded"], report
     for g in report["games"]:
-        assert g["status"] == "DONE" and g["turns"] >= 5, g
+        ours = (g["steps"] + 1 - g["seat"]) // 2  # the turns that were ours (seat 0 moves at even steps)
+        assert g["status"] == "DONE" and g["turns"] == ours, g  # the file played every one of them
+        assert g["steps"] == 11 or g["reward"] != 0, g  # the full 12 steps, or decided before them
         assert g["skipped"] == 0 and g["forfeits"] == 0 and g["error_count"] == 0, g
 
 
