@@ -59,20 +59,21 @@ print(json.dumps({"load": load, "rows": rows, "worker": worker.info() if worker 
 
 
 COMPILE = r'''
-import time
+import sys, time
 t0 = time.perf_counter()
-from agents.reinforce_tactics.greedy import GreedyAgent
+from agents.registry import make
 from core.reinforce_tactics import ReinforceTactics
-agent = GreedyAgent(game=ReinforceTactics(map="beginner"))
+agent = make(sys.argv[1], ReinforceTactics(map="beginner"))
 t1 = time.perf_counter()
-print(f"import and create {t1 - t0:.1f} s; compile of greedy's planner (warm_up) {agent.warm_up():.1f} s")
+print(f"{sys.argv[1]}: import and create {t1 - t0:.1f} s; compile (warm_up) {agent.warm_up():.1f} s")
 '''
 
 
-def compile_time() -> str:
+def compile_time(spec: str = "greedy") -> str:
+    """One compile of ``spec``'s kernels (``warm_up``) in a fresh process, compile cache off."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "CONNECTX_JIT_CACHE": "0", "PYTHONPATH": str(root)}
-    proc = subprocess.run([sys.executable, "-c", COMPILE], capture_output=True, text=True, timeout=3600, env=env, cwd=root)
+    proc = subprocess.run([sys.executable, "-c", COMPILE, spec], capture_output=True, text=True, timeout=3600, env=env, cwd=root)
     return proc.stdout.strip() or proc.stderr.strip().splitlines()[-1]
 
 
@@ -198,7 +199,8 @@ def run(path: str, map_name: str, turns: int, act: float, no_numba: bool, oppone
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(prog="python -m bench.rt_first_turns", description=__doc__.split("\n\n")[0])
     p.add_argument("file", nargs="?", help="a file built by build_submission.py --game reinforce_tactics")
-    p.add_argument("--compile-time", action="store_true", help="only measure one compile of greedy's planner")
+    p.add_argument("--compile-time", action="store_true", help="only measure one compile of --agent's kernels")
+    p.add_argument("--agent", default="greedy", help="--compile-time: the agent, an arena spec (default greedy)")
     p.add_argument("--turns", type=int, default=12, help="our turns to play (default 12)")
     p.add_argument("--map", default="beginner", help="built-in map (default beginner)")
     p.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout, seconds (default 5)")
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         worker_cost(args.map, args.rounds, 6)
         return 0
     if args.compile_time:
-        print(compile_time())
+        print(compile_time(args.agent))
         return 0
     if not args.file or not Path(args.file).is_file():
         p.error(f"no file {args.file}: build one with python build_submission.py --game reinforce_tactics")
