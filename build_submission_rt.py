@@ -246,6 +246,13 @@ def list_agents() -> str:
 
 
 # --- building ------------------------------------------------------------------------------------
+def game_modules() -> list[str]:
+    """The game's modules named by string (its kernels and heuristics: ``Game.import_module``
+    loads them by name, so no import statement of a generic agent carries them into the bundle;
+    ``naive_mcts``'s file once failed validation with "No module named ...heuristics")."""
+    return [path for path in (ReinforceTactics.kernels, ReinforceTactics.heuristics) if path]
+
+
 def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], output: Path,
           worker: dict[str, Any] | None = None) -> dict[str, Any]:
     folders = {name: ROOT for name in PROJECT_PACKAGES}
@@ -254,7 +261,8 @@ def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], out
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
-        modules, missing = import_graph(folders, [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock"], tuple(folders))
+        roots = [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock", *game_modules()]
+        modules, missing = import_graph(folders, roots, tuple(folders))
     except BundleError as exc:
         raise B.BuildFailed(str(exc)) from None
     commit = B.git_output("rev-parse", "--short", "HEAD") or "?"

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import build_submission
 import build_submission_rt
+from agents import registry
 from agents.reinforce_tactics.jit_worker import BOOT, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
@@ -315,6 +316,31 @@ def test_a_built_file_plays_in_a_fresh_process_without_the_repo_or_numba(tmp_pat
         assert g["status"] == "DONE" and g["turns"] == ours, g  # the file played every one of them
         assert g["steps"] == 11 or g["reward"] != 0, g  # the full 12 steps, or decided before them
         assert g["skipped"] == 0 and g["forfeits"] == 0 and g["error_count"] == 0, g
+
+
+NEEDS_DATA = {"mc_learner": "give the .npz"}  # agent -> what the builder's refusal says
+
+
+@pytest.mark.parametrize("name", registry.names("reinforce_tactics"))
+def test_every_listed_agent_builds_a_file_that_plays_without_the_repo(tmp_path, capsys, name):
+    """Each agent ``--list`` offers, built with --no-validate and played for one turn by the
+    validator (repo hidden, no numba): the agent is created and its turn executed in full. A
+    generic agent reaches the game's heuristics only by name (``Game.import_module``): the
+    builder once left them out and naive_mcts's file ended every turn at once. An agent that
+    needs data (mc_learner's table) is refused with one line saying so."""
+    out = tmp_path / "rt.py"
+    code = build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate", "--agent", name])
+    if name in NEEDS_DATA:
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and len(err.splitlines()) == 1 and NEEDS_DATA[name] in err and not out.exists(), err
+        return
+    assert code == 0
+    report = run_validator(out, "--maps", "beginner", "--opponents", "random", "--seats", "0", "--episode-steps", "2",
+                           "--act-timeout", "0.5", "--no-numba")
+    assert "fatal" not in report, report
+    for g in report["games"]:
+        assert g["status"] == "DONE" and g["turns"] == 1, g
+        assert g["error_count"] == 0 and g["skipped"] == 0 and g["forfeits"] == 0, g
 
 
 @pytest.mark.slow
