@@ -516,6 +516,27 @@ class FixedPlan(RandomTurnAgent):
         return list(self.plan)
 
 
+@pytest.mark.skipif(not numba_present(), reason="numba not installed")
+def test_the_workers_warm_up_turn_has_a_short_deadline(monkeypatch):
+    """Before saying ready, the worker serves one turn to compile the labels' rules. A turn
+    search plans until its deadline: that deadline was an hour away, and naive_mcts's worker
+    was not ready after 240 s on an idle machine (its compile alone takes 31 s)."""
+    import agents.reinforce_tactics.jit_worker as jw
+
+    seen: list[float] = []
+
+    class Timed(FixedPlan):
+        jit = True
+
+        def plan_turn(self, state, deadline):
+            seen.append(deadline - time.perf_counter())
+            return []
+
+    monkeypatch.setattr(jw, "plan_labels_by", lambda *args: [])  # the labels' compile is not this test's
+    jw._turn_server(Timed(game=ReinforceTactics(map="beginner")), "")
+    assert len(seen) == 1 and 0 < seen[0] <= jw.WARM_SECONDS, seen
+
+
 def plans_to_label(seed: int, maps: tuple[str, ...], turns: int) -> list[tuple[object, list[int]]]:
     """(state, plan) pairs from random games of ``turns`` single turns on ``maps``: each of our turns' random plan
     (attacks and seizes first: Rogue evasions inside), the same with junk actions mixed in (not

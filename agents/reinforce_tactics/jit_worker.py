@@ -58,6 +58,7 @@ IPC_MARGIN = 0.05  # seconds kept back from the worker's planning budget for the
 CHECK_SHARE = 0.15
 MAX_LIFETIME = 4 * 3600.0  # seconds a worker lives at most (a main process that hangs without closing the pipe)
 MAX_BOARDS = 4  # games (boards) a worker keeps an agent for
+WARM_SECONDS = 2.0  # the warm-up turn's budget before "ready" (a turn search plans until its deadline)
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 in the worker
 
 # Run as ``python -c BOOT``: reads the header, makes the project importable (a bundle's sources
@@ -383,5 +384,7 @@ def _turn_server(agent: Any, base: str) -> Any:
         g = np.asarray(a.game.g, np.int64)
         return plan_labels_by(g, np.asarray(state.words, np.int64), plan, k.legal, k.play, buf)
 
-    serve_turn(agent, agent.game.initial(), time.perf_counter() + 3600)  # compiles what the labels need, if anything, before "ready"
+    # compiles what the labels need before "ready"; a short deadline, since a turn search (naive_mcts)
+    # searches until it (an hour here once kept naive_mcts's worker from being ready for 12 minutes)
+    serve_turn(agent, agent.game.initial(), time.perf_counter() + WARM_SECONDS)
     return serve_turn
