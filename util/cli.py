@@ -157,10 +157,15 @@ def stop_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: object) -> None:
         _RECEIVED.append(signum)
+        _STOPPING.append(signum)
         if not _AT_CHECKPOINTS:
             raise Interrupted(signum)
 
     from util import jit
+
+    if sys.unraisablehook is not _quiet_when_stopping:
+        _PREVIOUS_UNRAISABLE[:] = [sys.unraisablehook]
+        sys.unraisablehook = _quiet_when_stopping
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     _RECEIVED.clear()
@@ -172,6 +177,20 @@ def stop_on_signals() -> Iterator[None]:
         for s, h in old.items():
             signal.signal(s, h)
         _RECEIVED.clear()
+
+
+_STOPPING: list[int] = []  # signals received inside stop_on_signals, never cleared: the process is stopping
+_PREVIOUS_UNRAISABLE: list[Any] = []
+
+
+def _quiet_when_stopping(unraisable: Any) -> None:
+    """``sys.unraisablehook`` once a stop signal came: an exception in a ``__del__`` is then the
+    interrupt's aftermath and is dropped (the handler's raise inside llvmlite's
+    ``PipelineTuningOptions()`` left half an object, whose ``__del__`` printed an AttributeError
+    traceback after the one-line stop message); before any signal, the previous hook prints it."""
+    if _STOPPING:
+        return
+    (_PREVIOUS_UNRAISABLE[0] if _PREVIOUS_UNRAISABLE else sys.__unraisablehook__)(unraisable)
 
 
 _RECEIVED: list[int] = []
