@@ -163,7 +163,8 @@ def stop_on_signals() -> Iterator[None]:
 
     from util import jit
 
-    if sys.unraisablehook is not _quiet_when_stopping:
+    installed = sys.unraisablehook is not _quiet_when_stopping
+    if installed:
         _PREVIOUS_UNRAISABLE[:] = [sys.unraisablehook]
         sys.unraisablehook = _quiet_when_stopping
 
@@ -177,6 +178,8 @@ def stop_on_signals() -> Iterator[None]:
         for s, h in old.items():
             signal.signal(s, h)
         _RECEIVED.clear()
+        if installed and not _STOPPING:  # after a signal it stays: the interrupt's debris may be collected later
+            sys.unraisablehook = _PREVIOUS_UNRAISABLE[0]
 
 
 _STOPPING: list[int] = []  # signals received inside stop_on_signals, never cleared: the process is stopping
