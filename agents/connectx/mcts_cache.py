@@ -276,7 +276,7 @@ def grow(agent: Any, shape: Shape = STANDARD, sims: int = 0, seconds: float = 0.
             break
         start = time.perf_counter() - t0 - paused
         if start >= limit:  # crossed between batches (progress, pruning): the growth stopped at `start`
-            out.last_end = max(out.last_end, start)
+            out.last_end = start  # later than the last batch's end, which was under the limit
             break
         if sims > 0:
             batch = min(batch, sims - out.sims)
