@@ -143,27 +143,46 @@ def test_sessions_open_a_position_and_refuse_a_wrong_move_list():
 
 def test_a_new_analyst_is_warmed_up_before_its_timed_search_and_kept(monkeypatch):
     """Compiles and opening data are loaded outside the search's time (ConnectX MCTS's first
-    search spent its whole 0.5 s loading its cache: 0 simulations), once per analyst."""
+    search spent its whole 0.5 s loading its cache: 0 simulations), once per analyst, in the
+    store's warm-up thread (never in the request: a 503 while it runs)."""
+    import threading
+
     from util.arena.web import sessions
 
     calls: list[str] = []
+    release = threading.Event()
 
     class Agent:
+        def __init__(self, spec: str) -> None:
+            self.spec = spec
+
         def warm_up(self) -> float:
-            calls.append("warm")
+            calls.append(f"warm {self.spec} in {threading.current_thread().name}")
+            release.wait(60)  # a compile that lasts until the test has seen the 503
             return 0.0
 
         def choose(self, state, deadline):
-            calls.append("choose")
+            calls.append(f"choose {self.spec}")
             return state.legal_actions()[0]
 
         def info(self) -> dict:
             return {}
 
-    monkeypatch.setattr(sessions, "make_agent", lambda spec, game: Agent())
+    monkeypatch.setattr(sessions, "make_agent", lambda spec, game: Agent(spec))
+    monkeypatch.setattr(sessions, "WARM_WAIT", 0.01)
     store = sessions.SessionStore()
     session = store.create(games.parse_game("tictactoe"), "random", 0.1, 0)
+    with pytest.raises(sessions.RequestError) as info:
+        session.analyse("anything", session.state, 0.1)
+    assert info.value.status == 503 and info.value.retry_after and "warming up" in str(info.value)
+    release.set()
+    assert session.ready.wait(60)
     for _ in range(2):
-        report, action = session.analyse("anything", session.state, 0.1)
+        while True:
+            try:
+                report, action = session.analyse("anything", session.state, 0.1)
+                break
+            except sessions.RequestError as exc:  # the analyst's warm-up, queued after the session's agent
+                assert exc.status == 503
         assert action in session.state.legal_actions()
-    assert calls == ["warm", "choose", "choose"]
+    assert calls == ["warm random in agent-warm-up", "warm anything in agent-warm-up", "choose anything", "choose anything"]

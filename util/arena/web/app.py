@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, g, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
@@ -36,7 +36,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_TREE_NODES = 2000  # nodes a drawn search tree may have (the page stays readable and fast)
 MAX_BODY = 64 * 1024  # bytes a request's body may have
 MAX_REPLAY_BODY = 16 << 20  # bytes a Kaggle episode sent to replay may have (a 200-step game is about 3 MB)
-MAX_THINKING = 4  # agents' searches (moves, analyses) running at once: the server's other threads stay free
+MAX_THINKING = 4  # agents' searches (moves, analyses, replays) running at once: the server's other threads stay free
+MAX_PER_CLIENT = 4  # API requests one client address may have in progress at once; a 429 beyond
 
 
 class _OrderedJSON(DefaultJSONProvider):
@@ -51,6 +52,31 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     app.json = _OrderedJSON(app)
     store = SessionStore(capacity)
     thinking = threading.BoundedSemaphore(MAX_THINKING)
+    in_progress: dict[str, int] = {}  # client address -> its API requests being served
+    clients_lock = threading.Lock()
+
+    @app.before_request
+    def _count_client():
+        """A client may have :data:`MAX_PER_CLIENT` API requests in progress: one client's
+        burst cannot take every thread (the pages and static files are not counted)."""
+        if not request.path.startswith("/api/"):
+            return None
+        who = request.remote_addr or "?"
+        with clients_lock:
+            if in_progress.get(who, 0) >= MAX_PER_CLIENT:
+                raise RequestError(f"{MAX_PER_CLIENT} requests of yours are in progress: wait for one to finish", 429, 1.0)
+            in_progress[who] = in_progress.get(who, 0) + 1
+        g.client = who
+        return None
+
+    @app.teardown_request
+    def _uncount_client(exc: BaseException | None) -> None:
+        who = g.pop("client", None)
+        if who is not None:
+            with clients_lock:
+                left = in_progress.pop(who) - 1
+                if left:
+                    in_progress[who] = left
 
     @contextlib.contextmanager
     def search_slot():
@@ -65,7 +91,13 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
 
     @app.errorhandler(RequestError)
     def _request_error(exc: RequestError):
-        return jsonify(error=str(exc)), exc.status
+        out = {"error": str(exc)}
+        if exc.status == 503:
+            out["warming_up"] = True  # the page waits Retry-After seconds and asks again
+        response = jsonify(out)
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
+        return response, exc.status
 
     @app.errorhandler(404)
     def _not_found(exc: Any):
@@ -133,10 +165,9 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     @app.get("/api/sessions/<sid>/frame")
     def frame_at(sid: str):
         """The picture of the session's position after ``ply`` moves (chance outcomes count), to replay it."""
-        session = store.get(sid)
-        with session.lock:
-            ply = _int_arg("ply", len(session.states) - 1, 0, len(session.states) - 1)
-            return jsonify(frame(session.states[:ply + 1]))
+        states = list(store.get(sid).states)  # a copy, without the lock: a move in progress never holds this
+        ply = _int_arg("ply", len(states) - 1, 0, len(states) - 1)
+        return jsonify(frame(states[:ply + 1]))
 
     @app.post("/api/sessions/<sid>/move")
     def move(sid: str):
@@ -144,14 +175,14 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         if "action" not in data:
             raise RequestError('send {"action": <integer or the game\'s text for it>}')
         session = store.get(sid)
-        with session.lock:
+        with session.busy():
             session.human_move(data["action"])
             return jsonify(view(session))
 
     @app.post("/api/sessions/<sid>/agent")
     def agent_move(sid: str):
         session = store.get(sid)
-        with search_slot(), session.lock:
+        with session.busy(), search_slot():
             session.agent_move()
             out = view(session)
         store.trim()  # a turn of many moves adds many states
@@ -160,7 +191,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
     @app.post("/api/sessions/<sid>/undo")
     def undo(sid: str):
         session = store.get(sid)
-        with session.lock:
+        with session.busy():
             session.undo()
             return jsonify(view(session))
 
@@ -217,8 +248,11 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         from util.arena.web.replays import kaggle_states
 
         try:
-            states = kaggle_states(data.get("episode"))
-        except ValueError as exc:
+            with search_slot():  # thousands of actions replayed: as heavy as a search
+                states = kaggle_states(data.get("episode"))
+        except RequestError:
+            raise
+        except (ValueError, OverflowError) as exc:
             raise RequestError(str(exc), 422) from None
         return jsonify(view(replay_session(store, states, data.get("agent")))), 201
 
@@ -263,11 +297,21 @@ def _param(name: str, spec: tuple) -> dict:
 
 
 def make_game(name: Any, params: Any) -> Game:
+    """The game a request names, whose initial state can be built; else a 400 naming what is wrong."""
     if not isinstance(name, str) or not name:
         raise RequestError(f"game must be one of: {', '.join(game_registry.names())}")
     if not isinstance(params, dict):
         raise RequestError("params must be a JSON object of the game's parameters")
     try:
-        return game_registry.make_game(name, **params)
-    except (ValueError, TypeError) as exc:
+        game = game_registry.make_game(name, **params)
+        game.initial()  # a value the game's bounds let through but its start cannot hold is the request's fault too
+        return game
+    except OverflowError as exc:  # a number past what the game's integers hold, caught below its bounds
+        raise RequestError(f"a parameter of {name} is too large for the game ({exc}): {params_text(params)}") from None
+    except (ValueError, TypeError) as exc:  # whatever layer refuses a value: a 400 naming it
         raise RequestError(str(exc)) from None
+
+
+def params_text(params: dict) -> str:
+    """The game parameters a request gave, shortened for a message."""
+    return ", ".join(f"{str(k)[:40]}={str(v)[:40]}" for k, v in list(params.items())[:10])

@@ -7,6 +7,9 @@ and drops the least recently used one beyond that.
 """
 from __future__ import annotations
 
+import contextlib
+import logging
+import queue
 import random
 import secrets
 import threading
@@ -21,13 +24,18 @@ from core.game import Game, State
 from util.arena.web.render import report_dict
 from util.bounds import as_float, shown
 
+LOG = logging.getLogger(__name__)
+
 
 class RequestError(ValueError):
-    """A request the rules or the API do not allow: ``status`` is the HTTP code to answer."""
+    """A request the rules or the API do not allow: ``status`` is the HTTP code to answer;
+    ``retry_after`` (seconds) when the same request will be served later (a 503 while the
+    agent warms up, a 409 while it thinks)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 MAX_TIME = 30.0  # seconds an agent may think for one move, at most
@@ -36,6 +44,15 @@ MAX_ANALYSTS = 3  # analysing agents a session keeps (each may hold a search tre
 MEMORY = 3 << 30  # bytes the sessions' agents' tables may hold together (registry.table_bytes); the oldest go beyond
 STATE_MEMORY = 1 << 30  # bytes the sessions' histories of states may hold together (an estimate: state_bytes)
 WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
+LOCK_WAIT = 0.5  # seconds a request waits for a session another request is using; a 409 after (never a held thread)
+WARM_RETRY = 2.0  # seconds a client is told to wait (Retry-After) while an agent warms up
+WARM_WAIT = 1.0  # seconds a move or an analysis waits for its agent's warm-up before that 503 (a quick one is served at once)
+
+
+def warming(what: str) -> RequestError:
+    """The 503 a request on an agent still warming up gets (:meth:`SessionStore.warm`)."""
+    return RequestError(f"{what} is warming up (compiling its search, loading its tables): "
+                        f"try again in {WARM_RETRY:g} s", 503, WARM_RETRY)
 
 
 def request_time(value: Any, name: str = "time") -> float:
@@ -56,7 +73,7 @@ def make_agent(spec: str, game: Game) -> Any:
         if getattr(agent, "exact_values", None) is False and "exact_values" not in parse_spec(spec)[1]:
             agent.exact_values = True
         return agent
-    except ValueError as exc:  # SpecError is a ValueError
+    except (ValueError, TypeError, OverflowError) as exc:  # SpecError is a ValueError; whatever layer refuses a value: a 400
         raise RequestError(str(exc)) from None
 
 
@@ -75,6 +92,21 @@ class Session:
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))  # this session's dice
     analysts: OrderedDict = field(default_factory=OrderedDict)  # spec -> the agent analysing for this session
     analysis_lock: threading.Lock = field(default_factory=threading.Lock)
+    ready: threading.Event = field(default_factory=threading.Event)  # set once the agent is warm (SessionStore.warm)
+    warmer: Any = None  # the store's warm-up queue, for the analysts this session adds
+
+    @contextlib.contextmanager
+    def busy(self, lock: threading.Lock | None = None):
+        """Hold this session's ``lock`` (default :attr:`lock`) for a request, or a 409 after
+        :data:`LOCK_WAIT` seconds: a request never waits for another one's search."""
+        lock = lock or self.lock
+        if not lock.acquire(timeout=LOCK_WAIT):
+            raise RequestError("this game is busy with another request (the agent is thinking): "
+                               "try again when it is done", 409, 1.0)
+        try:
+            yield
+        finally:
+            lock.release()
 
     def roll(self) -> None:
         """Play chance outcomes (dice, a random set-up) by their probabilities until a player is
@@ -122,6 +154,8 @@ class Session:
         (at most :data:`MAX_TURN_ACTIONS` decisions). The info is of its last decision."""
         if not self.agent_to_move():
             raise RequestError("it is not the agent's turn", 409)
+        if not self.ready.wait(WARM_WAIT):
+            raise warming(f"agent {self.agent_spec!r}")
         if self.game.end_turn_action is None:
             return self.agent_decision(time.perf_counter() + self.time_per_move)
         deadline = time.perf_counter() + self.time_per_move
@@ -163,15 +197,17 @@ class Session:
         which its first search otherwise loaded inside its 0.5 s: 2.8 s and 0 simulations), and
         the session keeps its last few analysts, so that every analysis searches for the whole
         time it is given."""
-        warm = 0.0
-        with self.analysis_lock:
-            agent = self.analysts.pop(spec, None)
+        with self.busy(self.analysis_lock):
+            agent, ready = self.analysts.pop(spec, (None, None))
             if agent is None:
                 agent = make_agent(spec, self.game)
-                warm = warm_up(agent)
-            self.analysts[spec] = agent
+                ready = threading.Event()
+                self.warmer.submit(warm_up, agent, ready) if self.warmer else warm_up(agent, ready)
+            self.analysts[spec] = agent, ready
             while len(self.analysts) > MAX_ANALYSTS:
                 self.analysts.popitem(last=False)
+            if not ready.wait(WARM_WAIT):
+                raise warming(f"analyst {spec!r}")
             start = time.perf_counter()
             planner = self.game.end_turn_action is not None and callable(getattr(agent, "plan_turn", None))
             try:
@@ -180,6 +216,7 @@ class Session:
                 self.analysts.pop(spec, None)
                 raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
             report = report_dict(agent, state, time.perf_counter() - start, turn=planner)
+            warm = getattr(ready, "seconds", 0.0)
             if warm >= 0.05:
                 report["notes"].append(f"warmed up first in {warm:.1f} s (compiling, loading its tables), outside the search's time")
             return report, int(action)
@@ -212,21 +249,49 @@ def plan_first(agent: Any, state: State, deadline: float) -> int:
     return int(first)
 
 
-def warm_up(agent: Any) -> float:
-    """Seconds ``agent``'s own ``warm_up`` took (compiles and loads what its moves use); 0 when it
-    has none (every agent's takes no argument: ConnectX's compile for the board of their game)."""
+def warm_up(agent: Any, ready: threading.Event) -> None:
+    """Run ``agent``'s own ``warm_up`` (compiles and loads what its moves use; every agent's
+    takes no argument: ConnectX's compile for the board of their game), then set ``ready``
+    with the seconds it took as ``ready.seconds``. A warm-up that fails sets ``ready`` all the
+    same: the agent's moves then compile as they would have (its own failure is reported there)."""
     fn = getattr(agent, "warm_up", None)
-    if not callable(fn):
-        return 0.0
     t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+    try:
+        if callable(fn):
+            fn()
+    except Exception:  # noqa: BLE001 - reported by the move that follows
+        LOG.warning("warming up %r failed", agent, exc_info=True)
+    finally:
+        ready.seconds = time.perf_counter() - t  # type: ignore[attr-defined]
+        ready.set()
 
 
 def analysis_of(agent: Any, state: State, seconds: float) -> dict:
     """The agent's search for its last choice at ``state`` as the page shows it: one typed
     report (:class:`util.arena.web.render.SearchReport`) of its ``info()`` (ENGINE.md keys)."""
     return report_dict(agent, state, seconds)
+
+
+class Warmer:
+    """One daemon thread that runs warm-ups in the order they come (a stopping server does not
+    wait for a compile); started with the first."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Any, *args: Any) -> None:
+        self._queue.put((fn, args))
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="agent-warm-up", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            fn, args = self._queue.get()
+            fn(*args)  # warm_up never raises
 
 
 class SessionStore:
@@ -241,13 +306,20 @@ class SessionStore:
         self.state_memory = state_memory  # a replayed Reinforce Tactics game holds thousands of 1,804-word states
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
+        # Agents warm up (compile, load tables) one at a time in this thread, never in a request:
+        # a move or an analysis asked for before its agent is warm gets a 503 with Retry-After.
+        self.warmer = Warmer()
 
     def create(self, game: Game, agent_spec: str, time_per_move: Any, human: Any) -> Session:
         t = request_time(time_per_move)
         if isinstance(human, bool) or human not in (0, 1, "0", "1"):
             raise RequestError(f"human must be 0 (you move first) or 1 (the agent moves first), got {human!r}")
         agent = make_agent(agent_spec, game)
-        session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, 0, [game.initial()], [{}])
+        session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, 0, [game.initial()], [{}], warmer=self.warmer)
+        if callable(getattr(agent, "warm_up", None)):
+            self.warmer.submit(warm_up, agent, session.ready)
+        else:
+            session.ready.set()
         session.roll()
         # ``human`` is a seat: 0 moves first, 1 second; which player moves first is the game's
         # (EinStein: White, player 1).
@@ -272,7 +344,7 @@ class SessionStore:
         return sum(len(s.states) * s.game.words * WORD_BYTES for s in list(self._sessions.values()))
 
     def table_bytes(self) -> int:
-        return sum(table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *list(s.analysts.values())))
+        return sum(table_bytes(a) for s in list(self._sessions.values()) for a in (s.agent, *(a for a, _r in list(s.analysts.values()))))
 
     def __len__(self) -> int:
         return len(self._sessions)

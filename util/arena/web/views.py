@@ -43,6 +43,7 @@ def view(session: Session) -> dict:
         "turns": turn_starts(session.states),  # games of many moves a turn: where each turn starts
         "picture": frame(session.states),
         "agent_to_move": session.agent_to_move(),
+        "warming_up": not session.ready.is_set(),  # the agent compiles in the background: its move waits (a 503 until then)
         "last_analysis": last_info,
     }
 
