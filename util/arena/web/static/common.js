@@ -1,19 +1,29 @@
 // Shared by the pages: JSON requests with the server's error messages, and drawing a board grid.
 "use strict";
 
+// A 503 with ``warming_up`` (an agent compiling in the server's background) is asked again after
+// its Retry-After; a page may define onWarmingUp(message) to show it meanwhile.
 async function api(method, url, body) {
   const opts = {method, headers: {}};
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(url, opts);
-  let data = null;
-  try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) {
-    throw new Error((data && data.error) || `${res.status} ${res.statusText}`);
+  for (;;) {
+    const res = await fetch(url, opts);
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = null; }
+    if (res.status === 503 && data && data.warming_up) {  // the agent compiles in the server's background: ask again
+      if (typeof onWarmingUp === "function") onWarmingUp(data.error);
+      const wait = parseFloat(res.headers.get("Retry-After")) || 2;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * wait));
+      continue;
+    }
+    if (!res.ok) {
+      throw new Error((data && data.error) || `${res.status} ${res.statusText}`);
+    }
+    return data;
   }
-  return data;
 }
 
 function el(tag, attrs, ...children) {

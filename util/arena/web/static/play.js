@@ -46,12 +46,20 @@ function gameParams() {
 
 // --- a running clock while the server works (the agent thinking, an analysis) -------------------
 let busyTimer = null;
+let warmingNote = null;  // the server's 503 while the agent warms up (common.js's api asks again): shown instead of the clock
+function onWarmingUp(message) {  // eslint-disable-line no-unused-vars
+  warmingNote = message;
+}
 async function whileBusy(label, work, budget) {
   const t0 = performance.now();
   $("status").className = "busy";
   $("spinner").hidden = false;
   $("think-bar").hidden = !budget;
   const tick = () => {
+    if (warmingNote) {  // until the request is served: the warm-up, then the agent's own time
+      $("status-text").textContent = `${warmingNote} (then: ${label.toLowerCase()})… ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      return;
+    }
     const s = (performance.now() - t0) / 1000;
     $("status-text").textContent = `${label}… ${s.toFixed(1)} s${budget ? ` of ${budget} s` : ""}`;
     if (budget) $("think-bar").firstChild.style.width = `${Math.min(100, (100 * s) / budget)}%`;
@@ -61,6 +69,7 @@ async function whileBusy(label, work, budget) {
   try {
     return await work();
   } finally {
+    warmingNote = null;
     clearInterval(busyTimer);
     $("spinner").hidden = true;
     $("think-bar").hidden = true;
