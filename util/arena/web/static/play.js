@@ -48,7 +48,7 @@ function gameParams() {
 let busyTimer = null;
 let warmingNote = null;  // the server's 503 while the agent warms up (common.js's api asks again): shown instead of the clock
 function onWarmingUp(message) {  // eslint-disable-line no-unused-vars
-  warmingNote = message;
+  warmingNote = message.replace(/: try again.*$/, "");  // the page asks again itself
 }
 async function whileBusy(label, work, budget) {
   const t0 = performance.now();
