@@ -16,6 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int_in(1, 65535), default=8000, help="port, 1 to 65535 (default 8000)")
     parser.add_argument("--db", default=None, help="tournament store the dashboard reads (default results/tournament.sqlite)")
     parser.add_argument("--threads", type=int_in(1, 64), default=8, help="requests served at once, 1 to 64 (default 8)")
+    parser.add_argument("--sessions", type=int_in(1, 10_000), default=200,
+                        help="game sessions kept, 1 to 10000 (default 200; the least recently used go first)")
     args = parser.parse_args(argv)
     try:  # before anything is built: waitress would raise a bare ValueError after the banner
         socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
@@ -27,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     from util.arena.web.app import create_app
     from util.arena.web.dashboard import stop_matches
 
-    app = create_app(db=args.db)
+    app = create_app(db=args.db, capacity=args.sessions)
     print(f"serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", file=sys.stderr)
     # SIGINT and SIGTERM stop the server, also when started in the background (`&` leaves
     # SIGINT ignored); waitress ends its loop on the KeyboardInterrupt and returns.

@@ -257,6 +257,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         return jsonify(view(replay_session(store, states, data.get("agent")))), 201
 
     app.extensions["sessions"] = store  # the dashboard opens stored games as sessions too
+    app.extensions["search_slot"] = search_slot  # and replays them (a legal-set check a move) within the same places
     from util.arena.web.dashboard import register as register_dashboard
 
     register_dashboard(app)

@@ -220,7 +220,8 @@ def register(app: Flask) -> None:
         cx = _stored_game(g.game)  # any game: its spec is stored with it
         from util.arena.web.render import frame
 
-        states = stored_states(cx, g.moves)
+        with current_app.extensions["search_slot"]():  # a legal-set check a move: a long game is as heavy as a search
+            states = stored_states(cx, g.moves)
         turns = cx.end_turn_action is not None
         frames = []
         texts: list[str] = []
@@ -249,7 +250,8 @@ def register(app: Flask) -> None:
             g = store.game(number)
         if g is None:
             raise RequestError(f"no game {number} in the store", 404)
-        states = stored_states(_stored_game(g.game), g.moves)
+        with current_app.extensions["search_slot"]():
+            states = stored_states(_stored_game(g.game), g.moves)
         return jsonify(view(replay_session(current_app.extensions["sessions"], states, None))), 201
 
     @app.post("/api/db/matches")
