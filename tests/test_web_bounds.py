@@ -169,6 +169,38 @@ def test_the_sessions_tables_are_capped_oldest_first() -> None:
     assert store.get(ids[2]).id == ids[2]
 
 
+@pytest.mark.parametrize("name, params", [("quixo", {"max_plies": 1000}), ("einstein", {}),
+                                          ("connectx", {"rows": 20, "columns": 20}), ("reinforce_tactics", {})])
+def test_the_states_memory_estimate_is_within_a_factor_of_two_of_what_they_take(name, params) -> None:
+    """The store drops sessions by its estimate of their states' memory: each state holds its
+    whole history (n**2 / 2 actions a game) and an object's overhead, which the estimate of
+    words alone missed (Quixo: a twentieth of what tracemalloc counts)."""
+    import random
+    import tracemalloc
+
+    from core.games import make_game
+
+    store = SessionStore()
+    session = store.create(make_game(name, **params), "random", 0.05, 0)
+    rng = random.Random(3)
+    base = store.state_bytes()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(300):
+            state = session.state
+            if state.is_terminal():
+                break
+            session.states.append(state.apply(rng.choice(state.legal_actions())))
+            session.infos.append({})
+            session.roll()
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(session.states) > 20
+    assert used / 2 <= store.state_bytes() - base <= 2 * used, (store.state_bytes() - base, used)
+
+
 def test_a_bug_is_a_json_500_with_no_traceback(client, monkeypatch) -> None:
     def broken(*a, **k):
         raise ZeroDivisionError("a bug")

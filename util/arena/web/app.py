@@ -91,7 +91,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
 
     @app.errorhandler(RequestError)
     def _request_error(exc: RequestError):
-        out = {"error": str(exc)}
+        out: dict[str, Any] = {"error": str(exc)}
         if exc.status == 503:
             out["warming_up"] = True  # the page waits Retry-After seconds and asks again
         response = jsonify(out)

@@ -45,6 +45,7 @@ MEMORY = 1 << 30  # bytes the sessions' agents' tables may hold together (regist
 STATE_MEMORY = 256 << 20  # bytes the sessions' histories of states may hold together (an estimate: state_bytes)
 WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
 ACTION_BYTES = 8  # an action's slot in a state's history (every state holds the actions from the start: n**2 / 2 slots a game)
+STATE_BYTES = 500  # a state's own share: the State, its two tuples' headers, its large ints, its info's slot
 TRIM_EVERY = 10.0  # seconds between two returns of freed memory to the system (malloc_trim) after sessions are dropped
 LOCK_WAIT = 0.5  # seconds a request waits for a session another request is using; a 409 after (never a held thread)
 WARM_RETRY = 2.0  # seconds a client is told to wait (Retry-After) while an agent warms up
@@ -360,10 +361,10 @@ class SessionStore:
             give_back_memory()
 
     def state_bytes(self) -> int:
-        """An estimate of the memory the sessions' states take: :data:`WORD_BYTES` a word and
-        :data:`ACTION_BYTES` an action of each state's history (a replayed Reinforce Tactics
-        episode of 1,226 states: 31 MiB estimated, 35 MiB measured)."""
-        return sum(len(s.states) * (s.game.words * WORD_BYTES + ACTION_BYTES * len(s.states) // 2)
+        """An estimate of the memory the sessions' states take: :data:`STATE_BYTES` a state,
+        :data:`WORD_BYTES` a word and :data:`ACTION_BYTES` an action of each state's history
+        (within a factor of two of tracemalloc's count: tests/test_web_bounds.py)."""
+        return sum(len(s.states) * (STATE_BYTES + s.game.words * WORD_BYTES + ACTION_BYTES * len(s.states) // 2)
                    for s in list(self._sessions.values()))
 
     def table_bytes(self) -> int:
