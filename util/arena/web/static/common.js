@@ -2,17 +2,22 @@
 "use strict";
 
 // A 503 with ``warming_up`` (an agent compiling in the server's background) is asked again after
-// its Retry-After; a page may define onWarmingUp(message) to show it meanwhile.
+// its Retry-After; a page may define onWarmingUp(message) to show it meanwhile. A 429 with
+// Retry-After (too many of this client's requests in progress) is asked again up to 5 times.
 async function api(method, url, body) {
   const opts = {method, headers: {}};
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  for (;;) {
+  for (let tries = 0; ; tries++) {
     const res = await fetch(url, opts);
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
+    if (res.status === 429 && res.headers.get("Retry-After") && tries < 5) {  // this page's own requests in progress: one moment
+      await new Promise((resolve) => setTimeout(resolve, 1000 * parseFloat(res.headers.get("Retry-After"))));
+      continue;
+    }
     if (res.status === 503 && data && data.warming_up) {  // the agent compiles in the server's background: ask again
       if (typeof onWarmingUp === "function") onWarmingUp(data.error);
       const wait = parseFloat(res.headers.get("Retry-After")) || 2;
