@@ -63,9 +63,10 @@ class Client:
             return res.status, None
 
 
-def play(client: Client, rng: random.Random, game: str, agent: str, moves: int) -> None:
+def play(client: Client, rng: random.Random, game: str, agent: str, moves: int, wait_warm: bool = False) -> None:
     """A session of ``game``: up to ``moves`` requests of moves (the agent's and the person's),
-    frames, a view, an undo, an analysis."""
+    frames, a view, an undo, an analysis; with ``wait_warm``, the agent's first move is asked
+    again until its warm-up is over (a compile: a minute at load 10)."""
     code, view = client.call("POST", "/api/sessions", {"game": game, "agent": agent, "time": 0.05, "human": rng.randint(0, 1)})
     assert code == 201, view
     assert isinstance(view, dict)
@@ -75,6 +76,11 @@ def play(client: Client, rng: random.Random, game: str, agent: str, moves: int) 
             break
         if view["agent_to_move"]:
             code, out = client.call("POST", f"/api/sessions/{sid}/agent")
+            for _ in range(WARM_TRIES if wait_warm else 0):
+                if code != 503:
+                    break
+                time.sleep(1)
+                code, out = client.call("POST", f"/api/sessions/{sid}/agent")
         else:
             code, out = client.call("POST", f"/api/sessions/{sid}/move", {"action": rng.choice(view["legal"])["action"]})
         if code == 200:
@@ -88,6 +94,7 @@ def play(client: Client, rng: random.Random, game: str, agent: str, moves: int) 
         client.call("POST", f"/api/sessions/{sid}/analyze", {"agent": "random", "time": 0.05})
 
 
+WARM_TRIES = 600  # the first round's tries of a move while its agent warms up (a second apart)
 TABLES = ["mcts:capacity=200000", "alphabeta:tt_bits=20", "perfect"]  # ConnectX agents with tables
 
 
@@ -101,7 +108,7 @@ def round_of_requests(client: Client, rng: random.Random, episode: bytes | None,
     for game in GAMES if first else rng.sample(GAMES, 3):
         play(client, rng, game, "random", 8 if game == "reinforce_tactics" else 30)
     for agent in TABLES if first else [rng.choice(TABLES)]:
-        play(client, rng, "connectx", agent, 6)
+        play(client, rng, "connectx", agent, 6, wait_warm=first)
     client.call("POST", "/api/sessions", raw=b"[" * 40_000 + b"]" * 20_000)  # too deep (413 past 64 KiB)
     client.call("POST", "/api/replays/kaggle", raw=b'{"episode": [' + b",".join([b"[" * 15 + b"]" * 15] * 100_000) + b"]}")
     client.call("POST", "/api/sessions", {"game": "reinforce_tactics", "params": {"starting_gold": 10 ** 30}})
@@ -167,13 +174,14 @@ def soak(rounds: int, seed: int = 1, sessions: int = SESSIONS, report=None) -> t
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's memory from /proc")
 def test_the_servers_memory_levels_off_over_a_long_soak() -> None:
     """A few thousand mixed requests: the memory of the last third of the rounds stays within
-    a small margin of the most the first two thirds reached (the compiles are done in the first
-    round, the sessions' store is full from the fifth; what keeps growing is a leak)."""
+    a margin of the most the first two thirds reached (the compiles are done in the first
+    round, the sessions' store is full from the fifth; the tables its sessions fill as they
+    search, and the allocator's pages, make the noise; what keeps growing is a leak)."""
     pytest.importorskip("waitress")
     levels, client = soak(15)
     assert client.count >= 2000, client.count
     settled = max(levels[: 2 * len(levels) // 3])
-    assert max(levels[2 * len(levels) // 3:]) <= settled * 1.1 + 20, levels
+    assert max(levels[2 * len(levels) // 3:]) <= settled * 1.25 + 30, levels  # the leak seen: +1.6 GB in 2,465 requests
 
 
 if __name__ == "__main__":
