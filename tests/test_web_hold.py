@@ -222,3 +222,39 @@ def test_a_nested_spec_is_held_to_the_servers_rules(app, monkeypatch, game, spec
     sid = new(client)
     r = client.post(f"/api/sessions/{sid}/analyze", json={"agent": spec.replace("quixo_perfect", "solve_first")})
     assert r.status_code == 400, (r.status_code, r.json)
+
+
+def test_a_stuck_warm_up_does_not_stall_the_others(app, monkeypatch) -> None:
+    """A warm-up that never ends (an agent blocked on something) would leave every later agent
+    warming for ever: past WARM_STUCK seconds the next gets a thread of its own."""
+    stuck, quick = Blocking(warm=True), Blocking(warm=True)
+    quick.release.set()
+    made = iter([stuck, quick])
+    monkeypatch.setattr(sessions_mod, "make_agent", lambda spec, game: next(made))
+    monkeypatch.setattr(sessions_mod, "WARM_STUCK", 0.0)
+    client = app.test_client()
+    first = new(client, agent="x")
+    assert stuck.entered.wait(HOLD)
+    second = new(client, agent="y")
+    store = app.extensions["sessions"]
+    assert store.get(second).ready.wait(HOLD)
+    held = not store.get(first).ready.is_set()
+    stuck.release.set()
+    assert held and quick.warm_thread == "agent-warm-up1"
+
+
+def test_a_dropped_sessions_queued_warm_up_is_skipped(monkeypatch) -> None:
+    from core.games import make_game
+
+    blocker, queued = Blocking(warm=True), Blocking(warm=True)
+    made = iter([blocker, queued, Blocking()])
+    monkeypatch.setattr(sessions_mod, "make_agent", lambda spec, game: next(made))
+    store = sessions_mod.SessionStore(capacity=1)
+    game = make_game("tictactoe")
+    store.create(game, "x", 0.1, 0)
+    assert blocker.entered.wait(HOLD)
+    dropped = store.create(game, "y", 0.1, 0)  # queued behind the first
+    store.create(game, "z", 0.1, 0)  # the store keeps one: the second is dropped before its turn
+    blocker.release.set()
+    assert dropped.dropped and dropped.ready.wait(HOLD)
+    assert queued.warm_thread is None  # its warm-up never ran

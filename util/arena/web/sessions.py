@@ -49,6 +49,8 @@ STATE_BYTES = 500  # a state's own share: the State, its two tuples' headers, it
 TRIM_EVERY = 10.0  # seconds between two returns of freed memory to the system (malloc_trim) after sessions are dropped
 LOCK_WAIT = 0.5  # seconds a request waits for a session another request is using; a 409 after (never a held thread)
 WARM_RETRY = 2.0  # seconds a client is told to wait (Retry-After) while an agent warms up
+WARM_STUCK = 300.0  # seconds a warm-up may run before the next one gets a thread of its own (a compile at load: 40 s)
+WARM_THREADS = 4  # warm-up threads at most
 WARM_WAIT = 1.0  # seconds a move or an analysis waits for its agent's warm-up before that 503 (a quick one is served at once)
 
 
@@ -97,6 +99,7 @@ class Session:
     analysis_lock: threading.Lock = field(default_factory=threading.Lock)
     ready: threading.Event = field(default_factory=threading.Event)  # set once the agent is warm (SessionStore.warm)
     warmer: Any = None  # the store's warm-up queue, for the analysts this session adds
+    dropped: bool = False  # the store has let it go (its queued warm-ups are skipped)
 
     @contextlib.contextmanager
     def busy(self, lock: threading.Lock | None = None):
@@ -205,7 +208,7 @@ class Session:
             if agent is None:
                 agent = make_agent(spec, self.game)
                 ready = threading.Event()
-                self.warmer.submit(warm_up, agent, ready) if self.warmer else warm_up(agent, ready)
+                self.warmer.submit(warm_up, agent, ready, self) if self.warmer else warm_up(agent, ready)
             self.analysts[spec] = agent, ready
             while len(self.analysts) > MAX_ANALYSTS:
                 self.analysts.popitem(last=False)
@@ -252,15 +255,16 @@ def plan_first(agent: Any, state: State, deadline: float) -> int:
     return int(first)
 
 
-def warm_up(agent: Any, ready: threading.Event) -> None:
+def warm_up(agent: Any, ready: threading.Event, session: Session | None = None) -> None:
     """Run ``agent``'s own ``warm_up`` (compiles and loads what its moves use; every agent's
     takes no argument: ConnectX's compile for the board of their game), then set ``ready``
     with the seconds it took as ``ready.seconds``. A warm-up that fails sets ``ready`` all the
-    same: the agent's moves then compile as they would have (its own failure is reported there)."""
+    same: the agent's moves then compile as they would have (its own failure is reported there).
+    Nothing is done once ``session`` is dropped from its store."""
     fn = getattr(agent, "warm_up", None)
     t = time.perf_counter()
     try:
-        if callable(fn):
+        if callable(fn) and not (session is not None and session.dropped):  # a dropped session's agent: no work
             fn()
     except Exception:  # noqa: BLE001 - reported by the move that follows
         LOG.warning("warming up %r failed", agent, exc_info=True)
@@ -288,25 +292,36 @@ def give_back_memory() -> None:
 
 
 class Warmer:
-    """One daemon thread that runs warm-ups in the order they come (a stopping server does not
-    wait for a compile); started with the first."""
+    """Daemon threads that run warm-ups in the order they come (a stopping server does not wait
+    for a compile), one at a time: a second thread starts only when the running warm-up has
+    lasted :data:`WARM_STUCK` seconds (an agent stuck on something, not compiling), at most
+    :data:`WARM_THREADS` in all. A warm-up whose session is gone by its turn is skipped."""
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._started: dict[str, float | None] = {}  # thread name -> when its warm-up started (None: waiting)
         self._lock = threading.Lock()
 
     def submit(self, fn: Any, *args: Any) -> None:
         self._queue.put((fn, args))
+        now = time.monotonic()
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="agent-warm-up", daemon=True)
-                self._thread.start()
+            stuck = all(t is not None and now - t > WARM_STUCK for t in self._started.values())
+            if stuck and len(self._started) < WARM_THREADS:
+                name = f"agent-warm-up{len(self._started) or ''}"
+                self._started[name] = None
+                threading.Thread(target=self._run, args=(name,), name=name, daemon=True).start()
 
-    def _run(self) -> None:
+    def _run(self, name: str) -> None:
         while True:
             fn, args = self._queue.get()
-            fn(*args)  # warm_up never raises
+            with self._lock:
+                self._started[name] = time.monotonic()
+            try:
+                fn(*args)  # warm_up never raises
+            finally:
+                with self._lock:
+                    self._started[name] = None
 
 
 class SessionStore:
@@ -333,7 +348,7 @@ class SessionStore:
         agent = make_agent(agent_spec, game)
         session = Session(secrets.token_urlsafe(16), game, agent_spec, agent, t, 0, [game.initial()], [{}], warmer=self.warmer)
         if callable(getattr(agent, "warm_up", None)):
-            self.warmer.submit(warm_up, agent, session.ready)
+            self.warmer.submit(warm_up, agent, session.ready, session)
         else:
             session.ready.set()
         session.roll()
@@ -354,7 +369,7 @@ class SessionStore:
         with self._lock:
             while len(self._sessions) > self.capacity or (len(self._sessions) > 1 and (
                     self.table_bytes() > self.memory or self.state_bytes() > self.state_memory)):
-                self._sessions.popitem(last=False)
+                self._sessions.popitem(last=False)[1].dropped = True
                 dropped += 1
         if dropped and time.monotonic() - self._trimmed > TRIM_EVERY:
             self._trimmed = time.monotonic()
