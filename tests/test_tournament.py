@@ -145,7 +145,8 @@ def test_failing_agents_lose_with_their_error_recorded(tmp_path: Path) -> None:
     raises = write(tmp_path, "raises.py", RAISES)
     slow = write(tmp_path, "slow.py", SLOW)
     db = tmp_path / "t.sqlite"
-    code = main(["--agents", f"{raises},{slow},random", "--games", "2", "--time", "0.2", "--workers", "2", "--db", str(db), "--quiet"])
+    code = main(["--agents", f"{raises},{slow},random", "--games", "2", "--time", "0.2", "--overage", "1", "--workers", "2",
+                 "--db", str(db), "--quiet"])  # files have a bank of 1 s: SLOW is killed 1 s past it
     assert code == 0
     with Store(db) as store:
         names = {pid: spec for pid, (spec, _) in store.players().items()}
