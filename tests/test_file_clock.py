@@ -210,3 +210,20 @@ def test_a_reinforce_tactics_file_is_asked_once_a_turn_on_kaggles_clock(tmp_path
     told = seen(log)
     assert len(told) >= 2 and all(act == ACT for _turn, _bank, act in told)
     assert told[0][1] == 5.0 and told[-1][1] < 5.0 - (NAP - ACT)  # a slow turn was paid from the bank
+
+
+# --- the built perfect file ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_built_perfect_file_plays_a_tournament_against_a_second_file_without_forfeits(tmp_path: Path) -> None:
+    """The README's SPRT line with a real submission: the perfect file (its numba compile in its
+    first games' moves, paid from the bank as on Kaggle) against a file that is slow to answer."""
+    built = tmp_path / "submission.py"
+    subprocess.run([sys.executable, "build_submission.py", "--output", str(built), "--no-validate"], cwd=ROOT, check=True,
+                   capture_output=True, timeout=900)
+    other, _ = stand_in(tmp_path, "other", slow_moves=2)
+    db = tmp_path / "t.sqlite"
+    assert main(["--agents", f"{built},{other}", "--sprt", "elo0=0,elo1=10,alpha=0.05,beta=0.05", "--games", "2",
+                 "--time", "0.5", "--workers", "1", "--db", str(db), "--quiet"]) == 0
+    with Store(db) as store:
+        games = list(store.games())
+    assert len(games) == 2 and all(g.termination in ("win", "draw") for g in games), [(g.termination, g.errors) for g in games]
