@@ -10,11 +10,14 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
                                               built-ins (Reinforce Tactics: ``kaggle:aggressive``,
                                               :mod:`util.arena.kaggle_turns`);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
-                                              its own process as Kaggle would;
+                                              its own process as Kaggle would, on Kaggle's clock
+                                              (:class:`FilePlayer`; ConnectX, or a game whose turn
+                                              is a list of action dicts: Reinforce Tactics);
   ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
 
 Files, ``kaggle:negamax``/``kaggle:random`` and OpenSpiel's MCTS speak Kaggle's ConnectX board
-(:data:`BOARD_PLAYER_GAMES`).
+(:data:`BOARD_PLAYER_GAMES`); files also play the games of :attr:`core.game.Game.kaggle_env`
+(:class:`util.arena.kaggle_turns.FileTurnPlayer`).
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
