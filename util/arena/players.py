@@ -388,7 +388,8 @@ def file_player(path: str, game: Game | Shape, time_per_move: float, seed: int =
     return FilePlayer(path, configuration(shape, time_per_move), seed, overage, "connectx", load_now, shape)
 
 
-FILE_GRACE = 1.0  # seconds past actTimeout + bank before a file that has not answered is killed (the loop judges the time)
+FILE_GRACE = 1.0  # seconds past actTimeout + bank before a file that has not answered is killed (the loop judges the
+# time); kaggle-environments' UrlAgent waits as long for an agent behind its HTTP server (remainingOverageTime + actTimeout + 1)
 
 
 class FilePlayer(StatelessPlayer):
