@@ -153,7 +153,7 @@ def test_loading_the_file_counts_against_its_first_move(tmp_path: Path) -> None:
 def test_a_file_that_never_answers_is_killed_and_loses_on_time(tmp_path: Path) -> None:
     path = tmp_path / "hung.py"
     path.write_text("import time\ndef agent(obs, config):\n    time.sleep(600)\n")
-    job = match.schedule([players.resolve(str(path)), players.resolve("rules")], 1, "round-robin", STANDARD, ACT,
+    job = match.schedule([players.resolve(str(path)), players.resolve("kaggle:random")], 1, "round-robin", STANDARD, ACT,
                          "direct", seed=0, overage=1.0)[0]
     r = match.run_job(job)
     loser = 1 if job.first.kind == "file" else 2
