@@ -173,11 +173,13 @@ def test_a_tournament_of_two_slow_files_has_no_forfeits(tmp_path: Path) -> None:
     assert max(t for g in games for t in g.move_times) > ACT + 1.0
 
 
-def test_overage_is_checked_on_the_command_line(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "util.arena.tournament", "--agents", "random,rules", "--overage", "-1",
+@pytest.mark.parametrize("extra", [["--overage", "-1"], ["--overage", "nan"], ["--overage", "5", "--engine", "kaggle"]])
+def test_overage_is_checked_on_the_command_line(tmp_path: Path, extra: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "util.arena.tournament", "--agents", "random,rules", *extra,
                            "--db", str(tmp_path / "t.sqlite"), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and len(lines) == 1 and "--overage" in lines[0] and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and len(lines) == 1 and "--overage" in lines[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "t.sqlite").exists()  # refused before the store was made
 
 
 # --- Reinforce Tactics files ---------------------------------------------------------------------

@@ -520,6 +520,9 @@ def _main(args: argparse.Namespace) -> int:
             raise UsageError("--time must be positive (seconds per move)")
         if args.all and not args.report:
             raise UsageError("--all goes with --report")
+        if args.overage is not None and args.engine == "kaggle":
+            raise UsageError("--overage sets agent files' bank in the direct loop; kaggle-environments gives its own (60 s): "
+                             "drop --overage or use --engine direct")
         if args.replay:
             check_folder(Path(args.out), "--out")
         if args.plot:
