@@ -9,7 +9,8 @@ was already played. The worker never touches the store: it returns a result dict
 One loop for every game (:mod:`core.games`): players choose on :class:`core.game.State`
 (ConnectX's own players through :func:`util.arena.players.state_player`), and the loop judges them the
 same way on every game: an agent that raises, returns something that is not a legal action, or
-runs past the hard time limit loses at once, and the reason is recorded. Chance outcomes (dice)
+runs past the hard time limit loses at once, and the reason is recorded (an agent file is timed
+by Kaggle's clock instead, its overage bank included: :func:`play`). Chance outcomes (dice)
 are drawn by the loop from a generator seeded per game pair, so both games of a pair roll the
 same dice as far as the moves allow; they are stored among the actions, their indices in
 ``chance``.
