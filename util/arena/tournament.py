@@ -343,13 +343,13 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
     todo = [j for j in jobs if j.key not in done]
     elsewhere = claims_note(store, me, [j.key for j in todo])
     print(f"run {tag}: {len(jobs)} games scheduled, {len(jobs) - len(todo)} already in {store.path}"
-          + (f", {elsewhere[1]}" if elsewhere[0] else "") + f", {len(todo) - len(elsewhere[0])} to play", file=sys.stderr)
+          + (f", {elsewhere[1]}" if elsewhere[0] else "") + f", {len(todo) - len(elsewhere)} to play", file=sys.stderr)
     state = SprtMatch(test, jobs, ids[specs[0].text]) if test else None
     if state:
         state.update(store)
     from tqdm import tqdm
     failed = 0
-    bar = tqdm(total=len(todo) - len(elsewhere), disable=args.quiet, unit="game", file=sys.stderr)
+    bar = tqdm(total=len(todo) - len(elsewhere[0]), disable=args.quiet, unit="game", file=sys.stderr)
 
     def claimed():  # lazily, as workers free up: another runner may take the next one first
         for job in todo:
