@@ -343,7 +343,7 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
     todo = [j for j in jobs if j.key not in done]
     elsewhere = claims_note(store, me, [j.key for j in todo])
     print(f"run {tag}: {len(jobs)} games scheduled, {len(jobs) - len(todo)} already in {store.path}"
-          + (f", {elsewhere[1]}" if elsewhere[0] else "") + f", {len(todo) - len(elsewhere)} to play", file=sys.stderr)
+          + (f", {elsewhere[1]}" if elsewhere[0] else "") + f", {len(todo) - len(elsewhere[0])} to play", file=sys.stderr)
     state = SprtMatch(test, jobs, ids[specs[0].text]) if test else None
     if state:
         state.update(store)
