@@ -230,3 +230,17 @@ def test_the_built_perfect_file_plays_a_tournament_against_a_second_file_without
         games = list(store.games())
     assert len(games) == 2 and all(g.termination in ("win", "draw") for g in games), [(g.termination, g.errors) for g in games]
 
+
+
+@pytest.mark.slow
+def test_the_built_reinforce_tactics_file_plays_a_tournament_on_its_clock_without_forfeits(tmp_path: Path) -> None:
+    """The Reinforce Tactics submission asked once a turn, on its own clock (a turn's time, the bank)."""
+    built = tmp_path / "rt.py"
+    subprocess.run([sys.executable, "build_submission.py", "--game", "reinforce_tactics", "--output", str(built),
+                    "--no-validate"], cwd=ROOT, check=True, capture_output=True, timeout=900)
+    db = tmp_path / "t.sqlite"
+    assert main(["--game", RT_SPEC, "--agents", f"{built},kaggle:aggressive", "--games", "2", "--time", "1",
+                 "--workers", "1", "--db", str(db), "--quiet"]) == 0
+    with Store(db) as store:
+        games = list(store.games())
+    assert len(games) == 2 and all(g.termination in ("win", "draw") for g in games), [(g.termination, g.errors) for g in games]
