@@ -221,6 +221,8 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
                 raise UsageError(f"--tree {args.tree}: cannot write in {folder}; give a file in a writable folder")
         game = parse_game_args(args.game, args.shape)
         spec = players.resolve(args.agent, game)
+        if spec.kind == "file":  # it loads inside its first move, as on Kaggle: a broken one is told here
+            players.check_loads(spec, game, args.time)
         agent = players.state_player(spec, game, args.time, args.seed)
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
