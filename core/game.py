@@ -102,11 +102,12 @@ def param_bounds(spec: tuple) -> tuple | None:
 
 
 def parse_param(value: Any, name: str, typ: type, bounds: tuple | None, game: str) -> Any:
-    """A game parameter's value of type ``typ`` within ``bounds``: ValueError of one line
-    (``game 'connectx': rows must be an integer from 1 to 20, got 100000``) otherwise."""
+    """A game parameter's value of type ``typ`` within ``bounds`` (an int without bounds: within
+    int64, :data:`util.bounds.INT64`): ValueError of one line (``game 'connectx': rows must be
+    an integer from 1 to 20, got 100000``) otherwise."""
     try:
         if typ is int:
-            lo, hi = bounds or (None, None)
+            lo, hi = bounds or bounds_mod.INT64  # every int a game keeps fits its kernels' int64 words
             return bounds_mod.as_int(value, name, lo, hi)
         if typ is float:
             lo, hi = bounds or (None, None)

@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.engine.info import SearchInfo
+from agents.engine.spec import GENERIC_AGENT_SPEC
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
 from util.jit import hot
 from util.xorshift import rng_next
@@ -344,7 +345,7 @@ class MCLearnerAgent:
     table: str = ""  # the .npz written by ``train`` (Quixo's table defaults it to data/quixo_mc_<n>x<n>.npz: agents.quixo)
     min_count: int = 1  # entries seen fewer times count as unknown
     unknown: float = 0.0  # value of a child the table does not know, when some others are known
-    fallback: str = "alphabeta:max_depth=1"  # generic engine agent spec (agents.engine.registry) for positions the table does not know
+    fallback: str = field(default="alphabeta:max_depth=1", metadata=GENERIC_AGENT_SPEC)  # generic engine agent spec for positions the table does not know
 
     games: ClassVar[tuple[str, ...] | None] = None
     _t: Any = field(default=None, init=False, repr=False)
@@ -430,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
+    from util.backends import missing
+
+    if missing(args.backend):
+        p.error(missing(args.backend))
     game = game_from_args(p, args, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
