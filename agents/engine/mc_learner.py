@@ -194,11 +194,16 @@ class ValueTable:
 
     @classmethod
     def load(cls, path: str | Path) -> ValueTable:
-        with np.load(path) as z:
-            keys, values, counts = z["keys"], z["values"], z["counts"]
-            if keys.dtype != np.int64 or len(keys) != len(values) or len(keys) != len(counts):
-                raise ValueError(f"{path} is not a table written by agents.engine.mc_learner")
-            return cls(keys, values.astype(np.float32), counts.astype(np.uint32), str(z["game"]), int(z["episodes"]))
+        """The table in ``path``; ValueError of one line for a damaged or foreign file."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                keys, values, counts = z["keys"], z["values"], z["counts"]
+                game, episodes = str(z["game"]), int(z["episodes"])
+        except Exception as exc:  # a damaged or foreign file: BadZipFile, EOFError, KeyError, ...
+            raise ValueError(f"cannot read table {path}: {exc}; train one with python -m agents.engine.mc_learner train") from None
+        if keys.dtype != np.int64 or len(keys) != len(values) or len(keys) != len(counts):
+            raise ValueError(f"{path} is not a table written by agents.engine.mc_learner")
+        return cls(keys, values.astype(np.float32), counts.astype(np.uint32), game, episodes)
 
 
 def key_shift(game: Any) -> int:

@@ -33,7 +33,12 @@ def load_table(n: int, path: str = "") -> Any:
     from core.quixo.retrograde import Table, pack, solve
 
     if path:
-        return Table(path)
+        try:
+            return Table(path)
+        except OSError:
+            raise
+        except Exception as exc:  # a damaged or foreign file: BadZipFile, EOFError, KeyError, ...
+            raise ValueError(f"cannot read table {path}: {exc}") from None
     if n == 3:
         sol = solve(3, jit=False)
         code, bad = pack(sol, jit=False)
