@@ -55,7 +55,8 @@ def load_table(n: int, path: str = "") -> Any:
 
 @dataclass
 class QuixoPerfectAgent:
-    """The table's move on 3×3 and 4×4; ``fallback`` on 5×5 or when the table is missing."""
+    """The table's move on 3×3 and 4×4; ``fallback`` on 5×5 or when the table cannot be read (a
+    table the spec names must exist when the agent is built: :func:`agents.registry.spec_tree`)."""
 
     game: Any = None  # the core.quixo.Quixo played (set by the registry)
     table: str = ""  # npz of the board's table (empty: data/quixo_4x4.npz on 4×4, solved on the fly on 3×3)
