@@ -189,9 +189,9 @@ def test_the_size_rule_is_every_games(capsys):
 
 
 def test_a_node_limit_lets_a_big_game_be_searched(capsys):
-    from agents.engine import solve
-
     import io
+
+    from agents.engine import solve
     out, err = io.StringIO(), io.StringIO()
     code = solve.run(io.StringIO("04T\n"), out, err, parse_game("quixo"), False, 10, 256, False, None, 3, "alphabeta",
                      10, False, False, max_nodes=500)
