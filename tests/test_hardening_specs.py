@@ -147,6 +147,28 @@ def test_reinforce_tactics_seed_and_steps_are_bounded(spec, key):
         parse_game(spec)
 
 
+INT_PARAMS = [(name, key) for name in GAME_CLASSES for key, entry in parse_game(name).PARAMS.items() if entry[0] is int]
+
+
+@settings(max_examples=80, deadline=None)
+@given(which=st.sampled_from(INT_PARAMS), value=st.one_of(st.integers(-(2 ** 70), 2 ** 70), st.integers().map(str),
+                                                          st.sampled_from(["1e30", "nan", "1.5", "", " ", "\u0663", "0x10"])))
+def test_fuzz_a_game_number_is_taken_within_its_bounds_or_refused_in_one_line(which, value):
+    """Every int parameter of every game: a value is either taken within its declared bounds
+    (int64 without bounds of its own) or a ValueError of one line, never another exception."""
+    from core.game import param_bounds
+
+    name, key = which
+    cls = type(parse_game(name))
+    lo, hi = param_bounds(cls.PARAMS[key]) or (-(2 ** 63), 2 ** 63 - 1)
+    try:
+        game = cls(**{key: value})
+    except ValueError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert lo <= game.params[key] <= hi
+
+
 def test_a_game_int_without_bounds_of_its_own_fits_int64():
     assert parse_param(str(2 ** 63 - 1), "x", int, None, "g") == 2 ** 63 - 1
     for bad in (2 ** 63, -(2 ** 63) - 1, 10 ** 30):
@@ -221,6 +243,8 @@ def garbage(tmp_path):
     ("quixo_perfect:table={garbage}", "quixo:size=4"),
     ("quixo_perfect:table=/nonexistent.npz", "quixo:size=4"),
     ("mc_learner:table={garbage}", "quixo:size=3"),
+    ("ant_colony:cache={garbage}", "connectx"),
+    ("perfect:book={garbage}", "tictactoe"),  # the engine's book agent
     ("quixo_perfect:fallback=mc_learner:table=/nonexistent.npz", "quixo"),
 ])
 def test_a_missing_or_damaged_data_file_is_refused_before_any_game(agent, game, garbage, tmp_path, capsys):
