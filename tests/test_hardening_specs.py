@@ -270,3 +270,15 @@ def test_backend_ray_without_ray_names_what_to_install(command, tmp_path, capsys
         err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "pip install -r requirements-optional.txt" in err and not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2 ** 63), "99999999999999999999999"])
+def test_the_learners_seed_is_bounded_at_entry(seed, tmp_path, capsys):
+    """Before: any int was taken (``type=int``) and reached the compiled self-play's integers."""
+    from agents.engine import mc_learner
+
+    with pytest.raises(SystemExit) as done:
+        mc_learner.main(["train", "--game", "quixo:size=3", "--episodes", "1", "--out", str(tmp_path / "t.npz"), "--seed", seed])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "--seed" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t.npz").exists()

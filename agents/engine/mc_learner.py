@@ -411,7 +411,7 @@ class MCLearnerAgent:
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
+    from util.cli import SEED, OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
@@ -425,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--epsilon", type=float, default=0.1, help="exploration: share of random moves (default 0.1)")
     t.add_argument("--round-episodes", type=positive_int, default=5000,
                    help="episodes of the first rounds (later: a quarter of those learnt so far; default 5000)")
-    t.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    t.add_argument("--seed", type=SEED, default=0, help="seed, from 0 to 2**63 - 1 (default 0)")
     t.add_argument("--backend", choices=("process", "ray"), default="process", help="local processes (default) or Ray")
     t.add_argument("--address", default=None, help="Ray cluster address (a shared folder must hold --out)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
