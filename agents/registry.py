@@ -25,7 +25,9 @@ from agents.engine.spec import (
     convert_params,
     field_default,
     names_file,
+    parameters_of,
     parse_spec,
+    sized_bytes,
 )
 from util.bounds import shown
 
@@ -130,6 +132,12 @@ class SpecNode:
     def nodes(self) -> list[SpecNode]:
         """This node and every node below it, parents first."""
         return [self, *(n for c in self.children.values() for n in c.nodes())]
+
+    def table_bytes(self) -> int:
+        """An upper estimate of the bytes the tables of every agent of the tree may hold (each
+        one's sizing fields, defaults included: :func:`agents.engine.spec.sized_bytes`), the
+        agents a parent builds later (a fallback) included: what a server counts for a spec."""
+        return sum(sized_bytes({**parameters_of(n.cls), **n.kwargs}) for n in self.nodes())
 
 
 def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None,

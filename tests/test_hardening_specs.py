@@ -57,6 +57,16 @@ def test_a_nested_spec_within_the_bounds_is_built(quixo, spec):
     assert registry.make(spec, quixo, server=True).fallback == parse_spec(spec)[1].get("fallback", "alphabeta")
 
 
+def test_a_trees_table_bytes_count_the_nested_agents(quixo):
+    """A server counting one agent's tables missed a fallback's (100 MiB at tt_bits=22)."""
+    alone = registry.check_spec_tree(quixo, "alphabeta:tt_bits=22", server=True).table_bytes()
+    nested = registry.check_spec_tree(quixo, "quixo_perfect:fallback=alphabeta:tt_bits=22", server=True)
+    assert alone >= 24 << 22 and nested.table_bytes() == alone
+    deeper = registry.check_spec_tree(quixo, "quixo_perfect:fallback=mc_learner:fallback=mcts:capacity=2000000", server=True)
+    assert deeper.table_bytes() == registry.check_spec_tree(quixo, "mcts:capacity=2000000").table_bytes() + \
+        registry.check_spec_tree(quixo, "mc_learner:fallback=random").table_bytes()
+
+
 def test_the_nesting_depth_is_bounded(quixo):
     deep = "quixo_perfect:fallback=" * (MAX_SPEC_DEPTH + 1) + "alphabeta"
     with pytest.raises(SpecError, match="deeper than"):

@@ -123,13 +123,18 @@ TABLE_BYTES: dict[str, Any] = {
 def table_bytes(agent: Any) -> int:
     """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
     those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
+    objs = [obj for obj in (agent, getattr(agent, "inner", None)) if dataclasses.is_dataclass(obj)]
+    return sum(sized_bytes({name: getattr(obj, name, None) for name in TABLE_BYTES}) for obj in objs)
+
+
+def sized_bytes(values: dict[str, Any]) -> int:
+    """The bytes the tables sized by ``values`` (field name -> value) may take when full
+    (:data:`TABLE_BYTES`; other names and non-positive values count nothing)."""
     total = 0
-    for obj in (agent, getattr(agent, "inner", None)):
-        if dataclasses.is_dataclass(obj):
-            for name, size in TABLE_BYTES.items():
-                v = getattr(obj, name, None)
-                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                    total += size(min(v, 1 << 40))
+    for name, size in TABLE_BYTES.items():
+        v = values.get(name)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            total += size(min(v, 1 << 40))
     return total
 
 
