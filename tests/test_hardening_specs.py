@@ -292,3 +292,26 @@ def test_the_learners_seed_is_bounded_at_entry(seed, tmp_path, capsys):
     err = capsys.readouterr().err
     assert done.value.code == 2 and "--seed" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "t.npz").exists()
+
+
+# --- the web's entries: the same checks, a 400 -----------------------------------------------
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    pytest.importorskip("flask")
+    from util.arena.web.app import create_app
+
+    return create_app(db=str(tmp_path_factory.mktemp("web") / "none.sqlite")).test_client()
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"game": "reinforce_tactics", "params": {"starting_gold": 10 ** 30}}, "starting_gold"),  # before: a 500 (OverflowError)
+    ({"game": "reinforce_tactics", "params": {"starting_gold": 2 ** 63 - 1}}, "starting_gold"),  # before: gold wrapped negative
+    ({"game": "reinforce_tactics", "params": {"seed": -5}}, "seed"),
+    ({"game": "quixo", "agent": "quixo_perfect:fallback=mc_learner:table=/etc/passwd"}, "cannot name a file"),
+    ({"game": "quixo", "agent": "quixo_perfect:fallback=alphabeta:tt_bits=26"}, "on this server"),
+    ({"game": "quixo", "agent": "quixo_perfect:fallback=mcts:capacity=15000000"}, "on this server"),
+    ({"game": "tictactoe", "agent": "mcts:c=1,c=2"}, "given twice"),
+])
+def test_the_web_answers_a_bad_number_or_nested_spec_with_a_400(web, body, words):
+    r = web.post("/api/sessions", json={"agent": "random", "time": 0.2, "human": 0, **body})
+    assert r.status_code == 400 and words in r.get_data(as_text=True)
