@@ -203,7 +203,8 @@ def _solve(argv, capsys, stdin=""):
     return done.value.code, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("game", ["quixo", "quixo:size=5", "connectx", "reinforce_tactics", "quantik:canonical=0"])
+@pytest.mark.parametrize("game", ["quixo", "quixo:size=5", "quixo:max_plies=0", "connectx", "reinforce_tactics",
+                                  "quantik:canonical=0"])
 def test_solving_a_game_beyond_the_size_bound_is_refused(game, capsys):
     """Before: quixo 5x5 started a search that never ended (Reinforce Tactics alone was refused)."""
     code, err = _solve(["--game", game, "--no-jit"], capsys)
@@ -215,7 +216,7 @@ def test_the_size_rule_is_every_games(capsys):
 
     for name in GAME_CLASSES:
         game = parse_game(name)
-        assert (too_big(game) is None) == (game.positions_log10() <= 12)
+        assert (too_big(game) is None) == (game.positions_log10() <= 11)
     for small in ("tictactoe", "quixo:size=4", "quixo:size=3", "quantik", "connect4_count:rows=4,columns=5"):
         assert too_big(parse_game(small)) is None
 

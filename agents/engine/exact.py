@@ -281,11 +281,11 @@ def next_prime(n: int) -> int:
     return n
 
 
-MAX_POSITIONS_LOG10 = 12.0
-"""A game of more positions than 10**12 (:meth:`core.game.Game.positions_log10`) is not solved
+MAX_POSITIONS_LOG10 = 11.0
+"""A game of more positions than 10**11 (:meth:`core.game.Game.positions_log10`) is not solved
 from its start without a node limit: the solve command would run for hours or for ever (Quixo
-5×5 with its ply cap: 10**14; Reinforce Tactics: 10**34,756; 4×4 Quixo 10**9.9 and Quantik
-10**9.3 are solved)."""
+5×5: 10**14 with its ply cap, 10**11.9 without; Reinforce Tactics: 10**34,756; 4×4 Quixo
+10**9.9, Quantik 10**9.3 and count-the-fours 4×5 10**9.5 are solved)."""
 
 
 def too_big(game: Any) -> str | None:

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int_in(*FIELD_BOUNDS["max_plies"]), default=256, help="longest line followed (default 256)")
     parser.add_argument("--max-nodes", type=int_in(1, 10 ** 15), default=None,
                         help="search each line within N nodes (a line beyond is reported; needed on a game of more "
-                        "than 10^12 positions, which is refused without it)")
+                        "than 10^11 positions, which is refused without it)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
     parser.add_argument("--tree", metavar="FILE", help="write the explored tree (.json, .svg with Graphviz, else DOT)")
     parser.add_argument("--tree-depth", type=int_in(0, 12), default=3, help="depth of the tree export (default 3)")
