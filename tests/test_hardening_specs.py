@@ -114,6 +114,27 @@ def test_fuzz_an_oversized_table_at_any_depth_is_refused(quixo, depth, agent, ov
     registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={wider}")  # a command line's own bounds are wider
 
 
+TOKENS = ["quixo_perfect", "mc_learner", "alphabeta", "mcts", "random", "course_minimax", "fallback", "table", "tt_bits",
+          "capacity", "margin", "seed", "max_depth", "c", "heuristic", ":", "=", ",", "/etc/passwd", "/dev/zero", "..",
+          "data/quixo_4x4.npz", "26", "22", "-1", "1e308", "nan", "15000000", "99999999999999999999999999999999", " ", ""]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=24).map("".join))
+def test_fuzz_any_spec_text_is_checked_or_refused_in_one_line(quixo, tmp_path_factory, text):
+    """Whatever the text, the server's check gives a tree within the server's bounds or a
+    SpecError of one line (no other exception, no file outside the data folder opened)."""
+    try:
+        tree = registry.check_spec_tree(quixo, text, server=True, data_root=tmp_path_factory.getbasetemp())
+    except SpecError as exc:
+        assert "\n" not in str(exc)
+        return
+    for node in tree.nodes():
+        for key, (lo, hi) in SERVER_BOUNDS.items():
+            if key in node.kwargs:
+                assert lo <= node.kwargs[key] <= hi
+
+
 # --- point 6: numbers and keys bounded where they enter ---------------------------------------
 @pytest.mark.parametrize("spec", ["connectx:rows=6,rows=7", "quixo:size=4, size=5", "reinforce_tactics:seed=1,seed=1"])
 def test_a_game_parameter_given_twice_is_refused(spec):
