@@ -436,13 +436,13 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
+    game = game_from_args(p, args, "the learner plays games without chance")
+    if args.resume and not Path(args.out).exists():
+        p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     from util.backends import missing
 
     if missing(args.backend):
         p.error(missing(args.backend))
-    game = game_from_args(p, args, "the learner plays games without chance")
-    if args.resume and not Path(args.out).exists():
-        p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     t0 = time.perf_counter()
     try:
         with stop_on_signals():

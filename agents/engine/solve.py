@@ -129,14 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     game = game_from_args(parser, args)
-    why = None if args.max_nodes else too_big(game)
-    if why:
-        parser.error(why)
     if args.tree and args.tree.endswith(".svg"):
         from agents.engine.tree import dot_available
 
         if not dot_available():
             parser.error("--tree FILE.svg needs Graphviz's dot (apt-get install graphviz); use .dot or .json")
+    why = None if args.max_nodes else too_big(game)
+    if why:
+        parser.error(why)
     try:
         with stop_on_signals():
             return run(sys.stdin, sys.stdout, sys.stderr, game, args.all_moves, args.tt_bits, args.max_plies,
