@@ -40,6 +40,7 @@ import numpy as np
 from agents.engine.info import SearchInfo
 from agents.engine.spec import GENERIC_AGENT_SPEC
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
+from util.cli import SEED
 from util.jit import hot
 from util.xorshift import rng_next
 
@@ -411,7 +412,7 @@ class MCLearnerAgent:
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import SEED, OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
+    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")

@@ -226,18 +226,22 @@ def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int) 
 
 
 def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:
-    """Build and close the player once, so a file that fails to load stops the command early;
-    an agent with a ``load_data()`` hook reads its data files (a cache, a book, a table) then,
-    so a missing or damaged one is a SpecError before the first game, not a forfeit in each."""
+    """Build and close the player once, so a file that fails to load stops the command early."""
     player = build(spec, shape, time_per_move, 0)
+    check_data(spec, player)
+    getattr(player, "close", lambda: None)()
+
+
+def check_data(spec: PlayerSpec, player: Any) -> None:
+    """An in-process agent with a ``load_data()`` hook reads its data files (a cache, a book, a
+    table) now: a missing or damaged one is a SpecError before the first game, not a forfeit in
+    each (:func:`check_loads`, which every command runs on its specs first)."""
+    load = getattr(getattr(player, "agent", None), "load_data", None)
     try:
-        load = getattr(getattr(player, "agent", None), "load_data", None)
         if callable(load):
             load()
     except (OSError, ValueError, KeyError) as exc:
         raise SpecError(f"agent {spec.text}: {one_line(exc)}") from None
-    finally:
-        getattr(player, "close", lambda: None)()
 
 
 def one_line(exc: BaseException) -> str:
