@@ -287,6 +287,17 @@ def test_a_missing_or_damaged_data_file_is_refused_before_any_game(agent, game, 
     assert "moves" not in out.out  # no game report: nothing was played
 
 
+def test_play_refuses_a_damaged_data_file_before_the_game(garbage, tmp_path, capsys):
+    """Before: the game started, and the agent's first move failed on the file."""
+    import io
+
+    from util.arena import play
+
+    code = play.main(["--agent", f"mcts:cache={garbage}", "--db", str(tmp_path / "p.db")], io.StringIO("q\n"), io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot read cache file" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
 @pytest.mark.parametrize("command", ["tournament", "tune"])
 def test_backend_ray_without_ray_names_what_to_install(command, tmp_path, capsys):

@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
         game = parse_game_args(args.game, args.shape)
         spec = players.resolve(args.agent, game)
         agent = players.state_player(spec, game, args.time, args.seed)
+        players.check_data(spec, agent)  # a missing or damaged cache, book or table: one line now
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:
