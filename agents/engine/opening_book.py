@@ -134,7 +134,7 @@ class OpeningBook:
             with np.load(path, allow_pickle=False) as z:
                 spec, plies = str(z["spec"]), int(z["plies"])
                 keys, values, acts = z["keys"], z["values"], z["actions"]
-        except (OSError, KeyError, ValueError) as exc:
+        except Exception as exc:  # a damaged or foreign file: OSError, BadZipFile, EOFError, KeyError, ...
             raise ValueError(f"opening book {path}: cannot be read ({exc}); rebuild it "
                              f"(python -m agents.engine.opening_book --game {game.name})") from None
         if spec != game.spec():

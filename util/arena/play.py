@@ -224,6 +224,7 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
         if spec.kind == "file":  # it loads inside its first move, as on Kaggle: a broken one is told here
             players.check_loads(spec, game, args.time)
         agent = players.state_player(spec, game, args.time, args.seed)
+        players.check_data(spec, agent)  # a missing or damaged cache, book or table: one line now
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:

@@ -50,7 +50,7 @@ from typing import Any
 
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
-from agents.engine.spec import SpecError, convert_params, parse_spec
+from agents.engine.spec import SpecError, parse_spec
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import Game, State
@@ -164,14 +164,12 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
         extra = ", kaggle:negamax, kaggle:random, openspiel_mcts, <agent file.py>" if game.name in BOARD_PLAYER_GAMES else ""
         raise SpecError(f"unknown agent {name!r}; {here}{extra}")
     try:
-        cls = registry.agent_class(game.name, name)
+        registry.agent_class(game.name, name)
     except SpecError as exc:
         raise SpecError(f"{exc}; {here}") from None
-    kwargs = convert_params(cls, name, params, game=game)
-    try:
-        agent = registry.builder(game.name, name)(cls, kwargs, game, spec)
-    except (TypeError, ValueError) as exc:
-        raise SpecError(f"agent {name!r}: {exc}") from None
+    node = registry.check_spec_tree(game, spec)  # the agents its parameters name too, before any game
+    kwargs = node.kwargs
+    agent = registry.build_node(node, game, spec)
     built = {k: getattr(agent, k) for k in kwargs}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
     modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
@@ -240,7 +238,25 @@ def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> 
         file_player(spec.name, shape, time_per_move, 0, load_now=True).close()
         return
     player = build(spec, shape, time_per_move, 0)
+    check_data(spec, player)
     getattr(player, "close", lambda: None)()
+
+
+def check_data(spec: PlayerSpec, player: Any) -> None:
+    """An in-process agent with a ``load_data()`` hook reads its data files (a cache, a book, a
+    table) now: a missing or damaged one is a SpecError before the first game, not a forfeit in
+    each (:func:`check_loads`, which every command runs on its specs first)."""
+    load = getattr(getattr(player, "agent", None), "load_data", None)
+    try:
+        if callable(load):
+            load()
+    except (OSError, ValueError, KeyError) as exc:
+        raise SpecError(f"agent {spec.text}: {one_line(exc)}") from None
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (a library's may span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 # --- code versions ---------------------------------------------------------------------------

@@ -527,6 +527,8 @@ def _main(args: argparse.Namespace) -> int:
             check_folder(Path(args.out), "--out")
         if args.plot:
             check_folder(Path(args.plot), "--plot")
+        if not (args.report or args.replay) and backends.missing(args.backend):
+            raise UsageError(backends.missing(args.backend))
         reading = bool(args.report or args.replay)
         with Store(args.db, create=not reading) as store:
             if args.replay:

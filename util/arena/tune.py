@@ -338,6 +338,8 @@ def _main(args: argparse.Namespace) -> int:
                 raise UsageError(f"--{name} must be at least 1")
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
+        if backends.missing(args.backend):
+            raise UsageError(backends.missing(args.backend))
         shape = parse_game_args(args.game, args.shape)  # the game (ConnectX: on its board)
         fixed = parse_spec(f"{args.agent}:{args.fixed}")[1]
         players.resolve(spec_text(args.agent, fixed), shape)  # an agent that does not play the game: say so first
