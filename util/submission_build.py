@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from util.bounds import SECONDS_MAX, as_float
+from util.cli import read_text_file, unwritable
 from util.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,11 +42,13 @@ class Target:
 def load_params_file(path: str) -> dict[str, Any]:
     """A JSON object of parameters, or ``{"params": {...}}`` (e.g. a tuning result)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read --params file {path}: {exc.strerror}") from None
+        data = json.loads(read_text_file(path, "--params file"))
     except json.JSONDecodeError as exc:
         raise UsageError(f"--params file {path} is not valid JSON: {exc}") from None
+    except ValueError as exc:  # missing, unreadable, not a regular file, not text
+        raise UsageError(str(exc)) from None
+    except RecursionError:
+        raise UsageError(f"--params file {path} is nested too deeply") from None
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
         data = data["params"]
     if not isinstance(data, dict):
@@ -98,23 +101,12 @@ def git_output(*args: str) -> str:
 
 
 def check_output(output: Path) -> None:
-    """UsageError unless ``output`` can be written: not a directory, under a directory (made
-    if missing) in which a file can be created. Probed with a temporary file, before any work."""
-    if output.is_dir():
-        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'submission.py'}")
-    if output.exists() and not output.is_file():
-        raise UsageError(f"--output {output} exists and is not a regular file")
-    folder = output.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UsageError(f"--output {output}: {folder} is a file, not a folder")
-    try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".connectx-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write in {folder} ({exc.strerror or exc}); choose another --output") from None
+    """UsageError unless ``output`` can be written (:func:`util.cli.unwritable`: the one check of
+    every command's output path), before any work."""
+    why = unwritable(output)
+    if why:
+        hint = f"give a file name such as {output / 'submission.py'}" if output.is_dir() else "choose another --output"
+        raise UsageError(f"--output {why}; {hint}")
 
 
 def failed_path(output: Path) -> Path:

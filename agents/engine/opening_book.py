@@ -214,7 +214,7 @@ class BookSolverAgent(SolverAgent):
 
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser
+    from util.cli import OneLineParser, check_writable
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     add_game_arguments(p, default="quantik")
@@ -226,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.plies <= 8:
         p.error(f"--plies {args.plies}: give 0 to 8 (the book grows fast with plies)")
     out = Path(args.out) if args.out else default_path(game)
+    check_writable(p, "--out", out)
     t0 = time.perf_counter()
     try:
         book = build(game, args.plies, jit=False if args.no_jit else None)

@@ -27,7 +27,7 @@ from util.arena import openings, players
 from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
-from util.cli import SEED, OneLineParser, int_in, seconds_in
+from util.cli import SEED, OneLineParser, int_in, seconds_in, unwritable
 
 HUMAN = "human"
 MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)
@@ -215,10 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.tree:
-            folder = os.path.dirname(os.path.abspath(args.tree))
-            if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-                raise UsageError(f"--tree {args.tree}: cannot write in {folder}; give a file in a writable folder")
+        why = unwritable(args.tree) if args.tree else None
+        if why:
+            raise UsageError(f"--tree {why}; give a file in a writable folder")
         game = parse_game_args(args.game, args.shape)
         spec = players.resolve(args.agent, game)
         agent = players.state_player(spec, game, args.time, args.seed)
