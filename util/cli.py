@@ -8,12 +8,9 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from util.bounds import SECONDS_MAX, as_float, as_int
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 class OneLineParser(argparse.ArgumentParser):

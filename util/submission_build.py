@@ -11,6 +11,8 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from util.bounds import SECONDS_MAX, as_float
-from util.cli import read_text_file, unwritable
+from util.cli import exit_code as interrupt_code
+from util.cli import raise_if_signalled, read_text_file, signal_name, signals_at_checkpoints, stop_on_signals, unwritable
 from util.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +136,35 @@ def write_beside(output: Path, text: str) -> Path:
     return Path(name)
 
 
+def start_validator(cmd: list[str], cwd: Path, env: dict[str, str], started: list[subprocess.Popen]) -> subprocess.Popen:
+    """A validation process, appended to ``started`` before any signal can interrupt (one that
+    comes meanwhile is raised after), in a process group of its own: :func:`stop_validators`
+    then stops it with everything it started (the submission's compiled worker), and a
+    terminal's Ctrl-C reaches the builder alone, which stops them."""
+    with signals_at_checkpoints():
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        started.append(proc)
+    raise_if_signalled()
+    return proc
+
+
+def stop_validators(started: list[subprocess.Popen], tmp: Path) -> None:
+    """Kill every validation process of ``started`` with its process group (its children, the
+    compiled workers, included) and remove the validation folder ``tmp``: the end of validation,
+    passed, failed or interrupted (a second signal meanwhile is only recorded)."""
+    with signals_at_checkpoints():
+        for proc in started:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the group outlives its leader: also after it exited
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+            if proc.stderr:
+                proc.stderr.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
     """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that."""
     try:
@@ -188,11 +220,12 @@ def shown_path(path: Path) -> Path:
 
 def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Exception], ...] = ()) -> int:
     """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
-    1, a write error 2, Ctrl-C 130): the one error policy of both builders. ``usage_errors``:
+    1, a write error 2, Ctrl-C 130, SIGTERM 143): the one error policy of both builders. ``usage_errors``:
     more exceptions that mean bad input (the registry's SpecError: this layer imports no agent)."""
     bad_input: tuple[type[Exception], ...] = (UsageError, *usage_errors)
     try:
-        return run_(argv)
+        with stop_on_signals():  # SIGTERM like Ctrl-C: validators stopped, temporary files removed
+            return run_(argv)
     except bad_input as exc:
         print(f"build_submission.py: error: {exc}", file=sys.stderr)
         return 2
@@ -202,6 +235,6 @@ def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Except
     except OSError as exc:  # a full disk, a folder gone while building
         print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("build_submission.py: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"build_submission.py: interrupted ({signal_name(exc)})", file=sys.stderr)
+        return interrupt_code(exc)
