@@ -27,7 +27,7 @@ from util.arena import openings, players
 from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
-from util.cli import SEED, OneLineParser, int_in, seconds_in, unwritable
+from util.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, signal_name, stop_on_signals, unwritable
 
 HUMAN = "human"
 MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)
@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:
-                result = play(agent, game, human_mark, args.time, inp, out, args.seed, args.tree, args.tree_depth)
+                with stop_on_signals():  # Ctrl-C or SIGTERM: the agent (an agent file's process) is closed
+                    result = play(agent, game, human_mark, args.time, inp, out, args.seed, args.tree, args.tree_depth)
             finally:
                 agent.close()
             if result is None:
@@ -239,6 +240,9 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
     except (UsageError, SpecError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({signal_name(exc)}): the unfinished game is not saved", file=sys.stderr)
+        return exit_code(exc)
 
 
 if __name__ == "__main__":
