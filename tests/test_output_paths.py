@@ -74,6 +74,14 @@ def _build(argv):
     return build_submission.main(argv)
 
 
+def _bench(name: str) -> Callable:
+    def main(argv):
+        import importlib
+        return importlib.import_module(f"bench.{name}").main(argv)
+    main.__name__ = f"_bench.{name}"
+    return main
+
+
 QUICK = ["--agents", "random,random:seed=1", "--games", "1", "--time", "0.05", "--quiet"]
 # (command, its arguments with {P} for the output path, the flag, the suffix the command wants, a folder?)
 OUTPUTS: list[tuple[Callable, list[str], str, str, bool]] = [
@@ -95,6 +103,12 @@ OUTPUTS: list[tuple[Callable, list[str], str, str, bool]] = [
     (_cache, ["grow", "--seconds", "0.2", "--agent", "mcts:leaf=rollout", "--out", "{P}"], "--out", ".npz", False),
     (_book, ["build", "--shape", "4x4x3", "--max-ply", "0", "--store", "{P}", "--book", "{T}/b.npz"], "--store", ".store", False),
     (_book, ["pack", "--shape", "4x4x3", "--store", "{T}/b.store", "--book", "{P}"], "--book", ".npz", False),
+    # benchmarks that write files
+    (_bench("quixo_depth"), ["--seconds", "0.01", "--positions", "1", "--plies", "0", "--json", "{P}"], "--json", ".json", False),
+    (_bench("quantik_timer"), ["--agents", "random", "--games", "1", "--seconds", "0.01", "--out", "{P}"], "--out", ".json", False),
+    (_bench("quixo_learning_curve"), ["--size", "3", "--checkpoints", "10", "--games", "1", "--out", "{P}"], "--out", ".npz", False),
+    (_bench("perfect_kaggle"), ["{T}/missing.py", "--cache", "{P}"], "--cache", ".json", False),
+    (_bench("pons_verify"), ["--set", "L3_R1", "--log", "{P}"], "--log", ".log", False),
 ]
 KINDS = ["device", "fifo", "directory", "unwritable"]
 
