@@ -9,75 +9,39 @@ a wrong exit code (or a replaced device), not as an hour of work.
 """
 from __future__ import annotations
 
-import io
 import os
 import stat
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.test_bounds import _book, _build, _cache, _play, _tournament, one_line
 from util.cli import read_text_file, unwritable
 
 DEVICE = Path("/dev/full")
 
 
-def _tournament(argv):
-    from util.arena import tournament
-    return tournament.main(argv)
+def _main(module: str, name: str = "main") -> Callable:
+    """A command's entry point, imported when called (the test ids name it)."""
+    def main(argv):
+        import importlib
+        if module == "util.arena.tune":
+            pytest.importorskip("optuna")
+        return getattr(importlib.import_module(module), name)(argv)
+    main.__name__ = "_" + module.rsplit(".", 1)[-1]
+    return main
 
 
-def _tune(argv):
-    pytest.importorskip("optuna")
-    from util.arena import tune
-    return tune.main(argv)
-
-
-def _play(argv):
-    from util.arena import play
-    return play.main(argv, io.StringIO("q\n"), io.StringIO())
-
-
-def _solve(argv):
-    from agents.engine import solve
-    return solve.main(argv)
-
-
-def _opening_book(argv):
-    from agents.engine import opening_book
-    return opening_book.main(argv)
-
-
-def _mc_learner(argv):
-    from agents.engine import mc_learner
-    return mc_learner.main(argv)
-
-
-def _retrograde(argv):
-    from core.quixo import retrograde
-    return retrograde.main(argv)
-
-
-def _cache(argv):
-    from agents.connectx import mcts_cache
-    return mcts_cache._main(argv)
-
-
-def _book(argv):
-    from agents.connectx import book
-    return book.main(argv)
-
-
-def _build(argv):
-    import build_submission
-    return build_submission.main(argv)
+_tune = _main("util.arena.tune")
+_solve = _main("agents.engine.solve")
+_opening_book = _main("agents.engine.opening_book")
+_mc_learner = _main("agents.engine.mc_learner")
+_retrograde = _main("core.quixo.retrograde")
 
 
 def _bench(name: str) -> Callable:
-    def main(argv):
-        import importlib
-        return importlib.import_module(f"bench.{name}").main(argv)
+    main = _main(f"bench.{name}")
     main.__name__ = f"_bench.{name}"
     return main
 
@@ -132,23 +96,6 @@ def place(kind: str, tmp: Path, suffix: str) -> Path:
     return Path("/proc/no-such-folder") / f"out{suffix}"
 
 
-def run_one_line(capsys, main: Callable, argv: list[str]) -> str:
-    old = sys.stdin
-    sys.stdin = io.StringIO("")
-    try:
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    finally:
-        sys.stdin = old
-    out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert code == 2, (code, out[-300:], err[-600:])
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("k", range(len(OUTPUTS)), ids=[f"{c[0].__name__[1:]} {c[2]}" for c in OUTPUTS])
 def test_every_output_path_is_checked_before_any_work(capsys, monkeypatch, tmp_path, k, kind) -> None:
@@ -164,7 +111,7 @@ def test_every_output_path_is_checked_before_any_work(capsys, monkeypatch, tmp_p
         from core.connectx import Shape
         book.Store(tmp_path / "b.store", Shape(4, 4, 3))
     before = sorted(p.name for p in tmp_path.iterdir())
-    line = run_one_line(capsys, main, argv)
+    line = one_line(capsys, main, argv)
     assert flag in line and (str(path) in line or str(path.resolve()) in line), line
     assert stat.S_ISCHR(os.stat(DEVICE).st_mode)  # /dev/full is still the device
     if kind == "device" and suffix:
@@ -213,7 +160,7 @@ def test_binary_and_non_text_input_files_are_one_line(tmp_path) -> None:
 def test_a_binary_params_file_is_one_line(capsys, tmp_path, builder) -> None:
     binary = tmp_path / "params.json"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
-    line = run_one_line(capsys, _build, [*builder, "--params", str(binary), "--no-validate", "--output", str(tmp_path / "s.py")])
+    line = one_line(capsys, _build, [*builder, "--params", str(binary), "--no-validate", "--output", str(tmp_path / "s.py")])
     assert "--params file" in line and "not UTF-8 text" in line, line
     assert not (tmp_path / "s.py").exists()
 
