@@ -199,8 +199,10 @@ def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
     """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
     it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
     builders' ``run``."""
-    temp = write_beside(output, text)
+    with signals_at_checkpoints():  # a signal while the file is made is raised where the file is removed
+        temp = write_beside(output, text)
     try:
+        raise_if_signalled()
         if check is not None:
             check(temp)
         os.replace(temp, output)
