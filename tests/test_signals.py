@@ -459,3 +459,22 @@ def test_engine_solve_stops_on_sigterm(tmp_path):
     seen = descendants(run.proc.pid)
     stop_and_check(run, seen, signal.SIGTERM)
     assert not (tmp_path / "t.json").exists()
+
+
+def test_play_stops_on_sigterm_at_the_prompt(tmp_path):
+    """The interactive game waits for the human's move: SIGTERM there ends it like Ctrl-C (it
+    was the default action: exit -15, no line, an agent file's process left to notice alone)."""
+    proc = subprocess.Popen([sys.executable, "-m", "util.arena.play", "--agent", "random", "--game", "tictactoe",
+                             "--db", str(tmp_path / "t.sqlite")], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        prompt = b""
+        while b"your move" not in prompt and proc.poll() is None:  # the prompt for the human's move
+            prompt += proc.stdout.read1(4096)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, (proc.returncode, err)
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0] and b"Traceback" not in err, err
