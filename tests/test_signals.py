@@ -478,3 +478,13 @@ def test_play_stops_on_sigterm_at_the_prompt(tmp_path):
     assert proc.returncode == 143, (proc.returncode, err)
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0] and b"Traceback" not in err, err
+
+
+def test_opening_book_stops_on_sigterm_and_writes_nothing(tmp_path):
+    """Plain Python: the first plies of Quantik take far longer than the test."""
+    out = tmp_path / "book.npz"
+    run = Running(["-m", "agents.engine.opening_book", "--game", "quantik", "--plies", "4", "--no-jit", "--out", str(out)])
+    time.sleep(3.0)
+    assert run.proc.poll() is None, run.err[-800:]
+    stop_and_check(run, descendants(run.proc.pid), signal.SIGTERM)
+    assert "interrupted (SIGTERM)" in run.err.decode() and not out.exists()
