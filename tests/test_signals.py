@@ -415,8 +415,7 @@ def test_rt_builder_stops_while_validating_and_leaves_no_worker(tmp_path, signum
     _nothing_left(tmp, out)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
 def test_rt_builder_stopped_at_five_seconds_leaves_nothing(tmp_path, signum):
     """Wherever it is at 5 s (bundling, or the validators starting): the same clean stop (an
     interrupt at 5 s once left 2 children)."""
