@@ -148,15 +148,6 @@ class Runner:
                 ray.cancel(ref, force=True)
 
 
-def interrupt_on_sigterm() -> None:
-    """Make SIGTERM (``kill``, a cluster scheduler) stop the driver like Ctrl-C, so it kills its
-    workers and reports what is saved instead of dying and leaving workers behind."""
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
-
-
 def _worker_start(driver: int, from_main_thread: bool) -> None:
     """A pool worker ignores Ctrl-C: the driver alone handles it (and kills them), so an
     interrupt can never turn into a game result. And it dies with the driver: a driver killed

@@ -412,7 +412,7 @@ class MCLearnerAgent:
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
+    from util.cli import OneLineParser, check_writable, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
@@ -437,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
+    check_writable(p, "--out", args.out)
     game = game_from_args(p, args, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")

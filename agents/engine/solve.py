@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TextIO
 
-from util.cli import Interrupted, OneLineParser, exit_code, stop_on_signals
+from util.cli import Interrupted, OneLineParser, check_writable, exit_code, stop_on_signals
 
 
 def _fmt(v: float) -> str:
@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     game = game_from_args(parser, args)
+    check_writable(parser, "--tree", args.tree)
     if args.tree and args.tree.endswith(".svg"):
         from agents.engine.tree import dot_available
 

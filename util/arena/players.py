@@ -503,7 +503,12 @@ def load_agent_file(path: str) -> Callable[[Any, Any], Any]:
     propagate."""
     import inspect
 
-    source = Path(path).read_text()
+    from util.cli import read_text_file
+
+    try:
+        source = read_text_file(path, "")
+    except ValueError as exc:  # missing, not a regular file, binary
+        raise AgentFileError(str(exc)) from None
     try:
         code = compile(source, path, "exec")
     except SyntaxError as exc:
