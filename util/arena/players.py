@@ -130,11 +130,21 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
     if _is_file(spec) or spec.startswith("kaggle:") or parse_spec(spec)[0] == "openspiel_mcts":
         if game.name not in BOARD_PLAYER_GAMES:
             here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
-            if _is_file(spec) or spec.startswith("kaggle:"):
+            if _is_file(spec):
+                raise SpecError(f"{spec} is a Kaggle agent file: it plays only the games Kaggle runs "
+                                f"({', '.join(file_games())}), not {game.name!r}; {here}")
+            if spec.startswith("kaggle:"):
                 raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
             raise SpecError(f"agent 'openspiel_mcts' does not play {game.name!r}; it plays: connectx; {here}")
         return _resolve_board_player(spec)
     return _resolve_agent(spec, game)
+
+
+def file_games() -> list[str]:
+    """The games an agent file plays: ConnectX's board and every game with a Kaggle environment."""
+    from core.games import make_game, names
+
+    return [*BOARD_PLAYER_GAMES, *(n for n in names() if n not in BOARD_PLAYER_GAMES and make_game(n).kaggle_env)]
 
 
 def _resolve_board_player(spec: str) -> PlayerSpec:
