@@ -28,7 +28,6 @@ import dataclasses
 import importlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -61,6 +60,8 @@ from util.submission_build import (  # noqa: E402  (the builders' shared parts, 
     parse_pairs,
     seconds,
     shown_path,
+    start_validator,
+    stop_validators,
     submission_defaults,
     wait_for,
     write_validated,
@@ -241,6 +242,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}  # as on Kaggle
     pending = list(enumerate(jobs))
     running: list[tuple[int, subprocess.Popen, Path]] = []
+    started: list[subprocess.Popen] = []
     results: dict[int, dict] = {}
     give_up = time.monotonic() + timeout
     try:
@@ -248,8 +250,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
             while pending and len(running) < workers:
                 i, (extra, out) = pending.pop(0)
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
-                proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                running.append((i, proc, out))
+                running.append((i, start_validator(cmd, tmp, env, started), out))
             i, proc, out = running[0]
             wait_for(proc, give_up - time.monotonic(), timeout)
             running.pop(0)
@@ -257,11 +258,8 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
                 raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
             results[i] = json.loads(out.read_text())
-    finally:  # a failure or Ctrl-C leaves no validation process behind
-        for _, proc, _ in running:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally:  # a failure, Ctrl-C or SIGTERM leaves no validation process (nor its children) behind
+        stop_validators(started, tmp)
     reports = [results[i] for i in sorted(results)]
     return reports[:-1], reports[-1]
 

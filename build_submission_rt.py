@@ -27,7 +27,6 @@ import dataclasses
 import importlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -302,6 +301,7 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
     env["NUMBA_CACHE_DIR"] = "/proc/rt-validate-no-cache"  # no writable cache, as on a read-only system
     pending = list(enumerate(_jobs(args, tmp)))
     running: list[tuple[int, subprocess.Popen, Path]] = []
+    started: list[subprocess.Popen] = []
     results: dict[int, dict] = {}
     give_up = time.monotonic() + args.timeout
     try:
@@ -309,7 +309,7 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
             while pending and len(running) < args.workers:
                 i, (extra, out) = pending.pop(0)
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
-                running.append((i, subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True), out))
+                running.append((i, B.start_validator(cmd, tmp, env, started), out))
             i, proc, out = running[0]
             B.wait_for(proc, give_up - time.monotonic(), args.timeout)
             running.pop(0)
@@ -319,11 +319,8 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
                 raise B.BuildFailed(f"validation process failed (exit {proc.returncode}) after {len(report.get('games', []))} games: "
                                     f"{' | '.join(tail)}")
             results[i] = report
-    finally:
-        for _, proc, _ in running:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally:  # a failure, Ctrl-C or SIGTERM leaves no validation process (nor its children) behind
+        B.stop_validators(started, tmp)
     reports = [results[i] for i in sorted(results)]
     return reports[:-1], reports[-1]
 

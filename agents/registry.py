@@ -10,12 +10,26 @@ default is ``cls(game=game, **kwargs)``). A game adds its agents with one line i
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from agents.engine.registry import ENGINE_AGENTS, refusal, supports
-from agents.engine.spec import SpecError, convert_params, parse_spec
+from agents.engine.registry import ENGINE_AGENTS, generic_class, refusal, supports
+from agents.engine.spec import (
+    MAX_SPEC_DEPTH,
+    SpecError,
+    check_data_file,
+    convert_params,
+    field_default,
+    names_file,
+    parameters_of,
+    parse_spec,
+    sized_bytes,
+)
+from util.bounds import shown
 
 GAME_TABLES: dict[str, str] = {
     "connectx": "agents.connectx.registry",
@@ -104,15 +118,77 @@ def names(game_name: str | None = None) -> list[str]:
     return out
 
 
-def make(spec: str, game: Any, server: bool = False) -> Any:
+@dataclass(frozen=True)
+class SpecNode:
+    """One agent of a spec: its name, class, converted parameters (``kwargs``) and the agents
+    its parameters name (``children``: field name -> node; :data:`agents.engine.spec.AGENT_SPEC`),
+    a default included."""
+
+    name: str
+    cls: type
+    kwargs: dict[str, Any]
+    children: dict[str, SpecNode] = field(default_factory=dict)
+
+    def nodes(self) -> list[SpecNode]:
+        """This node and every node below it, parents first."""
+        return [self, *(n for c in self.children.values() for n in c.nodes())]
+
+    def table_bytes(self) -> int:
+        """An upper estimate of the bytes the tables of every agent of the tree may hold (each
+        one's sizing fields, defaults included: :func:`agents.engine.spec.sized_bytes`), the
+        agents a parent builds later (a fallback) included: what a server counts for a spec."""
+        return sum(sized_bytes({**parameters_of(n.cls), **n.kwargs}) for n in self.nodes())
+
+
+def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None,
+              generic: bool = False, depth: int = 0) -> SpecNode:
+    """``spec`` parsed once into a tree of :class:`SpecNode` for ``game``, every agent it builds
+    checked as a whole: names, parameters and bounds (:func:`agents.engine.spec.convert_params`;
+    with ``server``, :data:`~agents.engine.spec.SERVER_BOUNDS` and no file outside ``data_root``),
+    at every depth (at most :data:`~agents.engine.spec.MAX_SPEC_DEPTH`). A file a parameter names
+    must be a regular file (a FIFO would block the agent that opens it). ``generic``: the
+    spec names a generic engine agent (:data:`~agents.engine.spec.GENERIC_AGENT_SPEC`)."""
+    if depth > MAX_SPEC_DEPTH:
+        raise SpecError(f"agent spec {shown(spec)} nests agents deeper than {MAX_SPEC_DEPTH}")
+    name, params = parse_spec(spec)
+    cls = generic_class(name, game.name) if generic else agent_class(game.name, name)
+    kwargs = convert_params(cls, name, params, server, game, data_root)
+    for key, value in kwargs.items():
+        if names_file(key, value):
+            check_data_file(value, f"parameter {key} of agent {name!r}", data_root if server else None)
+    children = {}
+    for f in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
+        kind = f.metadata.get("agent_spec")
+        text = str(kwargs.get(f.name, field_default(f)) or "").strip() if kind else ""
+        if text:
+            try:
+                children[f.name] = spec_tree(game, text, server, data_root, kind == "generic", depth + 1)
+            except SpecError as exc:
+                raise SpecError(f"parameter {f.name} of agent {name!r}: {exc}") from None
+    return SpecNode(name, cls, kwargs, children)
+
+
+def check_spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None) -> SpecNode:
+    """The checked tree of ``spec`` on ``game`` (:func:`spec_tree`), or SpecError (one line): the
+    one check of a spec a command or a server runs before it builds or plays anything.
+    ``server=True``: a server's request, every agent within the server's bounds, file
+    parameters only regular files inside ``data_root`` (None: no file at all)."""
+    return spec_tree(game, spec, server, data_root)
+
+
+def make(spec: str, game: Any, server: bool = False, data_root: str | os.PathLike | None = None) -> Any:
     """The agent of ``spec`` for ``game`` (a :class:`core.game.Game`), choosing with
     ``choose(state, deadline)``; a clear error names the games the agent supports when ``game``
-    is not one of them. ``server=True``: a server's request (no file names, smaller tables:
-    :func:`agents.engine.spec.convert_params`)."""
-    name, params = parse_spec(spec)
-    cls = agent_class(game.name, name)
-    kwargs = convert_params(cls, name, params, server, game)
+    is not one of them. The whole spec is checked first (:func:`check_spec_tree`), the agents
+    its parameters name included. ``server=True``: a server's request (no file names outside
+    ``data_root``, smaller tables: :func:`agents.engine.spec.convert_params`)."""
+    return build_node(check_spec_tree(game, spec, server, data_root), game, spec)
+
+
+def build_node(node: SpecNode, game: Any, spec: str) -> Any:
+    """The agent of a checked :class:`SpecNode` (its own parameters: the agents below it are
+    built by it, from their specs)."""
     try:
-        return builder(game.name, name)(cls, kwargs, game, spec)
+        return builder(game.name, node.name)(node.cls, dict(node.kwargs), game, spec)
     except (TypeError, ValueError) as exc:
-        raise SpecError(f"agent {name!r}: {exc}") from None
+        raise SpecError(f"agent {node.name!r}: {exc}") from None

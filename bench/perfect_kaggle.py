@@ -42,7 +42,7 @@ from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
 from util.arena.players import StatelessPlayer  # noqa: E402
 from util.atomic import write_text  # noqa: E402
-from util.cli import OneLineParser  # noqa: E402
+from util.cli import OneLineParser, check_writable  # noqa: E402
 
 
 class SolverCache:
@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strong-from-ply", type=int, default=3, help="the perfect opponent's strong play from this ply (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
     args = parser.parse_args(argv)
+    check_writable(parser, "--cache", args.cache)
     if not Path(args.file).is_file():
         parser.error(f"no file {args.file}; build one with python build_submission.py --output {args.file}")
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.connectx.pons_data import PONS  # noqa: E402
-from util.cli import OneLineParser, positive_int  # noqa: E402
+from util.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 
 SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 _SOLVER = None  # one solver per worker process (its table is reused across positions)
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     if not source.is_file():
         parser.error(f"no Pons file {source}; set CONNECTX_PONS_DIR to the folder holding Test_{args.set}")
     log = args.log or Path(__file__).resolve().parent / "logs" / f"pons_{args.set}.log"
+    check_writable(parser, "--log", log)
     positions = [line.split() for line in source.read_text().splitlines() if line.strip()]
     expected = {m: int(s) for m, s in positions}
     done = read_log(log)

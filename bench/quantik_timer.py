@@ -26,7 +26,7 @@ from agents import registry  # noqa: E402
 from agents.registry import SpecError  # noqa: E402
 from core.games import make_game  # noqa: E402
 from util.atomic import write_bytes, write_text  # noqa: E402
-from util.cli import OneLineParser, positive_int  # noqa: E402
+from util.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 
 DEFAULT_AGENTS = "random,quantik_strategy,alphabeta,mcts,perfect"
 OUT = Path(__file__).resolve().parent / "logs" / "quantik_timer.json"
@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed of the random opponent")
     ap.add_argument("--out", default=str(OUT), help="JSON output; the plot goes beside it as .png")
     args = ap.parse_args(argv)
+    check_writable(ap, "--out", args.out)
+    check_writable(ap, "--out", Path(args.out).with_suffix(".png"))  # the plot beside it
     if not args.seconds > 0:
         ap.error(f"--seconds {args.seconds}: give a positive number of seconds per move")
     game = make_game("quantik")

@@ -17,7 +17,7 @@ import sys
 import time
 import types
 
-from util.cli import OneLineParser, positive_int
+from util.cli import OneLineParser, check_writable, positive_int
 
 VARIANTS = ("shipped", "no_order", "exact_key", "exact_key_no_order")
 
@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the positions (default 0)")
     p.add_argument("--json", default="", help="also write the figures to this JSON file")
     args = p.parse_args(argv)
+    check_writable(p, "--json", args.json)
     try:
         plies = [int(x) for x in args.plies.split(",") if x.strip()]
     except ValueError:

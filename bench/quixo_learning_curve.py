@@ -15,7 +15,7 @@ import math
 import time
 from pathlib import Path
 
-from util.cli import OneLineParser, positive_int
+from util.cli import OneLineParser, check_writable, positive_int
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
     game = make_game("quixo", size=args.size)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".npz", ".json", ".png"):  # the three files of the prefix, before any episode
+        check_writable(p, "--out", out.with_suffix(suffix))
     table_path = out.with_suffix(".npz")
     have = ValueTable.load(table_path).episodes if args.resume and table_path.exists() else 0
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]

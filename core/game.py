@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,11 +103,12 @@ def param_bounds(spec: tuple) -> tuple | None:
 
 
 def parse_param(value: Any, name: str, typ: type, bounds: tuple | None, game: str) -> Any:
-    """A game parameter's value of type ``typ`` within ``bounds``: ValueError of one line
-    (``game 'connectx': rows must be an integer from 1 to 20, got 100000``) otherwise."""
+    """A game parameter's value of type ``typ`` within ``bounds`` (an int without bounds: within
+    int64, :data:`util.bounds.INT64`): ValueError of one line (``game 'connectx': rows must be
+    an integer from 1 to 20, got 100000``) otherwise."""
     try:
         if typ is int:
-            lo, hi = bounds or (None, None)
+            lo, hi = bounds or bounds_mod.INT64  # every int a game keeps fits its kernels' int64 words
             return bounds_mod.as_int(value, name, lo, hi)
         if typ is float:
             lo, hi = bounds or (None, None)
@@ -190,6 +192,13 @@ class Game:
     def symmetries(self) -> Sequence[Symmetry]:
         """The game's symmetries (identity included), for canonical keys and books."""
         return ()
+
+    def positions_log10(self) -> float:
+        """log10 of an upper estimate of the positions a game from the start can reach: what an
+        exact solve of it may have to visit (:func:`agents.engine.exact.too_big` refuses a solve
+        beyond :data:`agents.engine.exact.MAX_POSITIONS_LOG10`). The default counts every
+        word as 64 free bits; a game says better (a board of cells: 3 states a cell)."""
+        return self.words * 64 * math.log10(2)
 
     def fits_int64(self) -> bool:
         """Whether every word of every state fits int64 (else only the plain path runs)."""

@@ -9,6 +9,7 @@ import importlib
 from typing import Any
 
 from core.game import Game, param_bounds
+from util.bounds import key_values, shown
 
 GAME_CLASSES: dict[str, str] = {
     "connectx": "core.connectx.game:ConnectX",
@@ -50,13 +51,7 @@ def make_game(name: str, **params: Any) -> Game:
 def parse_game(spec: str) -> Game:
     """``"connect4_count:rows=4,columns=5"`` -> that game."""
     name, _, rest = spec.strip().partition(":")
-    params = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        k, eq, v = item.partition("=")
-        if not eq:
-            raise ValueError(f"bad game parameter {item!r} in {spec!r}; write key=value, comma-separated")
-        params[k.strip()] = v.strip()
-    return make_game(name, **params)
+    return make_game(name, **key_values(rest, "game parameter", shown(spec)))
 
 
 def describe() -> str:

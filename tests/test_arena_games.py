@@ -90,7 +90,7 @@ def test_agent_that_does_not_play_the_game_is_one_line_exit_2(tmp_path: Path, ca
     assert "agent 'rules' does not play 'tictactoe'; it plays: connectx" in lines[0]
     assert "agents that play tictactoe: random" in lines[0] and "alphabeta" in lines[0]
     for agents, words in (("kaggle:negamax,random", "plays only connectx"), ("nosuch,random", "unknown agent 'nosuch'"),
-                          (f"{tmp_path / 'bot.py'},random", "plays only connectx")):
+                          (f"{tmp_path / 'bot.py'},random", "plays only the games Kaggle runs (connectx, reinforce_tactics)")):
         assert main(["--game", "tictactoe", "--agents", agents, "--db", str(tmp_path / "t.sqlite"), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0] and "agents that play tictactoe: random" in err[0], err

@@ -224,7 +224,7 @@ def test_a_marked_command_line_import_is_not_reported_and_the_default_file_stays
         (["--max-bank", "61"], "at most 60"),
         (["--timeout", "0"], "--timeout"),
         (["--max-first-move", "nan"], "--max-first-move"),
-        (["--output", "/proc/x.py"], "cannot write in /proc"),
+        (["--output", "/proc/x.py"], "--output /proc/x.py cannot be written"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, args, expected):

@@ -225,7 +225,9 @@ def test_a_watched_solve_does_the_search_of_one_call():
     # The one restart repeats at most the first try's nodes (0.1 s of them: a load-dependent count).
     assert 0 < watched.restart_nodes < plain.nodes
     assert watched.nodes <= plain.nodes + watched.restart_nodes, (watched.nodes, plain.nodes, watched.restart_nodes)
-    assert len(calls) > 10
+    # Progress came from the watched run, counting up (how many wake-ups fit in it is the clock's
+    # and the GIL's: 9 to dozens on this VM, so no count is asserted).
+    assert calls and calls == sorted(calls) and calls[-1] <= watched.nodes, calls
 
 
 # --- agents ---------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """The engine searches give the same moves, values, visit and node counts as at commit 4495222
 on fixed positions and budgets (plain path; compiled == plain is checked by each search's own
 tests). The figures were recorded by ``python -m tests.kernel_fingerprint`` at that commit,
-before the kernels were split into helpers over named layouts."""
+before the kernels were split into helpers over named layouts. One ``pv`` was corrected since
+(tictactoe ``mcts:max_sims=400,seed=3``, its second move): the line starts with the action
+chosen, a proven child that another outnumbered in visits (``SearchInfo.pv``'s contract)."""
 import json
 from pathlib import Path
 

@@ -256,7 +256,11 @@ def test_without_a_book_a_compile_done_during_the_wait_gives_the_move_a_fresh_bu
     assert Position.from_moves("44").can_play(col)
     # A fresh budget of 0.3 s, not the rest of compile_wait (5 s): the margin holds at load 4.
     assert 0.6 < elapsed < 0.6 + 0.3 + 2.0, elapsed
-    assert agent.info()["source"] in ("fallback-search", "solver", "solver-weak")
+    # The move saw the compile done: the solver (or the search) played it, or, when load left the
+    # fresh budget too short for them, the solver screened the move order (never the plain stand-in).
+    info = agent.info()
+    assert info["source"] in ("fallback-search", "solver", "solver-weak") or (
+        info["source"] == "fallback-screen" and info["screened_by"] == "solver"), info
     assert 0.6 < agent._waited < 0.6 + 0.3 + 2.0  # the wait past the deadline and the fresh budget, from compile_wait
 
 

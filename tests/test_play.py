@@ -78,5 +78,6 @@ def test_tree_of_each_agent_move_is_written_and_a_bad_tree_path_is_refused(tmp_p
     assert first.count("->") == 9 + 9 * 8  # the empty board to depth 2: every child drawn, searched or cut off
     assert "cut off" in first  # alpha-beta's cut-offs are marked
     assert second.count("->") < first.count("->")
-    bad = run(tmp_path, "random", "", "--game", "tictactoe", "--tree", str(tmp_path / "no" / "such" / "t.dot"))
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    for where in (path / "t.dot", tmp_path):  # under a file; a directory (was an IsADirectoryError traceback)
+        bad = run(tmp_path, "random", "", "--game", "tictactoe", "--tree", str(where))
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--tree" in bad.stderr, bad.stderr

@@ -160,7 +160,12 @@ def test_perfect_table_value_of_its_move_matches_the_solved_initial_value():
     assert scores[a] == (1, 21)
 
 
-def test_perfect_falls_back_to_alpha_beta_on_5x5_and_on_a_missing_table(plain, tmp_path, capsys):
+def test_perfect_falls_back_to_alpha_beta_on_5x5_and_refuses_a_missing_named_table(plain, tmp_path, capsys):
+    """5x5 (no table) plays the fallback; a table the spec names that is missing is refused when
+    the agent is built (issue 34: not a game of fallback moves the user did not ask for), and a
+    table that cannot be read at the first move still falls back."""
+    from agents.engine.spec import SpecError
+    from agents.quixo.perfect import QuixoPerfectAgent
     from agents.registry import make
 
     g5 = make_game("quixo", size=5)
@@ -169,7 +174,9 @@ def test_perfect_falls_back_to_alpha_beta_on_5x5_and_on_a_missing_table(plain, t
     assert a5.choose(s, time.perf_counter() + 0.3) in s.legal_actions()
     assert a5.info()["fallback"] == "alphabeta"
     g4 = make_game("quixo", size=4)
-    missing = make(f"quixo_perfect:table={tmp_path / 'none.npz'}", g4)
+    with pytest.raises(SpecError, match="does not exist"):
+        make(f"quixo_perfect:table={tmp_path / 'none.npz'}", g4)
+    missing = QuixoPerfectAgent(game=g4, table=str(tmp_path / "gone.npz"))  # built, then the file is gone
     s4 = g4.initial()
     assert missing.choose(s4, time.perf_counter() + 0.3) in s4.legal_actions()
     assert "fallback" in missing.info()

@@ -93,3 +93,26 @@ def test_info_of_answers_for_an_agent_without_info_and_converts_a_plain_mapping(
 
     assert info_of(Bare()) is EMPTY
     assert info_of(Plain()).depth == 2 and info_of(Plain()).extra == {"mine": True}
+
+
+def test_the_line_of_an_mcts_starts_with_the_action_chosen(monkeypatch):
+    # With its solver MCTS may choose a proven child that another child outnumbers in visits (a
+    # loaded machine's short search did, in the default suite): the line starts with the choice.
+    from agents.engine.mcts import MCTSAgent
+
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    game = make_game("tictactoe")
+    least_visited: dict[str, int] = {}
+
+    def choose_least_visited(self, state, legal):
+        kids = [k for k in self._tree.children(0) if k["action"] in legal and k["visits"] > 0]
+        least_visited["action"] = min(kids, key=lambda k: (k["visits"], k["action"]))["action"]
+        return least_visited["action"]
+
+    monkeypatch.setattr(MCTSAgent, "_best", choose_least_visited)
+    agent = registry.make("mcts:max_sims=400", game)
+    action = agent.choose(game.initial(), time.perf_counter() + 30)
+    info = agent.info()
+    visits = info.extra["visits"]
+    assert action == least_visited["action"] and info.pv[0] == action, (action, info.pv, visits)
+    assert max(visits.values()) > visits[action]  # the most visited child is another

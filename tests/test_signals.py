@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,214 @@ def test_a_failing_destructor_after_the_stop_signal_prints_nothing(signalled):
     assert res.returncode == 0 and "done" in res.stdout, res.stderr
     assert ("Traceback" in res.stderr) is not signalled, res.stderr
     assert ("AttributeError" in res.stderr) is not signalled, res.stderr
+
+
+# --- no child left: builders, tournaments, tuning, the engine's solver ----------------------------
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, start time) of a process from /proc, None when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[19])
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """Every living descendant of ``pid`` (a /proc scan of parents): pid -> start time, so that a
+    pid reused later is not taken for one left behind."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found: dict[int, int] = {}
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            st = _stat(child)
+            if st is not None and st[0] != "Z":
+                found[child] = st[1]
+                todo.append(child)
+    return found
+
+
+def left_behind(seen: dict[int, int], grace: float = 10.0) -> list[str]:
+    """The command lines of processes of ``seen`` still running after ``grace`` seconds (a
+    zombie is dead: PID 1 reaps it)."""
+    end = time.monotonic() + grace
+    while True:
+        alive = [pid for pid, start in seen.items() if (st := _stat(pid)) is not None and st[0] != "Z" and st[1] == start]
+        if not alive or time.monotonic() > end:
+            break
+        time.sleep(0.1)
+    return [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120] for pid in alive
+            if _stat(pid) is not None]
+
+
+def watch_until(run: Running, seen: dict[int, int], ready: Callable[[dict[int, int]], bool], timeout: float = 300.0) -> None:
+    """Collect ``run``'s descendants into ``seen`` until ``ready(seen)``."""
+    end = time.monotonic() + timeout
+    while True:
+        seen.update(descendants(run.proc.pid))
+        if ready(seen):
+            return
+        if run.proc.poll() is not None or time.monotonic() > end:
+            run.proc.kill()
+            pytest.fail(f"never ready: {len(seen)} descendants seen; {run.err[-800:]!r}")
+        time.sleep(0.05)
+
+
+def cmdlines(seen: dict[int, int]) -> list[str]:
+    out = []
+    for pid in seen:
+        try:
+            out.append(Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"))
+        except OSError:
+            pass
+    return out
+
+
+def stop_and_check(run: Running, seen: dict[int, int], signum: int) -> None:
+    """Send ``signum``: exit 128 + signum, one line saying so on stderr, no traceback, and no
+    descendant seen (validators, workers, compiled planners) left running."""
+    seen.update(descendants(run.proc.pid))
+    code, _, to_exit = run.stop(signum, "interrupted")
+    assert code == 128 + signum, (code, run.err[-1500:])
+    assert to_exit < 60, to_exit
+    lines = last_lines(run.err)
+    assert b"Traceback" not in run.err and sum("interrupted" in ln for ln in lines) == 1, run.err[-1500:]
+    assert left_behind(seen) == []
+
+
+def _worker_started(seen: dict[int, int]) -> bool:
+    """Whether a validator has a child of its own (the file's compiled worker)."""
+    validators = {pid for pid in seen if any("bundle_validate" in c for c in cmdlines({pid: 0}))}
+    for pid in seen:
+        try:
+            if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) in validators:
+                return True
+        except (OSError, IndexError, ValueError):
+            pass
+    return False
+
+
+def _builder(tmp_path: Path, *args: str) -> tuple[Running, Path, Path]:
+    tmp, out = tmp_path / "tmp", tmp_path / "out"
+    tmp.mkdir()
+    out.mkdir()
+    run = Running(["build_submission.py", *args, "--output", str(out / "s.py")], env={"TMPDIR": str(tmp)})
+    return run, tmp, out
+
+
+def _nothing_left(tmp: Path, out: Path) -> None:
+    assert list(tmp.iterdir()) == [], list(tmp.iterdir())  # the validation folder is removed
+    assert list(out.iterdir()) == [], list(out.iterdir())  # no .s.building-*.py, no s.py
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_connectx_builder_stops_while_validating_and_leaves_nothing(tmp_path, signum):
+    """SIGTERM was ignored (exit -15, no line): both validators went on playing under PID 1, and
+    the validation folder and the file being validated stayed."""
+    run, tmp, out = _builder(tmp_path, "--agent", "alphabeta", "--games", "40", "--workers", "2")
+    seen: dict[int, int] = {}
+    watch_until(run, seen, lambda s: sum("bundle_validate" in c for c in cmdlines(s)) >= 2)
+    time.sleep(1.0)  # inside the validators' games
+    stop_and_check(run, seen, signum)
+    assert f"interrupted ({signal.Signals(signum).name})" in run.err.decode()
+    _nothing_left(tmp, out)
+
+
+def _rt_builder(tmp_path: Path) -> tuple[Running, Path, Path]:
+    return _builder(tmp_path, "--game", "reinforce_tactics", "--agent", "greedy", "--maps", "beginner,starter",
+                    "--episode-steps", "60", "--act-timeout", "1", "--workers", "2")
+
+
+@pytest.mark.skipif(not numba_available(), reason="the compiled worker is the child to stop")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
+def test_rt_builder_stops_while_validating_and_leaves_no_worker(tmp_path, signum):
+    """A validator's game starts the file's compiled worker (a grandchild of the builder): it
+    goes with its validator's process group."""
+    run, tmp, out = _rt_builder(tmp_path)
+    seen: dict[int, int] = {}
+    watch_until(run, seen, _worker_started)
+    time.sleep(1.0)
+    stop_and_check(run, seen, signum)
+    assert f"interrupted ({signal.Signals(signum).name})" in run.err.decode()
+    _nothing_left(tmp, out)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
+def test_rt_builder_stopped_at_five_seconds_leaves_nothing(tmp_path, signum):
+    """Wherever it is at 5 s (bundling, or the validators starting): the same clean stop (an
+    interrupt at 5 s once left 2 children)."""
+    run, tmp, out = _rt_builder(tmp_path)
+    seen: dict[int, int] = {}
+    t0 = time.monotonic()
+    watch_until(run, seen, lambda s: time.monotonic() - t0 > 5.0)
+    stop_and_check(run, seen, signum)
+    assert f"interrupted ({signal.Signals(signum).name})" in run.err.decode()
+    _nothing_left(tmp, out)
+
+
+def test_tournament_with_workers_stops_on_sigterm_and_leaves_no_worker(tmp_path):
+    run = Running(["-m", "util.arena.tournament", "--agents", "alphabeta:max_depth=3,random", "--games", "40", "--workers", "2",
+                   "--time", "0.05", "--db", str(tmp_path / "t.sqlite"), "--quiet"], env={"CONNECTX_NUMBA": "0"})
+    seen: dict[int, int] = {}
+    watch_until(run, seen, lambda s: len(s) >= 2)  # the pool's workers
+    time.sleep(1.0)
+    stop_and_check(run, seen, signal.SIGTERM)
+
+
+def test_tune_with_workers_stops_on_sigterm_and_leaves_no_worker(tmp_path):
+    pytest.importorskip("optuna")
+    run = Running(["-m", "util.arena.tune", "--agent", "mcts", "--space", "c=float:0.5:2",
+                   "--opponents", "random", "--trials", "50", "--games", "20", "--time", "0.05", "--workers", "2",
+                   "--storage", f"sqlite:///{tmp_path / 's.db'}", "--out", str(tmp_path / "p.json")], env={"CONNECTX_NUMBA": "0"})
+    seen: dict[int, int] = {}
+    watch_until(run, seen, lambda s: len(s) >= 2)
+    time.sleep(1.0)
+    stop_and_check(run, seen, signal.SIGTERM)
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_engine_solve_stops_on_sigterm(tmp_path):
+    """Plain Python (no compile): a 4x4 Quixo solve takes far longer than the test."""
+    run = Running(["-m", "agents.engine.solve", "--game", "quixo:size=4", "--no-jit", "--no-progress",
+                   "--tree", str(tmp_path / "t.json")], stdin="\n")
+    time.sleep(3.0)
+    assert run.proc.poll() is None, run.err[-800:]
+    seen = descendants(run.proc.pid)
+    stop_and_check(run, seen, signal.SIGTERM)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_play_stops_on_sigterm_at_the_prompt(tmp_path):
+    """The interactive game waits for the human's move: SIGTERM there ends it like Ctrl-C (it
+    was the default action: exit -15, no line, an agent file's process left to notice alone)."""
+    proc = subprocess.Popen([sys.executable, "-m", "util.arena.play", "--agent", "random", "--game", "tictactoe",
+                             "--db", str(tmp_path / "t.sqlite")], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        prompt = b""
+        while b"your move" not in prompt and proc.poll() is None:  # the prompt for the human's move
+            prompt += proc.stdout.read1(4096)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, (proc.returncode, err)
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0] and b"Traceback" not in err, err
+
+
+def test_opening_book_stops_on_sigterm_and_writes_nothing(tmp_path):
+    """Plain Python: the first plies of Quantik take far longer than the test."""
+    out = tmp_path / "book.npz"
+    run = Running(["-m", "agents.engine.opening_book", "--game", "quantik", "--plies", "4", "--no-jit", "--out", str(out)])
+    time.sleep(3.0)
+    assert run.proc.poll() is None, run.err[-800:]
+    stop_and_check(run, descendants(run.proc.pid), signal.SIGTERM)
+    assert "interrupted (SIGTERM)" in run.err.decode() and not out.exists()

@@ -145,7 +145,8 @@ def test_failing_agents_lose_with_their_error_recorded(tmp_path: Path) -> None:
     raises = write(tmp_path, "raises.py", RAISES)
     slow = write(tmp_path, "slow.py", SLOW)
     db = tmp_path / "t.sqlite"
-    code = main(["--agents", f"{raises},{slow},random", "--games", "2", "--time", "0.2", "--workers", "2", "--db", str(db), "--quiet"])
+    code = main(["--agents", f"{raises},{slow},random", "--games", "2", "--time", "0.2", "--overage", "1", "--workers", "2",
+                 "--db", str(db), "--quiet"])  # files have a bank of 1 s: SLOW is killed 1 s past it
     assert code == 0
     with Store(db) as store:
         names = {pid: spec for pid, (spec, _) in store.players().items()}
@@ -594,3 +595,12 @@ def test_every_spec_in_the_help_parses_and_builds() -> None:
             pytest.importorskip("pyspiel")
         player = players.build(players.resolve(spec), STANDARD, 0.1, 0)
         player.close()
+
+
+def test_the_progress_bar_counts_the_games_to_play(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Found measuring the SPRT line: 20 games to play showed as 0/18 (the bar took off the
+    length of a (set, note) pair, 2, instead of the games other runners hold)."""
+    assert main(["--agents", "random,kaggle:random", "--games", "4", "--time", "0.2", "--workers", "1",
+                 "--db", str(tmp_path / "t.sqlite")]) == 0
+    err = capsys.readouterr().err
+    assert "4 to play" in err and "4/4" in err and "/2 " not in err, err[-2000:]

@@ -48,7 +48,7 @@ CASES = [
     ({"game": "connectx", "agent": "alphabeta:tt_bits=30"}, "tt_bits of agent 'alphabeta' must be an integer from 4 to 22"),
     ({"game": "tictactoe", "agent": "alphabeta:tt_bits=24"}, "on this server"),
     ({"game": "connectx", "agent": "mcts:capacity=1e11"}, "capacity of agent 'mcts' must be an integer"),
-    ({"game": "connectx", "agent": "mcts:margin=1e308"}, "margin of agent 'mcts' must be a number from 0 to 86400"),
+    ({"game": "connectx", "agent": "mcts:margin=1e308"}, "margin of agent 'mcts' must be a number from 0 to 30"),
     ({"game": "connectx", "agent": "mcts:c=nan"}, "c of agent 'mcts' must be a finite number"),
     ({"game": "tictactoe", "agent": "mcts:seed=1.5"}, "seed of agent 'mcts' must be an integer"),
     ({"game": "tictactoe", "time": "nan"}, "time (seconds) must be a number from 0.01 to 30"),

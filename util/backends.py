@@ -9,6 +9,7 @@ stops the others.
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import multiprocessing
 import os
 import signal
@@ -23,6 +24,14 @@ from typing import Any, TypeVar
 J = TypeVar("J")
 BACKENDS = ("process", "ray")
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def missing(backend: str) -> str | None:
+    """Why ``backend`` cannot run here, in one line naming what to install (Ray is optional:
+    ``requirements-optional.txt``), or None when it can: a command checks this before any work."""
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        return "--backend ray needs Ray, which is not installed: pip install -r requirements-optional.txt"
+    return None
 
 
 def run(jobs: Iterable[J], fn: Callable[[J], Any], workers: int = 1, backend: str = "process",
@@ -43,6 +52,9 @@ class Runner:
     def __init__(self, workers: int = 1, backend: str = "process", address: str | None = None) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        why = missing(backend)
+        if why is not None:
+            raise ValueError(why)
         self.workers, self.backend, self.address = workers, backend, address
         self._pool: ProcessPoolExecutor | None = None
         self._ray_started = False
@@ -134,15 +146,6 @@ class Runner:
         finally:
             for ref in pending:  # interrupted: do not leave tasks running on the cluster
                 ray.cancel(ref, force=True)
-
-
-def interrupt_on_sigterm() -> None:
-    """Make SIGTERM (``kill``, a cluster scheduler) stop the driver like Ctrl-C, so it kills its
-    workers and reports what is saved instead of dying and leaving workers behind."""
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
 
 
 def _worker_start(driver: int, from_main_thread: bool) -> None:

@@ -29,6 +29,7 @@ SECONDS_MAX = 86400.0  # a time a person gives: more than 0, at most a day
 GIB = 1 << 30
 MEMORY_BUDGET = 2 * GIB  # bytes one table a person sizes may take
 TT_SLOTS = (1024, MEMORY_BUDGET // 8)  # the exact solver's table (8-byte slots; a prime search follows)
+INT64 = (-(1 << 63), (1 << 63) - 1)  # an integer the kernels hold (state words, constants): the bound of one without its own
 
 
 def shown(value: Any) -> str:
@@ -101,6 +102,23 @@ def as_seconds(value: Any, name: str, hi: float = SECONDS_MAX) -> float:
     return as_float(value, name, 0.0, hi, open_lo=True)
 
 
+def key_values(text: str, what: str, whole: str) -> dict[str, str]:
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}`` (keys and values stripped, empty items skipped):
+    the parameters of a game or agent spec. ValueError of one line naming ``what`` ("game
+    parameter", "parameter") and ``whole`` (the spec, e.g. "agent spec 'mcts:c=2'") for an item without ``=`` or a key given
+    twice (the last one silently winning would hide a typo)."""
+    pairs: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ValueError(f"bad {what} {shown(item)} in {whole}; write key=value, comma-separated")
+        if key in pairs:
+            raise ValueError(f"{what} {key!r} is given twice in {whole}; give each once")
+        pairs[key] = value.strip()
+    return pairs
+
+
 def check(value: Any, name: str, bounds: Any) -> Any:
     """``value`` checked against ``bounds``: ``(lo, hi)`` of ints (an integer) or with a float
     (a number), either end None for no bound. No bounds: ``value`` as is."""
@@ -112,4 +130,5 @@ def check(value: Any, name: str, bounds: Any) -> Any:
     return as_int(value, name, lo, hi)
 
 
-__all__ = ["as_int", "as_float", "as_seconds", "check", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB", "TT_SLOTS"]
+__all__ = ["as_int", "as_float", "as_seconds", "check", "key_values", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB",
+           "TT_SLOTS", "INT64"]

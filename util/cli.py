@@ -8,12 +8,9 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from util.bounds import SECONDS_MAX, as_float, as_int
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -93,19 +90,30 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text[:40]!r} must be a positive integer") from None
 
 
-def unwritable(path: Path, folder: bool = False) -> str | None:
+def unwritable(path: str | os.PathLike, folder: bool = False) -> str | None:
     """Why nothing can be written at ``path`` (a file to write; with ``folder``, a folder to
-    write files into), or None when it can: checked before long work, so that its output does
-    not fail at the end. Missing folders are made (a probe file is made and removed)."""
+    write files into), or None when it can: the one check of every command's output path, made
+    before long work, so that its output does not fail at the end and nothing that is not a
+    regular file is replaced (as root, an atomic write over ``/dev/full`` would swap the device
+    node for a file). Refused: an existing directory (a file is wanted) or non-directory (a
+    folder is wanted), an existing device, pipe or socket, a folder above that is a file, and a
+    place where no file can be made. Missing folders are made (a probe file is made and removed)."""
     import tempfile
     from pathlib import Path
 
     path = Path(path)
-    where = path if folder else path.parent
     if folder and path.exists() and not path.is_dir():
-        return f"{path} is a file, not a directory"
+        return f"{path} is a file, not a directory" if path.is_file() else f"{path} exists and is not a directory"
     if not folder and path.is_dir():
         return f"{path} is a directory, not a file"
+    if not folder and path.exists() and not path.is_file():
+        return f"{path} exists and is not a regular file (a device, a pipe or a socket): nothing is written over it"
+    where = path if folder else path.parent
+    above = where
+    while not above.exists() and above != above.parent:
+        above = above.parent
+    if not above.is_dir():
+        return f"{path} cannot be written: {above} is a file, not a folder"
     try:
         where.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=where, prefix=".probe-"):
@@ -115,6 +123,36 @@ def unwritable(path: Path, folder: bool = False) -> str | None:
     if not folder and path.exists() and not os.access(path, os.W_OK):
         return f"{path} cannot be written (permission denied)"
     return None
+
+
+def check_writable(parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike | None, folder: bool = False) -> None:
+    """:func:`unwritable` for a command's ``flag``: its reason as the parser's one-line error
+    (exit 2); nothing when ``path`` is None or ""."""
+    if path:
+        why = unwritable(path, folder)
+        if why:
+            parser.error(f"{flag} {why}")
+
+
+def read_text_file(path: str | os.PathLike, what: str) -> str:
+    """The text of an input file (UTF-8), or ValueError in one line naming ``what`` (the flag;
+    "": the path alone):
+    missing, unreadable, not a regular file (a directory, a FIFO: opened without waiting for a
+    writer), or not text (a binary file: no UnicodeDecodeError traceback)."""
+    import stat
+
+    label = f"{what} {path}" if what else str(path)
+    try:
+        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a FIFO would hold the command for good
+                raise ValueError(f"{label} is not a regular file")
+            data = f.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {label}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{label} is not UTF-8 text (byte {exc.start}: a binary file?)") from None
 
 
 # --- stopping long work on a signal ---------------------------------------------------------

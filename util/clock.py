@@ -113,3 +113,67 @@ def kaggle_times(observation: Any, configuration: Any, default_act: float = KAGG
     act = _number(read_field(configuration, "actTimeout"))
     bank = _number(read_field(observation, "remainingOverageTime"))
     return (default_act if act is None else max(0.0, act), 0.0 if bank is None else max(0.0, bank))
+
+
+KAGGLE_OVERAGE = 60.0  # seconds; the bank kaggle-environments 1.33.2 gives ConnectX and Reinforce Tactics alike
+
+
+def kaggle_overage(env: str) -> float:
+    """The overage bank a game of kaggle-environments' environment ``env`` starts with: the
+    default of ``observation.remainingOverageTime`` in the environment's own specification file
+    (``envs/<env>/<env>.json``; 60 s for ``connectx`` and ``reinforce_tactics``), read without
+    importing kaggle-environments; :data:`KAGGLE_OVERAGE` when the file is missing or unreadable."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    try:
+        found = importlib.util.find_spec("kaggle_environments")
+        folders = list(found.submodule_search_locations or []) if found else []
+        for folder in folders:
+            spec_file = Path(folder) / "envs" / env / f"{env}.json"
+            if spec_file.is_file():
+                field = json.loads(spec_file.read_text(encoding="utf-8"))["observation"]["remainingOverageTime"]
+                value = _number(field.get("default") if isinstance(field, dict) else field)
+                if value is not None and value >= 0:
+                    return value
+    except (ImportError, ValueError, KeyError, TypeError, OSError):
+        pass
+    return KAGGLE_OVERAGE
+
+
+class KaggleBank:
+    """Kaggle's clock of one agent for one game, as kaggle-environments 1.33.2 keeps it
+    (``Agent.act`` and ``Environment.__loop_through_interpreter``): each call may take
+    ``act_timeout`` seconds; what it takes beyond that comes out of the bank; a call that takes
+    more than ``act_timeout`` plus what the bank held when it started is a timeout (Kaggle's
+    ``DeadlineExceeded``, a lost game). The first call's time includes loading the file, since
+    kaggle-environments loads an agent file inside the first timed call (``build_agent``'s
+    ``callable_agent``). The arena's game loop charges an agent file's moves here
+    (:func:`util.arena.match.play`), and the file reads :attr:`left` as its
+    ``remainingOverageTime``."""
+
+    def __init__(self, act_timeout: float, overage: float) -> None:
+        self.act_timeout = float(act_timeout)  # seconds a call may take without touching the bank
+        self.overage = float(overage)  # seconds in the bank when the game starts
+        self.reset()
+
+    def reset(self) -> None:
+        """A new game: the bank full again."""
+        self.bank = self.overage  # seconds left; negative once a call overran it
+        self.started_with = self.overage  # the bank when the current call (or turn) started
+
+    @property
+    def left(self) -> float:
+        """The bank the next call is told (``remainingOverageTime``), never negative."""
+        return max(0.0, self.bank)
+
+    def spend(self, used: float, first: bool = True) -> bool:
+        """Charge a call that has taken ``used`` seconds; ``first``: False when ``used`` is the
+        running total of a turn whose earlier decisions were charged already (the arena's
+        decisions of one Kaggle call). Returns False when the call ran past ``act_timeout`` plus
+        the bank it started with: the agent timed out."""
+        if first:
+            self.started_with = self.bank
+        self.bank = self.started_with - max(0.0, used - self.act_timeout)
+        return self.bank >= 0.0

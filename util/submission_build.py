@@ -11,6 +11,8 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from util.bounds import SECONDS_MAX, as_float
+from util.cli import exit_code as interrupt_code
+from util.cli import raise_if_signalled, read_text_file, signal_name, signals_at_checkpoints, stop_on_signals, unwritable
 from util.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,11 +45,13 @@ class Target:
 def load_params_file(path: str) -> dict[str, Any]:
     """A JSON object of parameters, or ``{"params": {...}}`` (e.g. a tuning result)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read --params file {path}: {exc.strerror}") from None
+        data = json.loads(read_text_file(path, "--params file"))
     except json.JSONDecodeError as exc:
         raise UsageError(f"--params file {path} is not valid JSON: {exc}") from None
+    except ValueError as exc:  # missing, unreadable, not a regular file, not text
+        raise UsageError(str(exc)) from None
+    except RecursionError:
+        raise UsageError(f"--params file {path} is nested too deeply") from None
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
         data = data["params"]
     if not isinstance(data, dict):
@@ -98,23 +104,12 @@ def git_output(*args: str) -> str:
 
 
 def check_output(output: Path) -> None:
-    """UsageError unless ``output`` can be written: not a directory, under a directory (made
-    if missing) in which a file can be created. Probed with a temporary file, before any work."""
-    if output.is_dir():
-        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'submission.py'}")
-    if output.exists() and not output.is_file():
-        raise UsageError(f"--output {output} exists and is not a regular file")
-    folder = output.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UsageError(f"--output {output}: {folder} is a file, not a folder")
-    try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".connectx-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write in {folder} ({exc.strerror or exc}); choose another --output") from None
+    """UsageError unless ``output`` can be written (:func:`util.cli.unwritable`: the one check of
+    every command's output path), before any work."""
+    why = unwritable(output)
+    if why:
+        hint = f"give a file name such as {output / 'submission.py'}" if output.is_dir() else "choose another --output"
+        raise UsageError(f"--output {why}; {hint}")
 
 
 def failed_path(output: Path) -> Path:
@@ -139,6 +134,35 @@ def write_beside(output: Path, text: str) -> Path:
         Path(name).unlink(missing_ok=True)
         raise
     return Path(name)
+
+
+def start_validator(cmd: list[str], cwd: Path, env: dict[str, str], started: list[subprocess.Popen]) -> subprocess.Popen:
+    """A validation process, appended to ``started`` before any signal can interrupt (one that
+    comes meanwhile is raised after), in a process group of its own: :func:`stop_validators`
+    then stops it with everything it started (the submission's compiled worker), and a
+    terminal's Ctrl-C reaches the builder alone, which stops them."""
+    with signals_at_checkpoints():
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        started.append(proc)
+    raise_if_signalled()
+    return proc
+
+
+def stop_validators(started: list[subprocess.Popen], tmp: Path) -> None:
+    """Kill every validation process of ``started`` with its process group (its children, the
+    compiled workers, included) and remove the validation folder ``tmp``: the end of validation,
+    passed, failed or interrupted (a second signal meanwhile is only recorded)."""
+    with signals_at_checkpoints():
+        for proc in started:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the group outlives its leader: also after it exited
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+            if proc.stderr:
+                proc.stderr.close()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
@@ -175,8 +199,10 @@ def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
     """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
     it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
     builders' ``run``."""
-    temp = write_beside(output, text)
+    with signals_at_checkpoints():  # a signal while the file is made is raised where the file is removed
+        temp = write_beside(output, text)
     try:
+        raise_if_signalled()
         if check is not None:
             check(temp)
         os.replace(temp, output)
@@ -196,11 +222,12 @@ def shown_path(path: Path) -> Path:
 
 def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Exception], ...] = ()) -> int:
     """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
-    1, a write error 2, Ctrl-C 130): the one error policy of both builders. ``usage_errors``:
+    1, a write error 2, Ctrl-C 130, SIGTERM 143): the one error policy of both builders. ``usage_errors``:
     more exceptions that mean bad input (the registry's SpecError: this layer imports no agent)."""
     bad_input: tuple[type[Exception], ...] = (UsageError, *usage_errors)
     try:
-        return run_(argv)
+        with stop_on_signals():  # SIGTERM like Ctrl-C: validators stopped, temporary files removed
+            return run_(argv)
     except bad_input as exc:
         print(f"build_submission.py: error: {exc}", file=sys.stderr)
         return 2
@@ -210,6 +237,6 @@ def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Except
     except OSError as exc:  # a full disk, a folder gone while building
         print(f"build_submission.py: error: cannot write {exc.filename or 'the submission'}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("build_submission.py: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"build_submission.py: interrupted ({signal_name(exc)})", file=sys.stderr)
+        return interrupt_code(exc)

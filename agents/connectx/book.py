@@ -44,7 +44,7 @@ from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
 from util.bounds import SECONDS_MAX, TT_SLOTS
-from util.cli import OneLineParser, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals, unwritable
+from util.cli import OneLineParser, check_writable, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals
 from util.jit import keep_streams
 
 MODES = ("weak", "strong", "given")
@@ -382,8 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--slow-nodes must be at least 0")
     if args.command == "build" and (args.max_ply < 0 or args.workers < 1 or args.tt_size < 1024 or args.time_limit < 0):
         parser.error("--max-ply and --time-limit must be >= 0, --workers >= 1, --tt-size >= 1024")
-    if args.command == "build" and unwritable(args.store):
-        parser.error(f"--store {unwritable(args.store)}")
+    if args.command == "build":
+        check_writable(parser, "--store", args.store)
+    if args.command == "pack":
+        check_writable(parser, "--book", args.book)
     if args.command == "build" and args.backend == "ray":
         try:
             import ray  # noqa: F401

@@ -219,6 +219,11 @@ class TreeSearch(PositionAgent, HeuristicParams):
                 self._cache_data = mcts_cache.load(path, missing_ok=self.cache == "auto")
         return self._cache_data
 
+    def load_data(self) -> None:
+        """Read the cache now (the arena's check before the first game): CacheError (a
+        ValueError) for a missing named file or a damaged one."""
+        self._load_cache()
+
     def bundle_data(self) -> dict | None:
         """The cache's plain arrays, for build_submission.py to embed (None without a cache)."""
         return self._load_cache()

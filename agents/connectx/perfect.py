@@ -294,6 +294,12 @@ class PerfectAgent(PositionAgent):
         self._waited += over + budget
         return deadline
 
+    def load_data(self) -> None:
+        """Read the book of this agent's board now (the arena's check before the first game):
+        ValueError for a damaged file."""
+        shape = getattr(self.game, "shape", None)
+        self._load_book(shape if isinstance(shape, Shape) else Shape())
+
     def _load_book(self, shape: Shape) -> Book | None:
         if not self._book_ready:
             self._book_ready = True

@@ -281,6 +281,23 @@ def next_prime(n: int) -> int:
     return n
 
 
+MAX_POSITIONS_LOG10 = 11.0
+"""A game of more positions than 10**11 (:meth:`core.game.Game.positions_log10`) is not solved
+from its start without a node limit: the solve command would run for hours or for ever (Quixo
+5×5: 10**14 with its ply cap, 10**11.9 without; Reinforce Tactics: 10**34,756; 4×4 Quixo
+10**9.9, Quantik 10**9.3 and count-the-fours 4×5 10**9.5 are solved)."""
+
+
+def too_big(game: Any) -> str | None:
+    """Why an exact solve of ``game`` without a node limit is refused (its positions beyond
+    :data:`MAX_POSITIONS_LOG10`), in one line, or None: the same rule for every game."""
+    size = float(game.positions_log10())
+    if size <= MAX_POSITIONS_LOG10:
+        return None
+    return (f"{game.spec()} has up to 10^{size:,.0f} positions, too many to solve exactly (at most 10^{MAX_POSITIONS_LOG10:.0f}); "
+            "give --max-nodes N to search each line within N nodes")
+
+
 def refuse_exact(game: Any) -> None:
     """ValueError for a game the exact solver cannot solve (an array-state game: 1,804-word
     states, hundreds of decisions with chance), naming the searches that play it."""

@@ -38,7 +38,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.engine.info import SearchInfo
+from agents.engine.spec import GENERIC_AGENT_SPEC
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
+from util.cli import SEED
 from util.jit import hot
 from util.xorshift import rng_next
 
@@ -193,11 +195,16 @@ class ValueTable:
 
     @classmethod
     def load(cls, path: str | Path) -> ValueTable:
-        with np.load(path) as z:
-            keys, values, counts = z["keys"], z["values"], z["counts"]
-            if keys.dtype != np.int64 or len(keys) != len(values) or len(keys) != len(counts):
-                raise ValueError(f"{path} is not a table written by agents.engine.mc_learner")
-            return cls(keys, values.astype(np.float32), counts.astype(np.uint32), str(z["game"]), int(z["episodes"]))
+        """The table in ``path``; ValueError of one line for a damaged or foreign file."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                keys, values, counts = z["keys"], z["values"], z["counts"]
+                game, episodes = str(z["game"]), int(z["episodes"])
+        except Exception as exc:  # a damaged or foreign file: BadZipFile, EOFError, KeyError, ...
+            raise ValueError(f"cannot read table {path}: {exc}; train one with python -m agents.engine.mc_learner train") from None
+        if keys.dtype != np.int64 or len(keys) != len(values) or len(keys) != len(counts):
+            raise ValueError(f"{path} is not a table written by agents.engine.mc_learner")
+        return cls(keys, values.astype(np.float32), counts.astype(np.uint32), game, episodes)
 
 
 def key_shift(game: Any) -> int:
@@ -344,7 +351,7 @@ class MCLearnerAgent:
     table: str = ""  # the .npz written by ``train`` (Quixo's table defaults it to data/quixo_mc_<n>x<n>.npz: agents.quixo)
     min_count: int = 1  # entries seen fewer times count as unknown
     unknown: float = 0.0  # value of a child the table does not know, when some others are known
-    fallback: str = "alphabeta:max_depth=1"  # generic engine agent spec (agents.engine.registry) for positions the table does not know
+    fallback: str = field(default="alphabeta:max_depth=1", metadata=GENERIC_AGENT_SPEC)  # generic engine agent spec for positions the table does not know
 
     games: ClassVar[tuple[str, ...] | None] = None
     _t: Any = field(default=None, init=False, repr=False)
@@ -405,7 +412,7 @@ class MCLearnerAgent:
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser, exit_code, positive_int, signal_name, stop_on_signals
+    from util.cli import OneLineParser, check_writable, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
@@ -419,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--epsilon", type=float, default=0.1, help="exploration: share of random moves (default 0.1)")
     t.add_argument("--round-episodes", type=positive_int, default=5000,
                    help="episodes of the first rounds (later: a quarter of those learnt so far; default 5000)")
-    t.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    t.add_argument("--seed", type=SEED, default=0, help="seed, from 0 to 2**63 - 1 (default 0)")
     t.add_argument("--backend", choices=("process", "ray"), default="process", help="local processes (default) or Ray")
     t.add_argument("--address", default=None, help="Ray cluster address (a shared folder must hold --out)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -430,9 +437,14 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--epsilon {args.epsilon} must be within [0, 1]")
     if not args.out.endswith(".npz"):
         p.error(f"--out {args.out} must end in .npz")
+    check_writable(p, "--out", args.out)
     game = game_from_args(p, args, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
+    from util.backends import missing
+
+    if missing(args.backend):
+        p.error(missing(args.backend))
     t0 = time.perf_counter()
     try:
         with stop_on_signals():

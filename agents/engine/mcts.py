@@ -242,12 +242,15 @@ class MCTSAgent:
             "action_values": {k["action"]: k["value"] / k["visits"] for k in kids if k["visits"] > 0},
             "nodes": tree.used,
         }
+        # The line starts with the action chosen (a proven child may be less visited than another),
+        # then follows the most visited children.
         pv, n = [], 0
         while len(pv) < 64:
             kids_n = [k for k in tree.children(n) if k["visits"] > 0]
+            chosen = [k for k in kids_n if k["action"] == action] if not pv else []
             if not kids_n:
                 break
-            best = _most_visited(kids_n)
+            best = chosen[0] if chosen else _most_visited(kids_n)
             pv.append(best["action"])
             n = best["id"]
         out["pv"] = pv

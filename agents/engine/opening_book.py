@@ -134,7 +134,7 @@ class OpeningBook:
             with np.load(path, allow_pickle=False) as z:
                 spec, plies = str(z["spec"]), int(z["plies"])
                 keys, values, acts = z["keys"], z["values"], z["actions"]
-        except (OSError, KeyError, ValueError) as exc:
+        except Exception as exc:  # a damaged or foreign file: OSError, BadZipFile, EOFError, KeyError, ...
             raise ValueError(f"opening book {path}: cannot be read ({exc}); rebuild it "
                              f"(python -m agents.engine.opening_book --game {game.name})") from None
         if spec != game.spec():
@@ -214,7 +214,7 @@ class BookSolverAgent(SolverAgent):
 
 def main(argv: list[str] | None = None) -> int:
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser
+    from util.cli import OneLineParser, check_writable, exit_code, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     add_game_arguments(p, default="quantik")
@@ -226,12 +226,14 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.plies <= 8:
         p.error(f"--plies {args.plies}: give 0 to 8 (the book grows fast with plies)")
     out = Path(args.out) if args.out else default_path(game)
+    check_writable(p, "--out", out)
     t0 = time.perf_counter()
     try:
-        book = build(game, args.plies, jit=False if args.no_jit else None)
-    except KeyboardInterrupt:
-        print("interrupted: no book written", file=sys.stderr)
-        return 130
+        with stop_on_signals():  # SIGTERM like Ctrl-C
+            book = build(game, args.plies, jit=False if args.no_jit else None)
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({signal_name(exc)}): no book written", file=sys.stderr)
+        return exit_code(exc)
     book.save(out)
     wins = sum(1 for v, _ in book.entries.values() if v > 0)
     print(f"{out}: {len(book.entries)} classes of the first {args.plies} plies of {game.spec()} "

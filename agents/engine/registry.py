@@ -74,18 +74,25 @@ def solvable(game_name: str) -> bool:
         return True
 
 
+def generic_class(name: str, game_name: str) -> type:
+    """The class of the generic agent ``name`` (:data:`ENGINE_AGENTS`) for ``game_name``;
+    SpecError for another name, or when it does not play the game."""
+    if name not in ENGINE_AGENTS:
+        raise SpecError(f"unknown generic agent {name!r}; valid: {', '.join(ENGINE_AGENTS)}")
+    module, cls_name = ENGINE_AGENTS[name].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    why = refusal(cls, game_name)
+    if why is not None:
+        raise SpecError(f"agent {name!r} does not play {game_name!r}; {why}")
+    return cls
+
+
 def make_generic(spec: str, game: Any) -> Any:
     """The generic agent of ``spec`` for ``game`` (names of :data:`ENGINE_AGENTS` only: an engine
     search that builds a helper agent by spec, e.g. a fallback, stays game-generic); the agents
     of every game: :func:`agents.registry.make`."""
     name, params = parse_spec(spec)
-    if name not in ENGINE_AGENTS:
-        raise SpecError(f"unknown generic agent {name!r}; valid: {', '.join(ENGINE_AGENTS)}")
-    module, cls_name = ENGINE_AGENTS[name].split(":")
-    cls = getattr(importlib.import_module(module), cls_name)
-    why = refusal(cls, game.name)
-    if why is not None:
-        raise SpecError(f"agent {name!r} does not play {game.name!r}; {why}")
+    cls = generic_class(name, game.name)
     try:
         return cls(game=game, **convert_params(cls, name, params))
     except (TypeError, ValueError) as exc:

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TextIO
 
-from util.cli import Interrupted, OneLineParser, exit_code, stop_on_signals
+from util.cli import Interrupted, OneLineParser, check_writable, exit_code, stop_on_signals
 
 
 def _fmt(v: float) -> str:
@@ -35,8 +35,9 @@ def _tree_path(path: str, index: int) -> str:
 
 def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits: int, max_plies: int,
         jit: bool | None, tree_file: str | None, tree_depth: int, tree_method: str, tree_cap: int,
-        timing: bool, progress: bool) -> int:
-    """Answer each line of ``lines``; returns the exit code (2 if any line was bad)."""
+        timing: bool, progress: bool, max_nodes: int | None = None) -> int:
+    """Answer each line of ``lines``; returns the exit code (2 if any line was bad). ``max_nodes``:
+    a line not solved within that many nodes (each value searched) is reported and counted bad."""
     from agents.engine import tree
     from agents.engine.solver import SolveError, Solver
     from core.game import parse_line
@@ -70,10 +71,15 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
                     values: dict = {}
                     value = solver.value(state)
                 else:
-                    values = solver.action_values(state) or {}
+                    found = solver.action_values(state, node_limit=max_nodes)
+                    if found is None:
+                        raise SolveError(f"not solved within {max_nodes:,} nodes")
+                    values = found
                     value = max(values.values())
             else:
-                value = solver.value(state)
+                value = solver.value(state, node_limit=max_nodes)
+                if value is None:
+                    raise SolveError(f"not solved within {max_nodes:,} nodes")
         except SolveError as exc:
             print(f"line {number}: {text!r}: {exc}", file=err)
             bad += 1
@@ -98,6 +104,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agents.engine.exact import too_big
     from agents.engine.spec import FIELD_BOUNDS
     from core.games import add_game_arguments, game_from_args
     from util.cli import int_in
@@ -110,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tt-bits", type=int_in(*FIELD_BOUNDS["tt_bits"]), default=22,
                         help="table of about 2**N entries (default 22; at most 26: 1.5 GiB)")
     parser.add_argument("--max-plies", type=int_in(*FIELD_BOUNDS["max_plies"]), default=256, help="longest line followed (default 256)")
+    parser.add_argument("--max-nodes", type=int_in(1, 10 ** 15), default=None,
+                        help="search each line within N nodes (a line beyond is reported; needed on a game of more "
+                        "than 10^11 positions, which is refused without it)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
     parser.add_argument("--tree", metavar="FILE", help="write the explored tree (.json, .svg with Graphviz, else DOT)")
     parser.add_argument("--tree-depth", type=int_in(0, 12), default=3, help="depth of the tree export (default 3)")
@@ -119,16 +129,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     game = game_from_args(parser, args)
+    check_writable(parser, "--tree", args.tree)
     if args.tree and args.tree.endswith(".svg"):
         from agents.engine.tree import dot_available
 
         if not dot_available():
             parser.error("--tree FILE.svg needs Graphviz's dot (apt-get install graphviz); use .dot or .json")
+    why = None if args.max_nodes else too_big(game)
+    if why:
+        parser.error(why)
     try:
         with stop_on_signals():
             return run(sys.stdin, sys.stdout, sys.stderr, game, args.all_moves, args.tt_bits, args.max_plies,
                        False if args.no_jit else None, args.tree, args.tree_depth, args.tree_method, args.tree_cap,
-                       args.timing, not args.no_progress and sys.stderr.isatty())
+                       args.timing, not args.no_progress and sys.stderr.isatty(), args.max_nodes)
     except (KeyboardInterrupt, Interrupted) as exc:
         print("interrupted", file=sys.stderr)
         return exit_code(exc)

@@ -8,10 +8,12 @@ on a game is :mod:`agents.registry`'s.
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 import typing
 from typing import Any
 
-from util.bounds import MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, shown
+from util.bounds import INT64, MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
 
 
 class SpecError(ValueError):
@@ -40,7 +42,6 @@ def parameters_of(cls: type) -> dict[str, Any]:
 
 
 # --- bounds: every number a spec gives is checked before the agent is built --------------------
-INT64 = (-(1 << 63), (1 << 63) - 1)
 SHARE = (0.0, 1.0)
 SECONDS = (0.0, SECONDS_MAX)
 FIELD_BOUNDS: dict[str, tuple] = {
@@ -61,17 +62,56 @@ FIELD_BOUNDS: dict[str, tuple] = {
 """Bounds of agents' numeric fields by name (one name means one thing in every agent); a
 field's ``metadata={"bounds": (lo, hi)}`` overrides. Other ints are int64, other floats finite."""
 
+SERVER_SECONDS = (0.0, 30.0)  # a time an agent may spend past or before its deadline, on a server (its longest move)
 SERVER_BOUNDS: dict[str, tuple] = {
     "tt_size": (1024, 1 << 25),  # 256 MiB
     "tt_bits": (4, 22),  # about 100 MiB
     "solver_tt_bits": (4, 22),
     "capacity": (1, 2_000_000),  # about 280 MiB when full
+    "compile_wait": SERVER_SECONDS, "margin": SERVER_SECONDS,
 }
 """Tighter bounds for a server's request (``server=True``): many sessions share one process."""
 
 FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",)}
 """Fields that may name a file, with the values that do not (shipped data or none): a server
-refuses the others (``server=True``), so a client cannot probe the server's files."""
+refuses the others (``server=True``) unless they name a regular file inside its data folder
+(``data_root``: :func:`check_data_file`), so a client cannot probe the server's files; a
+command line refuses a named file that is missing or not a regular file before any game."""
+
+AGENT_SPEC = {"agent_spec": "game"}
+"""Metadata of an agent field that holds another agent's spec for the same game (e.g. Quixo's
+table player's ``fallback``): :func:`agents.registry.spec_tree` checks it with its parent."""
+
+GENERIC_AGENT_SPEC = {"agent_spec": "generic"}
+"""As :data:`AGENT_SPEC`, for a spec of a generic engine agent only
+(:func:`agents.engine.registry.make_generic`, e.g. the Monte-Carlo learner's ``fallback``)."""
+
+MAX_SPEC_DEPTH = 4
+"""Agent specs nested in a spec's parameters, at most (deeper is refused before any parsing
+recursion a client could drive)."""
+
+
+def names_file(key: str, value: Any) -> bool:
+    """Whether parameter ``key`` with ``value`` names a file (:data:`FILE_FIELDS`)."""
+    return key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]
+
+
+def check_data_file(path: str, label: str, data_root: str | os.PathLike | None = None) -> str:
+    """``path`` (a file parameter's value; ``label`` names it in messages) resolved, symlinks
+    followed: SpecError unless it is a regular file (no FIFO, device or folder) and, with
+    ``data_root``, inside that folder (nothing outside it is even looked at)."""
+    real = os.path.realpath(os.path.expanduser(str(path).strip()))
+    if data_root is not None:
+        root = os.path.realpath(data_root)
+        if os.path.commonpath([root, real]) != root:
+            raise SpecError(f"{label} must name a file in this server's data folder, not {shown(path)}")
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        raise SpecError(f"{label}: file {shown(path)} does not exist") from None
+    if not stat.S_ISREG(mode):
+        raise SpecError(f"{label}: {shown(path)} is not a regular file")
+    return real
 
 TABLE_BYTES: dict[str, Any] = {
     "tt_size": lambda v: 8 * v, "tt_bits": lambda v: 24 << v, "solver_tt_bits": lambda v: 24 << v,
@@ -83,26 +123,35 @@ TABLE_BYTES: dict[str, Any] = {
 def table_bytes(agent: Any) -> int:
     """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
     those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
+    objs = [obj for obj in (agent, getattr(agent, "inner", None)) if dataclasses.is_dataclass(obj)]
+    return sum(sized_bytes({name: getattr(obj, name, None) for name in TABLE_BYTES}) for obj in objs)
+
+
+def sized_bytes(values: dict[str, Any]) -> int:
+    """The bytes the tables sized by ``values`` (field name -> value) may take when full
+    (:data:`TABLE_BYTES`; other names and non-positive values count nothing)."""
     total = 0
-    for obj in (agent, getattr(agent, "inner", None)):
-        if dataclasses.is_dataclass(obj):
-            for name, size in TABLE_BYTES.items():
-                v = getattr(obj, name, None)
-                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                    total += size(min(v, 1 << 40))
+    for name, size in TABLE_BYTES.items():
+        v = values.get(name)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            total += size(min(v, 1 << 40))
     return total
 
 
-def check_server_params(label: str, params: dict[str, Any]) -> None:
-    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) or sizes a table beyond
-    :data:`SERVER_BOUNDS`: a server's request may do neither."""
+def check_server_params(label: str, params: dict[str, Any], data_root: str | os.PathLike | None = None) -> None:
+    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) other than a regular file in
+    ``data_root`` (None: none at all) or sizes a table or a time beyond :data:`SERVER_BOUNDS`: a
+    server's request may do neither. One agent's parameters: :func:`agents.registry.check_spec_tree`
+    checks every agent a spec builds."""
     for key, value in params.items():
-        if key in FILE_FIELDS and str(value).strip() not in FILE_FIELDS[key]:
-            allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
-            raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+        if names_file(key, value):
+            if data_root is None:
+                allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
+                raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+            check_data_file(value, f"parameter {key} of agent {label!r}", data_root)
         if key in SERVER_BOUNDS:
             try:
-                as_int(value, f"parameter {key} of agent {label!r}", *SERVER_BOUNDS[key])
+                check(value, f"parameter {key} of agent {label!r}", SERVER_BOUNDS[key])
             except ValueError as exc:
                 raise SpecError(f"{exc} on this server") from None
 
@@ -146,11 +195,13 @@ def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> An
     return None if text.lower() == "none" and default is None else text
 
 
-def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False, game: Any = None) -> dict[str, Any]:
+def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False, game: Any = None,
+                   data_root: str | os.PathLike | None = None) -> dict[str, Any]:
     """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
     field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
     names the agent in error messages. ``server=True`` (a server's request): no parameter may
-    name a file (:func:`check_server_params`) and tables stay within :data:`SERVER_BOUNDS`."""
+    name a file outside ``data_root`` (:func:`check_server_params`) and tables stay within
+    :data:`SERVER_BOUNDS`."""
     fields = {f.name: f for f in dataclasses.fields(cls) if is_parameter(f)}
     hints = typing.get_type_hints(cls)
     params = gather_heuristic_params(fields, label, params, game)
@@ -160,7 +211,7 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
             valid = ", ".join(sorted(fields)) or "(none)"
             raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
         if server:
-            check_server_params(label, {key: value})
+            check_server_params(label, {key: value}, data_root)
         kwargs[key] = _convert(label, fields[key], value, hints.get(key))
     return kwargs
 
@@ -197,12 +248,13 @@ def gather_heuristic_params(fields: dict[str, dataclasses.Field], label: str, pa
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"alphabeta:heuristic=bitsquares,max_depth=6"`` -> ``("alphabeta", {"heuristic": ..., "max_depth": "6"})``."""
+    """``"alphabeta:heuristic=bitsquares,max_depth=6"`` -> ``("alphabeta", {"heuristic": ..., "max_depth": "6"})``;
+    SpecError for an item without ``=`` or a key given twice. A parameter holding an agent spec
+    of its own (:data:`AGENT_SPEC`) keeps it as text: ``quixo_perfect:fallback=mcts:c=2`` ->
+    ``("quixo_perfect", {"fallback": "mcts:c=2"})`` (the nested spec has one parameter: a comma
+    ends it); :func:`agents.registry.spec_tree` parses those in turn."""
     name, _, rest = spec.strip().partition(":")
-    params: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise SpecError(f"bad parameter {item!r} in agent spec {spec!r}; write key=value, comma-separated")
-        params[key.strip()] = value.strip()
-    return name.strip(), params
+    try:
+        return name.strip(), key_values(rest, "parameter", f"agent spec {shown(spec)}")
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agents.engine.info import SearchInfo
+from agents.engine.spec import AGENT_SPEC
 from core.game import State
 
 DEFAULT_TABLES = {4: Path(__file__).resolve().parents[2] / "data" / "quixo_4x4.npz"}
@@ -32,7 +33,12 @@ def load_table(n: int, path: str = "") -> Any:
     from core.quixo.retrograde import Table, pack, solve
 
     if path:
-        return Table(path)
+        try:
+            return Table(path)
+        except OSError:
+            raise
+        except Exception as exc:  # a damaged or foreign file: BadZipFile, EOFError, KeyError, ...
+            raise ValueError(f"cannot read table {path}: {exc}") from None
     if n == 3:
         sol = solve(3, jit=False)
         code, bad = pack(sol, jit=False)
@@ -49,11 +55,12 @@ def load_table(n: int, path: str = "") -> Any:
 
 @dataclass
 class QuixoPerfectAgent:
-    """The table's move on 3×3 and 4×4; ``fallback`` on 5×5 or when the table is missing."""
+    """The table's move on 3×3 and 4×4; ``fallback`` on 5×5 or when the table cannot be read (a
+    table the spec names must exist when the agent is built: :func:`agents.registry.spec_tree`)."""
 
     game: Any = None  # the core.quixo.Quixo played (set by the registry)
     table: str = ""  # npz of the board's table (empty: data/quixo_4x4.npz on 4×4, solved on the fly on 3×3)
-    fallback: str = "alphabeta"  # engine agent spec played without a table (5×5, missing file)
+    fallback: str = field(default="alphabeta", metadata=AGENT_SPEC)  # agent spec played without a table (5×5, missing file)
 
     games: ClassVar[tuple[str, ...]] = ("quixo",)
     _table: Any = field(default=None, init=False, repr=False)
@@ -80,6 +87,15 @@ class QuixoPerfectAgent:
                               f"playing {self.fallback}", file=sys.stderr)
                         self._table = None
         return self._table
+
+    def load_data(self) -> None:
+        """Read a table the spec names now (the arena's check before the first game): ValueError
+        when it is missing, damaged or of another board (without a named table: the shipped one,
+        or the fallback, as in play)."""
+        if self.table:
+            table = load_table(self.game.n, self.table)
+            if table.n != self.game.n:
+                raise ValueError(f"{self.table} is a {table.n}×{table.n} table, not {self.game.n}×{self.game.n}")
 
     def warm_up(self) -> None:
         """Load the table (or build the fallback and warm it up: compile its kernels) now rather

@@ -6,6 +6,8 @@ stones counts a point (rules and state in :mod:`core.connect4_count.kernels`). A
 """
 from __future__ import annotations
 
+import math
+
 from core.connect4_count import kernels as K
 from core.connectx import bitboard as bb
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS
@@ -57,6 +59,9 @@ class Connect4Count(Game):
         super().__init__(**params)
         # Instance attribute: the largest |outcome| depends on the shape.
         self.win_value = float(max(1, score_bound(self.rows, self.columns, self.inarow)))
+
+    def positions_log10(self) -> float:
+        return self.rows * self.columns * math.log10(3)  # each cell empty or a player's
 
     def validate(self) -> None:
         rows, columns, inarow = self.params["rows"], self.params["columns"], self.params["inarow"]

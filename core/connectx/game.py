@@ -6,6 +6,8 @@ Actions are 0-based columns; people read and type 1-based columns (Pons' notatio
 """
 from __future__ import annotations
 
+import math
+
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
 from core.connectx.position import Position
@@ -61,6 +63,9 @@ class ConnectX(Game):
     def validate(self) -> None:
         self.shape = Shape(self.params["rows"], self.params["columns"], self.params["inarow"])
         self.num_actions = self.shape.columns
+
+    def positions_log10(self) -> float:
+        return self.shape.rows * self.shape.columns * math.log10(3)  # each cell empty or a player's
 
     def constants(self) -> list[int]:
         # masks for the search hooks (core.connectx.search_hooks); last: 1 = Pons' score (core.connectx.pons)

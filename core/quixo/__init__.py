@@ -9,6 +9,7 @@ them with spaces, semicolons or commas between complete actions (``04T 40L``, ``
 """
 from __future__ import annotations
 
+import math
 import re
 
 from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
@@ -31,6 +32,10 @@ class Quixo(Game):
         "max_plies": (int, 200, "ply cap: the game is a draw after this many plies (0: no cap; play can cycle)",
                       (0, 1_000_000)),
     }
+
+    def positions_log10(self) -> float:
+        # each cell blank or a player's, at each ply the cap counts (the count is in the state)
+        return self.n * self.n * math.log10(3) + math.log10(self.params["max_plies"] + 1)
 
     def validate(self) -> None:
         if self.params["size"] not in (3, 4, 5):

@@ -302,7 +302,7 @@ class Table:
 # --- CLI --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from util.atomic import write_bytes
-    from util.cli import OneLineParser, exit_code, stop_on_signals
+    from util.cli import OneLineParser, check_writable, exit_code, stop_on_signals
 
     p = OneLineParser(prog="python -m core.quixo.retrograde",
                       description="Solve n×n Quixo (n = 3, 4) by retrograde analysis and write the packed table.")
@@ -316,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out or f"data/quixo_{args.size}x{args.size}.npz")
     if out.suffix != ".npz":
         p.error(f"--out {out} must end in .npz")
+    check_writable(p, "--out", out)
     try:
         with stop_on_signals():
             sol = solve(args.size, jit=not args.no_jit, progress=not args.quiet)

@@ -29,6 +29,8 @@ from core.reinforce_tactics.layout import (
     H_STEP,
     H_TURN,
     H_WINNER,
+    INCOME,
+    NSMAX,
     NUM_ACTIONS,
     OUT_EVADE,
     STATE_LEN,
@@ -43,6 +45,12 @@ from core.reinforce_tactics.layout import (
     H,
     W,
 )
+from util.bounds import INT64
+
+MAX_SEED = INT64[1]  # Kaggle's seed: any int; ours: -1 (no flips) to int64's largest (util.cli.SEED's range)
+MAX_STEPS = 100_000  # episodeSteps: 500 times Kaggle's 200
+MAX_GOLD = 10 ** 9  # with a turn's income at most NSMAX * 150 for MAX_STEPS turns, gold stays below 2**31
+assert MAX_GOLD + NSMAX * max(INCOME) * MAX_STEPS < 2 ** 31
 
 PICTURE = ".~^T=BH# "  # by terrain code (Kaggle's text renderer; ocean blank); units: letters
 
@@ -62,18 +70,14 @@ class ReinforceTactics(Game):
     array_state = True
     PARAMS = {
         "map": (str, "beginner", "built-in map name; empty: picked by seed"),
-        "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips"),
-        "episode_steps": (int, 200, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns"),
-        "starting_gold": (int, 250, "each player's gold at the start"),
+        "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips", (-1, MAX_SEED)),
+        "episode_steps": (int, 200, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns", (2, MAX_STEPS)),
+        "starting_gold": (int, 250, "each player's gold at the start", (0, MAX_GOLD)),
         "board": (str, "", "400 tile codes, row by row, instead of a built-in map"),
     }
 
     def validate(self) -> None:
-        p = self.params
-        if p["episode_steps"] < 2:
-            raise ValueError("episode_steps must be at least 2 (a game of at least one turn)")
-        if p["starting_gold"] < 0:
-            raise ValueError("starting_gold must not be negative")
+        p = self.params  # numbers: within PARAMS' bounds already (episode_steps >= 2: a game of at least one turn)
         if p["board"]:
             bad = set(p["board"]) - set(TILE_CODES)
             if len(p["board"]) != CELLS or bad:

@@ -1,6 +1,8 @@
 """Tic-tac-toe: the engine's smallest game (see :mod:`core.tictactoe.kernels`)."""
 from __future__ import annotations
 
+import math
+
 from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 
 _ROT = [6, 3, 0, 7, 4, 1, 8, 5, 2]  # cell -> cell after a quarter turn clockwise
@@ -23,6 +25,9 @@ class TicTacToe(Game):
 
     def initial_words(self):
         return (0, 0)
+
+    def positions_log10(self) -> float:
+        return 9 * math.log10(3)  # each cell empty, X or O
 
     def action_to_string(self, state: State, action: int) -> str:
         return "abc"[action % 3] + str(3 - action // 3)

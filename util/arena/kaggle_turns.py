@@ -32,18 +32,14 @@ def _builtins(env: str) -> dict[str, Callable[[Any, Any], Any]]:
     return dict(getattr(module, "agents", {}))
 
 
-class KaggleTurnPlayer:
-    """A built-in Kaggle agent ``name`` of ``game`` (see the module docstring). ``seed`` seeds
-    the module-level ``random`` the built-ins draw from (this worker owns it for the game)."""
+class TurnListPlayer:
+    """A Kaggle ``agent(observation, configuration)`` of a game whose turn is a list of action
+    dicts, played on our states (see the module docstring); ``label`` names it in errors."""
 
-    def __init__(self, name: str, game: Game, time_per_move: float, seed: int = 0) -> None:
+    def __init__(self, fn: Callable[[Any, Any], Any], label: str, game: Game, time_per_move: float, seed: int = 0) -> None:
         from kaggle_environments.utils import structify
 
-        agents = _builtins(game.kaggle_env)
-        if name not in agents:
-            raise ValueError(f"kaggle-environments has no built-in {name!r} for {game.name}; valid: {', '.join(sorted(agents))}")
-        self.name, self.game, self.seed = name, game, seed
-        self.fn = agents[name]
+        self.fn, self.label, self.game, self.seed = fn, label, game, seed
         self._structify = structify
         self._config = structify(game.kaggle_configuration(time_per_move))
         self.reset()
@@ -56,9 +52,13 @@ class KaggleTurnPlayer:
     def turn_actions(self, state: State) -> list[Any]:
         """The built-in's answer for the turn starting at ``state``, as Kaggle reads it (a lone
         answer becomes a list of one)."""
-        obs = self._structify(self.game.kaggle_observation(state))
+        obs = self._structify(self.game.kaggle_observation(state, self.remaining()))
         answer = self.fn(obs, self._config)
         return list(answer) if isinstance(answer, list) else [answer] if answer else []
+
+    def remaining(self) -> float:
+        """The ``remainingOverageTime`` the agent is told (a built-in never reads it)."""
+        return 60.0
 
     def choose(self, state: State, deadline: float) -> int:
         end = self.game.end_turn_action
@@ -70,7 +70,7 @@ class KaggleTurnPlayer:
             entry = self._left.pop(0)
             if not isinstance(entry, dict):
                 self._left = []
-                raise ValueError(f"kaggle:{self.name} returned {entry!r} in its turn's list, not an action dict (Kaggle forfeits it)")
+                raise ValueError(f"{self.label} returned {entry!r} in its turn's list, not an action dict (Kaggle forfeits it)")
             if entry.get("type", "") == "end_turn":
                 self._left = []
                 break
@@ -87,3 +87,40 @@ class KaggleTurnPlayer:
 
     def close(self) -> None:
         pass
+
+
+class KaggleTurnPlayer(TurnListPlayer):
+    """A built-in Kaggle agent ``name`` of ``game`` (see the module docstring). ``seed`` seeds
+    the module-level ``random`` the built-ins draw from (this worker owns it for the game)."""
+
+    def __init__(self, name: str, game: Game, time_per_move: float, seed: int = 0) -> None:
+        agents = _builtins(game.kaggle_env)
+        if name not in agents:
+            raise ValueError(f"kaggle-environments has no built-in {name!r} for {game.name}; valid: {', '.join(sorted(agents))}")
+        self.name = name
+        super().__init__(agents[name], f"kaggle:{name}", game, time_per_move, seed)
+
+
+class FileTurnPlayer(TurnListPlayer):
+    """A Kaggle agent file of ``game`` in its own process (:class:`util.arena.players.FilePlayer`:
+    Kaggle's clock, the file loaded inside its first call), asked once a turn; the turn's
+    decisions are the list's entries. ``kaggle_clock`` is the file's bank, which the game loop
+    charges with the turn's time (:class:`util.arena.match.TurnClock`: a turn is one Kaggle call)."""
+
+    def __init__(self, path: str, game: Game, time_per_move: float, seed: int = 0, overage: float | None = None,
+                 load_now: bool = False) -> None:
+        from util.arena.players import FilePlayer
+
+        self.file = FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_env, load_now)
+        self.kaggle_clock = self.file.kaggle_clock
+        super().__init__(self.file.call, path, game, time_per_move, seed)
+
+    def reset(self) -> None:
+        super().reset()
+        self.file.reset()
+
+    def remaining(self) -> float:
+        return self.kaggle_clock.left
+
+    def close(self) -> None:
+        self.file.close()

@@ -9,7 +9,8 @@ was already played. The worker never touches the store: it returns a result dict
 One loop for every game (:mod:`core.games`): players choose on :class:`core.game.State`
 (ConnectX's own players through :func:`util.arena.players.state_player`), and the loop judges them the
 same way on every game: an agent that raises, returns something that is not a legal action, or
-runs past the hard time limit loses at once, and the reason is recorded. Chance outcomes (dice)
+runs past the hard time limit loses at once, and the reason is recorded (an agent file is timed
+by Kaggle's clock instead, its overage bank included: :func:`play`). Chance outcomes (dice)
 are drawn by the loop from a generator seeded per game pair, so both games of a pair roll the
 same dice as far as the moves allow; they are stored among the actions, their indices in
 ``chance``.
@@ -61,6 +62,7 @@ class GameJob:
     seed: int  # seeds the players' randomness for this game
     plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
     base_seed: int = 0  # the tournament's seed: openings and dice of game pair index // 2 come from it
+    overage: float | None = None  # seconds in an agent file's bank (None: Kaggle's for the game, util.clock.kaggle_overage)
 
     @property
     def game_obj(self) -> Game:
@@ -100,6 +102,10 @@ class GameJob:
         else:
             ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, self.game,
                      self.time_per_move, self.engine, self.seed, self.plies, self.base_seed]
+        if "file" in (self.a.kind, self.b.kind) or self.overage is not None:
+            # Agent files play on Kaggle's clock since this field exists: their games of the
+            # arena's former clock are not these games; other keys stay as they were.
+            ident.append(["kaggle-clock", self.overage])
         return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:20]
 
 
@@ -110,12 +116,14 @@ def game_seed(base: int, a: str, b: str, index: int) -> int:
 
 
 def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | Shape | str, time_per_move: float, engine: str,
-             seed: int, seed_names: list[str] | None = None, plies: int | None = None) -> list[GameJob]:
+             seed: int, seed_names: list[str] | None = None, plies: int | None = None,
+             overage: float | None = None) -> list[GameJob]:
     """Every game of the tournament, pairing by pairing. ``fmt``: ``round-robin`` (all pairs)
     or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing;
     ``game``: the game (a ConnectX shape stands for ConnectX on that board); ``plies``: random
     opening plies (games other than ConnectX; None: the game's default); ``seed_names``: names
-    the game seeds are derived from, one per spec (default: the specs' text). Tuning names its
+    the game seeds are derived from, one per spec (default: the specs' text); ``overage``: the bank
+    of agent files (None: Kaggle's, :class:`util.arena.players.FilePlayer`). Tuning names its
     candidate the same in every trial, so that every trial plays with the same seeds and
     differs only by its parameters (common random numbers)."""
     spec = game_spec(game)
@@ -126,7 +134,7 @@ def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | Shape |
         pairs = [(specs[0], other) for other in specs[1:]]
     else:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
-    return [GameJob(a, b, k, spec, time_per_move, engine, game_seed(seed, names[a.text], names[b.text], k), plies, seed)
+    return [GameJob(a, b, k, spec, time_per_move, engine, game_seed(seed, names[a.text], names[b.text], k), plies, seed, overage)
             for k in range(games) for a, b in pairs]
 
 
@@ -175,7 +183,9 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
     optionally ``reset()``, called before the game. In a game whose turn is several decisions
     ``time_per_move`` is the time of a whole turn (:class:`TurnClock`), and the hard limit
-    applies to the turn's total. ``opening``: actions (chance outcomes
+    applies to the turn's total. A player with a ``kaggle_clock`` (a :class:`util.clock.KaggleBank`:
+    an agent file) is judged by Kaggle's clock instead: a move (turn) may overrun ``actTimeout``
+    by what is left of its bank, which pays for the overrun; past that it loses on time. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds
     after which a move forfeits (default :func:`default_hard_limit`); an agent cannot
     be interrupted, so a slow move is judged once it returns. ``chance_seed``: seeds the draws
@@ -242,8 +252,9 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         times.append(elapsed)
         movers.append(mark)
         used, what = clock.spend(elapsed)
-        if used > limit:
-            return result(3 - mark, "timeout", {mark: f"{what} took {used:.3f} s, hard limit {limit:.3f} s"})
+        late = _late(agents[mark - 1], used, what, limit)
+        if late:
+            return result(3 - mark, "timeout", {mark: late})
         if isinstance(choice, bool) or not isinstance(choice, numbers.Integral):
             return result(3 - mark, "illegal", {mark: f"returned {choice!r} ({type(choice).__name__}), not an int"})
         action = int(choice)
@@ -257,6 +268,18 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
                 message = f"action {action} is not legal here; legal: {state.legal_text()}"
             return result(3 - mark, "illegal", {mark: message})
         moves.append(action)
+
+
+def _late(agent: Any, used: float, what: str, limit: float) -> str:
+    """Why a move (``what``: "move" or "turn", ``used`` seconds so far) lost on time, or "": past
+    ``limit``, or for an agent with a ``kaggle_clock`` past Kaggle's (the bank is charged here)."""
+    bank = getattr(agent, "kaggle_clock", None)
+    if bank is None:
+        return f"{what} took {used:.3f} s, hard limit {limit:.3f} s" if used > limit else ""
+    if bank.spend(used, first=what == "move"):
+        return ""
+    return (f"{what} took {used:.3f} s: past actTimeout {bank.act_timeout:g} s and the {bank.started_with:.3f} s "
+            "left in its overage bank (Kaggle's clock)")
 
 
 # --- workers ---------------------------------------------------------------------------------
@@ -311,9 +334,9 @@ def run_job(job: GameJob) -> dict[str, Any]:
         for mark, spec in ((1, job.first), (2, job.second)):
             try:
                 if job.engine == "kaggle":
-                    players.append(build(spec, game, job.time_per_move, job.seed + mark))
+                    players.append(build(spec, game, job.time_per_move, job.seed + mark, job.overage))
                 else:
-                    players.append(state_player(spec, game, job.time_per_move, job.seed + mark))
+                    players.append(state_player(spec, game, job.time_per_move, job.seed + mark, job.overage))
             except Exception as exc:  # e.g. an agent file that no longer loads: that side loses
                 return {"moves": list(opening), "chance": [], "winner": 3 - mark, "termination": "error",
                         "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "movers": [],

@@ -27,7 +27,7 @@ from util.arena import openings, players
 from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
-from util.cli import SEED, OneLineParser, int_in, seconds_in
+from util.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, signal_name, stop_on_signals, unwritable
 
 HUMAN = "human"
 MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)
@@ -215,17 +215,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.tree:
-            folder = os.path.dirname(os.path.abspath(args.tree))
-            if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-                raise UsageError(f"--tree {args.tree}: cannot write in {folder}; give a file in a writable folder")
+        why = unwritable(args.tree) if args.tree else None
+        if why:
+            raise UsageError(f"--tree {why}; give a file in a writable folder")
         game = parse_game_args(args.game, args.shape)
         spec = players.resolve(args.agent, game)
+        if spec.kind == "file":  # it loads inside its first move, as on Kaggle: a broken one is told here
+            players.check_loads(spec, game, args.time)
         agent = players.state_player(spec, game, args.time, args.seed)
+        players.check_data(spec, agent)  # a missing or damaged cache, book or table: one line now
         with Store(args.db) as store:
             human_mark = 1 if args.first == "human" else 2
             try:
-                result = play(agent, game, human_mark, args.time, inp, out, args.seed, args.tree, args.tree_depth)
+                with stop_on_signals():  # Ctrl-C or SIGTERM: the agent (an agent file's process) is closed
+                    result = play(agent, game, human_mark, args.time, inp, out, args.seed, args.tree, args.tree_depth)
             finally:
                 agent.close()
             if result is None:
@@ -240,6 +243,9 @@ def main(argv: list[str] | None = None, inp: TextIO = sys.stdin, out: TextIO = s
     except (UsageError, SpecError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({signal_name(exc)}): the unfinished game is not saved", file=sys.stderr)
+        return exit_code(exc)
 
 
 if __name__ == "__main__":

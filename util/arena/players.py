@@ -10,11 +10,14 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
                                               built-ins (Reinforce Tactics: ``kaggle:aggressive``,
                                               :mod:`util.arena.kaggle_turns`);
   ``path/to/agent.py``                        any Kaggle agent file (a built submission), run in
-                                              its own process as Kaggle would;
+                                              its own process as Kaggle would, on Kaggle's clock
+                                              (:class:`FilePlayer`; ConnectX, or a game whose turn
+                                              is a list of action dicts: Reinforce Tactics);
   ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
 
 Files, ``kaggle:negamax``/``kaggle:random`` and OpenSpiel's MCTS speak Kaggle's ConnectX board
-(:data:`BOARD_PLAYER_GAMES`).
+(:data:`BOARD_PLAYER_GAMES`); files also play the games of :attr:`core.game.Game.kaggle_env`
+(:class:`util.arena.kaggle_turns.FileTurnPlayer`).
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
@@ -47,7 +50,7 @@ from typing import Any
 
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
-from agents.engine.spec import SpecError, convert_params, parse_spec
+from agents.engine.spec import SpecError, parse_spec
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import Game, State
@@ -122,14 +125,26 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
     game = as_game(game)
     if spec.startswith("kaggle:") and game.kaggle_env:
         return _resolve_kaggle_turns(spec, game)
+    if _is_file(spec) and game.kaggle_env:  # a file of a game whose turn is a list of action dicts
+        return _resolve_board_player(spec)
     if _is_file(spec) or spec.startswith("kaggle:") or parse_spec(spec)[0] == "openspiel_mcts":
         if game.name not in BOARD_PLAYER_GAMES:
             here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
-            if _is_file(spec) or spec.startswith("kaggle:"):
+            if _is_file(spec):
+                raise SpecError(f"{spec} is a Kaggle agent file: it plays only the games Kaggle runs "
+                                f"({', '.join(file_games())}), not {game.name!r}; {here}")
+            if spec.startswith("kaggle:"):
                 raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
             raise SpecError(f"agent 'openspiel_mcts' does not play {game.name!r}; it plays: connectx; {here}")
         return _resolve_board_player(spec)
     return _resolve_agent(spec, game)
+
+
+def file_games() -> list[str]:
+    """The games an agent file plays: ConnectX's board and every game with a Kaggle environment."""
+    from core.games import make_game, names
+
+    return [*BOARD_PLAYER_GAMES, *(n for n in names() if n not in BOARD_PLAYER_GAMES and make_game(n).kaggle_env)]
 
 
 def _resolve_board_player(spec: str) -> PlayerSpec:
@@ -159,14 +174,12 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
         extra = ", kaggle:negamax, kaggle:random, openspiel_mcts, <agent file.py>" if game.name in BOARD_PLAYER_GAMES else ""
         raise SpecError(f"unknown agent {name!r}; {here}{extra}")
     try:
-        cls = registry.agent_class(game.name, name)
+        registry.agent_class(game.name, name)
     except SpecError as exc:
         raise SpecError(f"{exc}; {here}") from None
-    kwargs = convert_params(cls, name, params, game=game)
-    try:
-        agent = registry.builder(game.name, name)(cls, kwargs, game, spec)
-    except (TypeError, ValueError) as exc:
-        raise SpecError(f"agent {name!r}: {exc}") from None
+    node = registry.check_spec_tree(game, spec)  # the agents its parameters name too, before any game
+    kwargs = node.kwargs
+    agent = registry.build_node(node, game, spec)
     built = {k: getattr(agent, k) for k in kwargs}
     text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
     modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
@@ -186,11 +199,14 @@ def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
     return PlayerSpec(f"kaggle:{which}", "kaggle_turns", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
 
 
-def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int) -> Any:
+def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int, overage: float | None = None) -> Any:
     """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
     ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
-    unset; Python's ``random`` for Kaggle built-ins and files). Every player chooses on a
+    unset; Python's ``random`` for Kaggle built-ins and files). ``overage``: an agent file's bank
+    (None: Kaggle's, :func:`util.clock.kaggle_overage`). Every player chooses on a
     :class:`core.game.State`."""
+    if spec.kind == "file":
+        return file_player(spec.name, shape, time_per_move, seed, overage)
     if spec.kind == "engine":
         game = as_game(shape)
         cls = registry.agent_class(game.name, spec.name)
@@ -214,23 +230,43 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
         from kaggle_environments.envs.connectx import connectx
         random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
         return FunctionPlayer(getattr(connectx, f"{spec.name}_agent"), shape, time_per_move)
-    if spec.kind == "file":
-        return FilePlayer(spec.name, shape, time_per_move, seed)
     if spec.kind == "openspiel":
         from util.arena.openspiel_player import OpenSpielMCTS
         return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), time_per_move)
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
 
-def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int) -> Any:
+def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int, overage: float | None = None) -> Any:
     """:func:`build` on ``game`` (every player chooses on :class:`core.game.State`)."""
-    return build(spec, game, time_per_move, seed)
+    return build(spec, game, time_per_move, seed, overage)
 
 
 def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:
-    """Build and close the player once, so a file that fails to load stops the command early."""
+    """Build and close the player once, so a file that fails to load stops the command early
+    (an agent file is loaded here at once; in a game it loads inside its first move, as on Kaggle)."""
+    if spec.kind == "file":
+        file_player(spec.name, shape, time_per_move, 0, load_now=True).close()
+        return
     player = build(spec, shape, time_per_move, 0)
+    check_data(spec, player)
     getattr(player, "close", lambda: None)()
+
+
+def check_data(spec: PlayerSpec, player: Any) -> None:
+    """An in-process agent with a ``load_data()`` hook reads its data files (a cache, a book, a
+    table) now: a missing or damaged one is a SpecError before the first game, not a forfeit in
+    each (:func:`check_loads`, which every command runs on its specs first)."""
+    load = getattr(getattr(player, "agent", None), "load_data", None)
+    try:
+        if callable(load):
+            load()
+    except (OSError, ValueError, KeyError) as exc:
+        raise SpecError(f"agent {spec.text}: {one_line(exc)}") from None
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (a library's may span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 # --- code versions ---------------------------------------------------------------------------
@@ -364,18 +400,47 @@ class FunctionPlayer(StatelessPlayer):
         return self.fn(self._structify(observation(_position(state))), self._config)
 
 
+def file_player(path: str, game: Game | Shape, time_per_move: float, seed: int = 0, overage: float | None = None,
+                load_now: bool = False) -> Any:
+    """The player of the agent file at ``path`` for ``game``: a :class:`FilePlayer` on Kaggle's
+    ConnectX board, or on a game whose Kaggle agents return a turn's list of action dicts
+    (:attr:`core.game.Game.kaggle_env`) a :class:`util.arena.kaggle_turns.FileTurnPlayer`.
+    ``time_per_move`` is the ``actTimeout`` the file reads, ``overage`` its bank (None: Kaggle's
+    for the game); ``load_now``: load the file before returning (see :class:`FilePlayer`)."""
+    if isinstance(game, Game) and game.kaggle_env:
+        from util.arena.kaggle_turns import FileTurnPlayer
+        return FileTurnPlayer(path, game, time_per_move, seed, overage, load_now)
+    shape = _shape_of(game)
+    return FilePlayer(path, configuration(shape, time_per_move), seed, overage, "connectx", load_now, shape)
+
+
+FILE_GRACE = 1.0  # seconds past actTimeout + bank before a file that has not answered is killed (the loop judges the
+# time); kaggle-environments' UrlAgent waits as long for an agent behind its HTTP server (remainingOverageTime + actTimeout + 1)
+
+
 class FilePlayer(StatelessPlayer):
     """A Kaggle agent file in its own process (``python -m util.arena.players --serve``), one JSON
-    line per request and reply over pipes. A reply that does not come within the hard limit
-    kills the process and loses the game."""
+    line per request and reply over pipes, on Kaggle's clock: the file reads ``config``'s
+    ``actTimeout`` (the arena's ``--time``) and, as ``remainingOverageTime``, what is left of its
+    bank (:attr:`kaggle_clock`, a :class:`util.clock.KaggleBank` of ``overage`` seconds, Kaggle's
+    when None: 60 s for ConnectX and Reinforce Tactics), which the game loop charges with every
+    move's overrun of ``actTimeout`` and judges by Kaggle's rule (:func:`util.arena.match.play`).
+    As in kaggle-environments the file is executed inside its first move, whose time covers it;
+    ``load_now`` loads it at once instead (a check that it loads, before any game). A reply that
+    has not come :data:`FILE_GRACE` seconds after actTimeout and the bank kills the process and
+    loses the game."""
 
-    def __init__(self, path: str, shape: Shape, time_per_move: float, seed: int = 0) -> None:
-        self.path, self.shape, self.time_per_move = path, shape, time_per_move
-        self._config = configuration(shape, time_per_move)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    def __init__(self, path: str, config: dict[str, Any], seed: int = 0, overage: float | None = None,
+                 env: str = "connectx", load_now: bool = False, shape: Shape | None = None) -> None:
+        from util.clock import KaggleBank, kaggle_overage
+        self.path, self.shape, self._config = path, shape, config
+        self.time_per_move = float(config["actTimeout"])
+        self.kaggle_clock = KaggleBank(self.time_per_move, kaggle_overage(env) if overage is None else overage)
+        env_vars = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        command = [sys.executable, "-m", "util.arena.players", "--serve", path, "--seed", str(seed)]
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "util.arena.players", "--serve", path, "--seed", str(seed)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=str(ROOT),
+            command + ([] if load_now else ["--lazy"]),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env_vars, cwd=str(ROOT),
             stderr=None if os.environ.get("CONNECTX_AGENT_STDERR") else subprocess.DEVNULL,  # set it to see agents' logs
             start_new_session=True,  # Ctrl-C reaches the driver only; the worker closes this process
         )
@@ -383,6 +448,9 @@ class FilePlayer(StatelessPlayer):
         if "error" in reply:
             self.close()
             raise SpecError(f"agent file {path} failed to load: {reply['error']}")
+
+    def reset(self) -> None:
+        self.kaggle_clock.reset()
 
     def _read(self, until: float, what: str) -> dict:
         assert self._proc.stdout is not None
@@ -396,13 +464,15 @@ class FilePlayer(StatelessPlayer):
         return json.loads(line)
 
     def choose(self, state: State, deadline: float) -> int:
-        return self.kaggle_agent(observation(_position(state)), self._config, deadline)
+        return self.kaggle_agent(observation(_position(state), self.kaggle_clock.left), self._config)
 
-    def kaggle_agent(self, obs: Any, config: Any, deadline: float | None = None) -> int:
+    def call(self, obs: Any, config: Any) -> Any:
+        """The file's answer to Kaggle's ``(observation, configuration)``; raises RuntimeError
+        when the file raised, TimeoutError when it gave no reply by actTimeout + the
+        observation's bank + :data:`FILE_GRACE`."""
         start = time.perf_counter()
-        if deadline is None:  # kaggle-environments' call: the move may also spend the bank, as on Kaggle
-            bank = obs.get("remainingOverageTime") if hasattr(obs, "get") else None
-            deadline = start + float(config["actTimeout"]) + (float(bank) if isinstance(bank, (int, float)) else 0.0)
+        from util.clock import kaggle_times
+        act, bank = kaggle_times(obs, config, self.time_per_move)
         assert self._proc.stdin is not None
         request = {"obs": dict(obs), "config": dict(config)}
         try:
@@ -410,10 +480,15 @@ class FilePlayer(StatelessPlayer):
             self._proc.stdin.flush()
         except OSError:
             raise RuntimeError(f"agent file {self.path} is not running") from None
-        reply = self._read(deadline + max(1.0, self.time_per_move) + 0.5, "move")
+        reply = self._read(start + act + bank + FILE_GRACE, "move")
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return reply["action"]
+
+    def kaggle_agent(self, obs: Any, config: Any) -> int:
+        """Kaggle's ``agent(obs, config)`` of the file (``--engine kaggle`` calls it with Kaggle's own
+        observation and bank)."""
+        return self.call(obs, config)
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -438,7 +513,12 @@ def load_agent_file(path: str) -> Callable[[Any, Any], Any]:
     propagate."""
     import inspect
 
-    source = Path(path).read_text()
+    from util.cli import read_text_file
+
+    try:
+        source = read_text_file(path, "")
+    except ValueError as exc:  # missing, not a regular file, binary
+        raise AgentFileError(str(exc)) from None
     try:
         code = compile(source, path, "exec")
     except SyntaxError as exc:
@@ -467,8 +547,42 @@ def load_agent_file(path: str) -> Callable[[Any, Any], Any]:
     return agent
 
 
-def _serve(path: str, seed: int) -> int:
+def _plain(value: Any) -> Any:
+    """``json.dumps``' default: numpy numbers as Python's (a turn's action dicts may hold them)."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _answer(action: Any) -> dict[str, Any]:
+    """The reply for what the agent returned: an int as an int (numpy ints too, as Kaggle accepts
+    them), plain data (a turn's list of action dicts) as it is, anything else as its repr (judged
+    by the game loop, shown in the error)."""
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        return {"action": int(action)}
+    try:
+        return {"action": json.loads(json.dumps(action, default=_plain))}
+    except (TypeError, ValueError):
+        return {"action": repr(action)}
+
+
+def _load(path: str) -> tuple[Any, str]:
+    """``(agent, "")`` from the file, or ``(None, why)`` when it cannot be loaded (one line)."""
+    try:
+        return load_agent_file(path), ""
+    except AgentFileError as exc:  # says what is missing: one line, as it is
+        return None, str(exc)
+    except BaseException as exc:  # any failure to load is reported, not raised
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _serve(path: str, seed: int, lazy: bool = False) -> int:
     """Host loop of an agent file: load it like Kaggle, then answer requests until EOF.
+    ``lazy``: answer ready at once and load the file inside the first request, as
+    kaggle-environments does inside the first timed call (a file that fails to load then
+    answers every request with the error).
 
     The agent's prints go to stderr; only this loop writes the protocol channel."""
     channel = os.fdopen(os.dup(1), "w")
@@ -481,28 +595,32 @@ def _serve(path: str, seed: int) -> int:
         pass
     try:
         from kaggle_environments.utils import structify
-        agent = load_agent_file(path)
-    except AgentFileError as exc:  # says what is missing: one line, as it is
-        channel.write(json.dumps({"error": str(exc)}) + "\n")
+    except ImportError as exc:
+        channel.write(json.dumps({"error": f"kaggle-environments is needed to host an agent file ({exc})"}) + "\n")
         channel.flush()
         return 1
-    except BaseException as exc:  # any failure to load is reported, not raised
-        channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+    agent: Any = None
+    why = ""
+    if not lazy:
+        agent, why = _load(path)
+    if why:
+        channel.write(json.dumps({"error": why}) + "\n")
         channel.flush()
         return 1
     channel.write(json.dumps({"ok": True}) + "\n")
     channel.flush()
     for line in sys.stdin:
         request = json.loads(line)
-        reply: dict[str, int | str]
-        try:
-            action = agent(structify(request["obs"]), structify(request["config"]))
-            if isinstance(action, numbers.Integral) and not isinstance(action, bool):
-                reply = {"action": int(action)}  # numpy ints too, as Kaggle accepts them
-            else:
-                reply = {"action": repr(action)}  # judged illegal by the game loop, shown in the error
-        except BaseException as exc:
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        reply: dict[str, Any]
+        if agent is None and not why:
+            agent, why = _load(path)
+        if why:
+            reply = {"error": f"the file failed to load: {why}"}
+        else:
+            try:
+                reply = _answer(agent(structify(request["obs"]), structify(request["config"])))
+            except BaseException as exc:
+                reply = {"error": f"{type(exc).__name__}: {exc}"}
         channel.write(json.dumps(reply) + "\n")
         channel.flush()
     return 0
@@ -512,8 +630,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m util.arena.players", description="Host process of a Kaggle agent file (used by util.arena.tournament).")
     parser.add_argument("--serve", metavar="FILE", required=True, help="agent file to load with kaggle_environments.agent.get_last_callable")
     parser.add_argument("--seed", type=int, default=0, help="seed for random and numpy.random in this process")
+    parser.add_argument("--lazy", action="store_true", help="load the file inside the first request (as kaggle-environments does), not before ready")
     args = parser.parse_args(argv)
-    return _serve(args.serve, args.seed)
+    return _serve(args.serve, args.seed, args.lazy)
 
 
 if __name__ == "__main__":

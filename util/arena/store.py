@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from util.cli import unwritable
+
 SCHEMA_VERSION = 3  # 2: runs, run_games, claims; 3: game, chance, movers, returns
 
 _SCHEMA = """
@@ -143,6 +145,9 @@ class Store:
         self.timeout = timeout
         if not create and not self.path.is_file():
             raise StoreError(f"no database at {self.path}; give --db the file a tournament wrote")
+        why = unwritable(self.path) if create else None
+        if why:  # a device, a directory, a read-only place: said before any game is played
+            raise StoreError(f"--db {why}; give a writable file such as results/tournament.sqlite")
         try:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

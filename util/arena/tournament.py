@@ -45,7 +45,8 @@ from util import backends
 from util.arena import match, openings, players, sprt
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
-from util.cli import MAX_ID, SEED, OneLineParser, exit_code, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
+from util.cli import MAX_ID, SEED, OneLineParser, exit_code, float_in, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
+from util.clock import kaggle_overage
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
 # Specs shown in --help (tests build each one): keep them valid.
@@ -177,6 +178,7 @@ def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | 
 MAX_GAMES = 1_000_000  # games per pairing
 MAX_WORKERS = 256
 MAX_OPENING_PLIES = 40  # random opening plies (a longer random start is not an opening)
+MAX_OVERAGE = 3600.0  # seconds: an agent file's overage bank (Kaggle's is 60)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=match.FORMATS, default="round-robin", help="all pairs, or the first agent against each other")
     p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per move; per turn in games whose turn is several decisions, "
                    "such as reinforce_tactics (default 1.0; Kaggle gives 2 for ConnectX, 5 a turn for Reinforce Tactics)")
+    p.add_argument("--overage", type=float_in(0.0, MAX_OVERAGE), default=None, metavar="SECONDS",
+                   help="agent files play on Kaggle's clock: --time is the actTimeout they read, and each game gives them "
+                        "this overage bank for moves past it (default Kaggle's: 60 s for ConnectX and Reinforce Tactics); "
+                        "a move past actTimeout and what is left of the bank loses on time")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(MAX_WORKERS, os.cpu_count() or 1),
                    help="parallel games (default: CPU count; 1 = in this process)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite store (default {DEFAULT_DB}); several runners may share one")
@@ -227,21 +233,23 @@ def run_tag(specs: Sequence[players.PlayerSpec], args: argparse.Namespace) -> st
     ident = [[s.text, s.version] for s in specs] + [args.games, args.format, args.time, args.engine, args.seed, where, args.sprt]
     if game.name != "connectx":
         ident.append(args.opening_plies)
+    if args.overage is not None or any(s.kind == "file" for s in specs):  # as match.GameJob.key
+        ident.append(["kaggle-clock", args.overage])
     return "run-" + hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:8]
 
 
 LEASE_PLIES = 200  # plies of a long game of a game other than ConnectX, for claims' leases
 
 
-def lease_seconds(game: Game | Shape, time_per_move: float) -> float:
+def lease_seconds(game: Game | Shape, time_per_move: float, bank: float = 0.0) -> float:
     """How long a claim on a game lasts without news from its runner: twice the longest game
     (ConnectX: every cell a move; others: :data:`LEASE_PLIES`) at the full time, plus a minute
-    for starting processes."""
+    for starting processes, plus twice ``bank`` (the overage banks agent files may spend)."""
     if isinstance(game, Shape):
         plies = game.cells
     else:
         plies = game.shape.cells if game.name == "connectx" else LEASE_PLIES  # type: ignore[attr-defined]
-    return 60.0 + 2.0 * plies * time_per_move
+    return 60.0 + 2.0 * plies * time_per_move + 2.0 * bank
 
 
 class SprtMatch:
@@ -316,16 +324,21 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
     for spec in specs:
         players.check_loads(spec, game, args.time)
     games = args.games + args.games % 2 if test else args.games
-    jobs = match.schedule(specs, games, args.format, game, args.time, args.engine, args.seed, plies=args.opening_plies)
+    jobs = match.schedule(specs, games, args.format, game, args.time, args.engine, args.seed, plies=args.opening_plies,
+                          overage=args.overage)
     tag = args.tag or run_tag(specs, args)
     command = {"agents": [s.text for s in specs], "games": games, "format": args.format, "time": args.time,
                "engine": args.engine, "seed": args.seed, "shape": shape_text(game), "game": game.spec(), "sprt": args.sprt}
     if game.name != "connectx":
         command["opening_plies"] = openings.default_plies(game) if args.opening_plies is None else args.opening_plies
+    files = [s for s in specs if s.kind == "file"]
+    bank = (kaggle_overage(game.kaggle_env or "connectx") if args.overage is None else args.overage) if files else 0.0
+    if files:
+        command["overage"] = bank
     run = store.start_run(tag, command, [j.key for j in jobs])
     ids = {s.text: store.player_id(s.text, s.version, dict(s.params)) for s in specs}
     me = runner_id()
-    lease = lease_seconds(game, args.time)
+    lease = lease_seconds(game, args.time, bank)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
     elsewhere = claims_note(store, me, [j.key for j in todo])
@@ -336,7 +349,7 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
         state.update(store)
     from tqdm import tqdm
     failed = 0
-    bar = tqdm(total=len(todo) - len(elsewhere), disable=args.quiet, unit="game", file=sys.stderr)
+    bar = tqdm(total=len(todo) - len(elsewhere[0]), disable=args.quiet, unit="game", file=sys.stderr)
 
     def claimed():  # lazily, as workers free up: another runner may take the next one first
         for job in todo:
@@ -507,10 +520,15 @@ def _main(args: argparse.Namespace) -> int:
             raise UsageError("--time must be positive (seconds per move)")
         if args.all and not args.report:
             raise UsageError("--all goes with --report")
+        if args.overage is not None and args.engine == "kaggle":
+            raise UsageError("--overage sets agent files' bank in the direct loop; kaggle-environments gives its own (60 s): "
+                             "drop --overage or use --engine direct")
         if args.replay:
             check_folder(Path(args.out), "--out")
         if args.plot:
             check_folder(Path(args.plot), "--plot")
+        if not (args.report or args.replay) and backends.missing(args.backend):
+            raise UsageError(backends.missing(args.backend))
         reading = bool(args.report or args.replay)
         with Store(args.db, create=not reading) as store:
             if args.replay:

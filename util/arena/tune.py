@@ -184,6 +184,9 @@ def check_storage(url: str) -> None:
     if not url.startswith("sqlite:///"):
         return
     path = Path(url[len("sqlite:///"):])
+    why = unwritable(path)
+    if why:  # a device, a directory, a read-only place
+        raise UsageError(f"--storage {why}; give a writable file such as sqlite:///results/tune/studies.db")
     if not path.is_file():
         return
     try:
@@ -338,6 +341,8 @@ def _main(args: argparse.Namespace) -> int:
                 raise UsageError(f"--{name} must be at least 1")
         if args.time <= 0:
             raise UsageError("--time must be positive (seconds per move)")
+        if backends.missing(args.backend):
+            raise UsageError(backends.missing(args.backend))
         shape = parse_game_args(args.game, args.shape)  # the game (ConnectX: on its board)
         fixed = parse_spec(f"{args.agent}:{args.fixed}")[1]
         players.resolve(spec_text(args.agent, fixed), shape)  # an agent that does not play the game: say so first
@@ -368,12 +373,7 @@ def _main(args: argparse.Namespace) -> int:
                                             + ([args.variants] if args.variants else []))
         out = Path(args.out) if args.out else Path("results") / "tune" / (_slug(study_name) + ".json")
         check_out(out)
-        check_storage(args.storage)
-        if args.storage.startswith("sqlite:///"):
-            try:
-                Path(args.storage[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UsageError(f"--storage {args.storage}: cannot make its folder ({exc.strerror or exc})") from None
+        check_storage(args.storage)  # its folder is made
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         for handler in logging.getLogger("optuna").handlers:
             handler.addFilter(_NoInterruptTraceback())

@@ -256,7 +256,8 @@ def register(app: Flask) -> None:
 
     @app.post("/api/db/matches")
     def start_match():
-        from agents.engine.spec import SpecError, check_server_params, parse_spec
+        from agents import registry
+        from agents.engine.spec import SpecError
         from util.arena import players
 
         data = body()
@@ -269,8 +270,7 @@ def register(app: Flask) -> None:
             if spec.endswith(".py") or "/" in spec:
                 raise RequestError("agent files cannot be started from the page: use the command line")
             try:
-                name, params = parse_spec(spec)
-                check_server_params(name, params)
+                registry.check_spec_tree(players.as_game(None), spec, server=True)  # every agent it builds
                 players.resolve(spec)
             except SpecError as exc:
                 raise RequestError(str(exc)) from None
