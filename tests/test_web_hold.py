@@ -15,7 +15,6 @@ import pytest
 
 pytest.importorskip("flask")
 
-from agents import registry  # noqa: E402
 from util.arena.web import request_body  # noqa: E402
 from util.arena.web import sessions as sessions_mod  # noqa: E402
 from util.arena.web.app import MAX_PER_CLIENT, MAX_REPLAY_BODY, create_app  # noqa: E402
@@ -207,8 +206,6 @@ NESTED = [
 ]
 
 
-@pytest.mark.skipif(not hasattr(registry, "check_spec_tree"),
-                    reason="needs the whole-tree spec check (agents.registry.check_spec_tree, branch h34-spec)")
 @pytest.mark.parametrize("game, spec, words", NESTED)
 def test_a_nested_spec_is_held_to_the_servers_rules(app, monkeypatch, game, spec, words) -> None:
     """``registry.make(spec, game, server=True)`` checks every agent a spec builds: a nested file
