@@ -255,3 +255,21 @@ def test_a_dropped_sessions_queued_warm_up_is_skipped(monkeypatch) -> None:
     blocker.release.set()
     assert dropped.dropped and dropped.ready.wait(HOLD)
     assert queued.warm_thread is None  # its warm-up never ran
+
+
+def test_a_replay_of_too_many_actions_is_refused_as_it_is_replayed(app, monkeypatch) -> None:
+    """A replay's CPU is bounded by the states it may make (a 16 MiB body of valid turns was
+    thousands of actions, each a kernel call)."""
+    from util.arena.web import replays
+
+    env_mod = pytest.importorskip("kaggle_environments")
+    env = env_mod.make("reinforce_tactics", configuration={"episodeSteps": 12, "mapName": "beginner", "seed": 3})
+    env.run(["aggressive", "random"])
+    episode = env.toJSON()
+    client = app.test_client()
+    r = client.post("/api/replays/kaggle", json={"episode": episode})
+    assert r.status_code == 201, r.json
+    made = len(r.json["history"]) + 1
+    monkeypatch.setattr(replays, "MAX_STATES", made - 1)
+    r = client.post("/api/replays/kaggle", json={"episode": episode})
+    assert r.status_code == 422 and f"more than {made - 1:,} actions" in r.json["error"], r.json

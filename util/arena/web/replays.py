@@ -21,6 +21,7 @@ from util.bounds import as_int
 
 MAX_EPISODE_STEPS = 10_000  # steps a replayed episode may have (Kaggle's games have 200)
 MAX_LOG = 2_000  # entries one turn's action log may have (a side has at most 50 units)
+MAX_STATES = 20_000  # states a replay may make (a 181-step episode: 1,226, replayed in 0.3 s of CPU here): its CPU is bounded
 KAGGLE_GAME = "reinforce_tactics"
 
 
@@ -107,6 +108,8 @@ def kaggle_states(episode: Any) -> list[State]:
             actions = KG.log_to_actions(game.g, np.array(states[-1].words, np.int64), log)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"step {i} (turn of player {mover + 1}) cannot be replayed: {str(exc)[:200]}") from None
+        if len(states) + len(actions) > MAX_STATES:
+            raise ValueError(f"the episode has more than {MAX_STATES:,} actions by step {i}; at most that many are replayed")
         for a in actions:  # each one the engine executed and our rules accept (log_to_actions checks)
             states.append(_play(states[-1], int(a)))
         s = states[-1]
