@@ -273,3 +273,45 @@ def test_a_replay_of_too_many_actions_is_refused_as_it_is_replayed(app, monkeypa
     monkeypatch.setattr(replays, "MAX_STATES", made - 1)
     r = client.post("/api/replays/kaggle", json={"episode": episode})
     assert r.status_code == 422 and f"more than {made - 1:,} actions" in r.json["error"], r.json
+
+
+def test_on_waitress_a_held_move_and_ten_frames_leave_threads_for_the_page(app) -> None:
+    """The case found: one long move plus ten concurrent frames on its session took all eight
+    waitress threads (GET / waited 27 s). On a real server with eight threads, while the move
+    is held, ten frames at once and then the page and another session are all answered."""
+    import http.client
+    import json
+
+    waitress = pytest.importorskip("waitress")
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
+    port = server.socket.getsockname()[1]
+    threading.Thread(target=server.run, daemon=True).start()
+
+    def get(method: str, path: str, body: object = None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HOLD)
+        try:
+            conn.request(method, path, body=None if body is None else json.dumps(body),
+                         headers={"Content-Type": "application/json"})
+            return conn.getresponse().status
+        finally:
+            conn.close()
+
+    try:
+        client = app.test_client()
+        sid, other = new(client, human=1), new(client)
+        agent = Blocking()
+        app.extensions["sessions"].get(sid).agent = agent
+        mover, out = in_background(lambda: get("POST", f"/api/sessions/{sid}/agent"))
+        assert agent.entered.wait(HOLD)
+        frames = [in_background(lambda: get("GET", f"/api/sessions/{sid}/frame")) for _ in range(10)]
+        for thread, _out in frames:
+            thread.join(HOLD)
+        answered = [(o["r"], agent.done) for _t, o in frames]
+        answered += [(get("GET", "/"), agent.done), (get("POST", f"/api/sessions/{other}/move", {"action": 4}), agent.done)]
+        agent.release.set()
+        mover.join(HOLD)
+    finally:
+        server.close()
+    # the frames: served or, past this client's share of requests in progress, a 429 at once
+    assert all(code in (200, 429) and not done for code, done in answered[:10]), answered
+    assert answered[10:] == [(200, False), (200, False)] and out["r"] == 200, answered
