@@ -55,7 +55,7 @@ WARM_WAIT = 1.0  # seconds a move or an analysis waits for its agent's warm-up b
 
 
 def warming(what: str) -> RequestError:
-    """The 503 a request on an agent still warming up gets (:meth:`SessionStore.warm`)."""
+    """The 503 a request on an agent still warming up gets (:class:`Warmer`, :func:`warm_up`)."""
     return RequestError(f"{what} is warming up (compiling its search, loading its tables): "
                         f"try again in {WARM_RETRY:g} s", 503, WARM_RETRY)
 
@@ -97,7 +97,7 @@ class Session:
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))  # this session's dice
     analysts: OrderedDict = field(default_factory=OrderedDict)  # spec -> the agent analysing for this session
     analysis_lock: threading.Lock = field(default_factory=threading.Lock)
-    ready: threading.Event = field(default_factory=threading.Event)  # set once the agent is warm (SessionStore.warm)
+    ready: threading.Event = field(default_factory=threading.Event)  # set once the agent is warm (warm_up, in the store's Warmer)
     warmer: Any = None  # the store's warm-up queue, for the analysts this session adds
     dropped: bool = False  # the store has let it go (its queued warm-ups are skipped)
 
@@ -208,7 +208,10 @@ class Session:
             if agent is None:
                 agent = make_agent(spec, self.game)
                 ready = threading.Event()
-                self.warmer.submit(warm_up, agent, ready, self) if self.warmer else warm_up(agent, ready)
+                if self.warmer is not None:
+                    self.warmer.submit(warm_up, agent, ready, self)
+                else:  # a session made outside a store
+                    warm_up(agent, ready)
             self.analysts[spec] = agent, ready
             while len(self.analysts) > MAX_ANALYSTS:
                 self.analysts.popitem(last=False)
@@ -223,6 +226,7 @@ class Session:
                 raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
             report = report_dict(agent, state, time.perf_counter() - start, turn=planner)
             warm = getattr(ready, "seconds", 0.0)
+            ready.seconds = 0.0  # type: ignore[attr-defined]  # said once, in the analysis that follows it
             if warm >= 0.05:
                 report["notes"].append(f"warmed up first in {warm:.1f} s (compiling, loading its tables), outside the search's time")
             return report, int(action)
