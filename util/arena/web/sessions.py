@@ -226,7 +226,7 @@ class Session:
                 raise RequestError(f"agent {spec!r} failed: {type(exc).__name__}: {exc}", 502) from None
             report = report_dict(agent, state, time.perf_counter() - start, turn=planner)
             warm = getattr(ready, "seconds", 0.0)
-            ready.seconds = 0.0  # type: ignore[attr-defined]  # said once, in the analysis that follows it
+            ready.seconds = 0.0  # said once, in the analysis that follows it
             if warm >= 0.05:
                 report["notes"].append(f"warmed up first in {warm:.1f} s (compiling, loading its tables), outside the search's time")
             return report, int(action)
