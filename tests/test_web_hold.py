@@ -113,9 +113,10 @@ def test_a_second_analysis_of_a_session_is_a_409_not_a_wait(app, monkeypatch) ->
 
 def test_one_clients_burst_gets_a_429_beyond_its_share(app) -> None:
     """A client with MAX_PER_CLIENT API requests in progress gets a 429 for the next one; the
-    pages, and other clients, are served."""
+    pages, and other clients, are served; a search tree waits for no slot (a 429, not a 400)."""
     client = app.test_client()
     store = app.extensions["sessions"]
+    tree_sid = new(client)
     agents, threads = [], []
     for _ in range(MAX_PER_CLIENT):
         sid = new(client, human=1)
@@ -128,12 +129,14 @@ def test_one_clients_burst_gets_a_429_beyond_its_share(app) -> None:
     burst = client.get("/api/games")
     page = client.get("/")
     other = app.test_client().get("/api/games", environ_base={"REMOTE_ADDR": "10.0.0.2"})
+    tree = app.test_client().get(f"/api/sessions/{tree_sid}/tree?depth=1", environ_base={"REMOTE_ADDR": "10.0.0.3"})
     held = [a.done for a in agents]
     for agent in agents:
         agent.release.set()
     for thread, _out in threads:
         thread.join(HOLD)
     assert (burst.status_code, page.status_code, other.status_code, held) == (429, 200, 200, [False] * MAX_PER_CLIENT)
+    assert tree.status_code == 429 and "searches are running" in tree.json["error"], tree.json  # the four slots are taken
     assert "in progress" in burst.json["error"] and burst.headers["Retry-After"] == "1"
     assert [out["r"].status_code for _t, out in threads] == [200] * MAX_PER_CLIENT
     assert client.get("/api/games").status_code == 200  # its share is back

@@ -7,7 +7,10 @@ that does is logged with its traceback and answered with a JSON 500 without it).
 Limits (checked before any work): a body of at most :data:`MAX_BODY` bytes nested at most
 :data:`util.arena.web.request_body.MAX_DEPTH` deep; games' parameters within their declared bounds; agents' parameters
 within the server's bounds and naming no file (:func:`util.arena.web.sessions.make_agent`);
-thinking time at most :data:`util.arena.web.sessions.MAX_TIME` a request.
+thinking time at most :data:`util.arena.web.sessions.MAX_TIME` a request. No request holds the
+server: at most :data:`MAX_THINKING` searches at once and :data:`MAX_PER_CLIENT` API requests
+of one client in progress (429 beyond), a busy session waited on briefly (409 after), an agent
+that warms up in the background answered with a 503 and Retry-After (docs/web-app.md, Limits).
 """
 from __future__ import annotations
 
@@ -229,13 +232,13 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         if session.state.is_terminal():
             raise RequestError("the game is over: no tree to draw", 409)
         heuristic = request.args.get("heuristic") or default_heuristic(session.game)
-        try:
-            with search_slot():  # up to MAX_TREE_NODES legal sets (Reinforce Tactics': 13 ms each in plain Python)
+        with search_slot():  # up to MAX_TREE_NODES legal sets (Reinforce Tactics': 13 ms each in plain Python)
+            try:
                 root = tree_mod.explore(session.state, depth, method=algorithm, heuristic=heuristic, cap=MAX_TREE_NODES)
-        except tree_mod.TreeTooLarge as exc:
-            raise RequestError(f"{exc}; choose a smaller depth", 413) from None
-        except ValueError as exc:
-            raise RequestError(str(exc)) from None
+            except tree_mod.TreeTooLarge as exc:
+                raise RequestError(f"{exc}; choose a smaller depth", 413) from None
+            except ValueError as exc:
+                raise RequestError(str(exc)) from None
         return jsonify(tree=root.to_dict(), dot=tree_mod.to_dot(root, title=f"{session.game.spec()} {algorithm} depth {depth}"),
                        heuristic=heuristic)
 
