@@ -318,3 +318,16 @@ def test_on_waitress_a_held_move_and_ten_frames_leave_threads_for_the_page(app) 
     # the frames: served or, past this client's share of requests in progress, a 429 at once
     assert all(code in (200, 429) and not done for code, done in answered[:10]), answered
     assert answered[10:] == [(200, False), (200, False)] and out["r"] == 200, answered
+
+
+def test_an_overflow_below_the_games_bounds_is_a_400_too(app, monkeypatch) -> None:
+    """Whatever layer raises: an OverflowError where a game writes its start (a bound missed) is
+    still the request's fault, a 400 naming the parameters, never a 500."""
+    from core.games import game_class
+
+    def overflow(self):
+        raise OverflowError("Python int too large to convert to C long")
+
+    monkeypatch.setattr(game_class("tictactoe"), "initial_words", overflow)
+    r = app.test_client().post("/api/sessions", json={"game": "tictactoe", "params": {}, "agent": "random"})
+    assert r.status_code == 400 and "too large for the game" in r.json["error"], (r.status_code, r.json)
