@@ -60,6 +60,11 @@ RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
 # stronger go before greedy (the macro-move searches, macro_mcts & co., are not yet: issue 27 point 4).
 STRONGEST = ("greedy", RANDOM_TURN)
 NO_NUMBA_MAP = "beginner"  # the map of the one game played without numba
+# Where numba is present and the file names a compiled worker, validation fails on a game whose worker
+# was not ready within its first --worker-ready-turns of our turns (default below), or planned under
+# WORKER_SHARE of the turns once it was ready (the shipped file once played plain all game: issue 34).
+WORKER_READY_TURNS = 10
+WORKER_SHARE = 0.9
 MAX_STEPS = 10_000  # --episode-steps
 
 RT_ADAPTER = '''
@@ -144,6 +149,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="fail when one validation game uses more of the 60 s overage bank (default 30)")
     p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
                    help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
+    p.add_argument("--worker-ready-turns", type=int_in(0, MAX_STEPS), default=WORKER_READY_TURNS, metavar="N",
+                   help=f"fail when a game's compiled worker was not ready within our first N turns (default {WORKER_READY_TURNS}; "
+                        "a short --act-timeout leaves its compile fewer seconds)")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -332,7 +340,24 @@ def _result(g: dict) -> str:
     return {1: "won", -1: "lost", 0: "drawn"}.get(g["reward"], f"reward {g['reward']}") if g["status"] == "DONE" else g["status"]
 
 
-def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
+def worker_failure(g: dict, ready_turns: int = WORKER_READY_TURNS) -> str:
+    """Why game ``g``'s compiled worker failed validation ('' : it did not, or none was expected
+    there): not ready within our first ``ready_turns`` turns, or it planned under
+    :data:`WORKER_SHARE` of the turns from its first ready one on."""
+    if not g.get("worker_expected"):
+        return ""
+    served, after = g.get("worker_turns", 0), g.get("worker_turns", 0) + g.get("fallback_turns", 0)
+    if g.get("plain_turns", 0) > ready_turns:
+        then = f"then it planned {served} of {after}" if after else "it was never ready"
+        return (f"the compiled worker was not ready within our first {ready_turns} turns ({g['plain_turns']} plain turns first, "
+                f"{then}; --worker-ready-turns)")
+    if after and served < WORKER_SHARE * after:
+        return f"the compiled worker planned {served} of the {after} turns once it was ready (under {WORKER_SHARE:.0%})"
+    return ""
+
+
+def summarize(reports: list[dict], no_numba: dict, max_bank: float,
+              ready_turns: int = WORKER_READY_TURNS) -> tuple[list[str], list[str]]:
     """The per-game table and the reasons validation fails (empty: passed)."""
     failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
     lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"
@@ -352,6 +377,8 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
             failures.append(f"{where}: {g['forfeits']} non-dict answers, {g['error_count']} error lines: {g['errors'][:2]}")
         if g["bank_used"] > max_bank:
             failures.append(f"{where}: {g['bank_used']:.1f} s of the overage bank used (limit --max-bank {max_bank:g})")
+        if worker_failure(g, ready_turns):
+            failures.append(f"{where}: {worker_failure(g, ready_turns)}")
     if no_numba.get("numba_loaded"):
         failures.append("the no-numba check still loaded numba")
     durations = [d for g in games for d in g["durations"]]
@@ -361,7 +388,20 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
                      f"slowest {max(durations):.2f} s, slowest first turn {max(firsts):.2f} s (actTimeout {games[0]['act_timeout']:g} s)")
         lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost"))
                      + f"; {sum(g.get('worker_turns', 0) for g in games)} of {sum(g['turns'] for g in games)} turns planned by the compiled worker")
+        lines.append("  " + worker_line(games))
     return lines, failures
+
+
+def worker_line(games: list[dict]) -> str:
+    """The compiled worker's part of the summary: who planned the turns of the games that expected it."""
+    expected = [g for g in games if g.get("worker_expected")]
+    if not expected:
+        return "compiled worker: none expected (no numba here, or the file names none)"
+    served = sum(g.get("worker_turns", 0) for g in expected)
+    after = served + sum(g.get("fallback_turns", 0) for g in expected)
+    before = [g.get("plain_turns", 0) for g in expected]
+    return (f"compiled worker: {served} of the {after} turns once it was ready in {len(expected)} games "
+            f"(at least {WORKER_SHARE:.0%} needed); plain turns before it was ready: {sum(before)}, at most {max(before)} in a game")
 
 
 def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
@@ -371,7 +411,7 @@ def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
     started = time.perf_counter()
     try:
         reports, no_numba = run_validators(temp, args)
-        lines, failures = summarize(reports, no_numba, args.max_bank)
+        lines, failures = summarize(reports, no_numba, args.max_bank, args.worker_ready_turns)
         print("\n".join(lines))
         print(f"  validation took {time.perf_counter() - started:.0f} s")
         if failures:

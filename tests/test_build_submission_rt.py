@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import build_submission
 import build_submission_rt
 from agents import registry
-from agents.reinforce_tactics.jit_worker import BOOT, CompiledWorker, labels_from_json, numba_present
+from agents.reinforce_tactics.jit_worker import BOOT, FD_VAR, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -382,12 +382,12 @@ def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
 
 
 # --- the compiled worker (agents/reinforce_tactics/jit_worker.py) ----------------------------------
-def worker_adapter(tmp_path, seed: int = 0, **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
+def worker_adapter(tmp_path, seed: int = 0, fakes: str = "tests.rt_worker_fakes:Gated", **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
     """An adapter whose own agent plans plain random turns, with a worker process (on the repo)
-    planning by :class:`tests.rt_worker_fakes.Gated` (``fake``: its failure switches)."""
+    planning by ``fakes`` (:class:`tests.rt_worker_fakes.Gated`; ``fake``: its failure switches)."""
     compile_limit = fake.pop("compile_limit", 120.0)  # the worker's, not the fake agent's
-    header = {"root": str(ROOT), "module": "tests.rt_worker_fakes", "cls": "Gated",
-              "params": {"seed": seed, "max_actions": 8, **fake}}
+    module, cls = fakes.split(":")
+    header = {"root": str(ROOT), "module": module, "cls": cls, "params": {"seed": seed, "max_actions": 8, **fake}}
     worker = CompiledWorker(header, nice=0, compile_limit=compile_limit)
     return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=8), verbose=False,
                            worker=worker), worker
@@ -430,6 +430,25 @@ def test_the_turns_switch_to_the_worker_once_it_is_ready(tmp_path, observations)
         worker.stop()
 
 
+def test_a_worker_whose_libraries_print_still_serves(tmp_path, observations):
+    """The worker's answers have a pipe of their own: prints and native writes on its stdout and
+    stderr, a numba warning and kaggle-environments imported without OpenSpiel (its "Loading
+    environment open_spiel_env failed" line on stdout), at import, in the warm-up and in every
+    turn (tests/rt_worker_noisy.py), never end it. On the old protocol (answers on stdout) the
+    worker was declared dead at its first line and every turn was plain."""
+    ours, worker = worker_adapter(tmp_path, fakes="tests.rt_worker_noisy:Noisy")
+    try:
+        assert wait_ready(worker), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[:8]]
+        assert not worker.dead and worker.served == 8, worker.info()
+        assert ours.stats["worker_turns"] == 8 and ours.stats["plain_turns"] == ours.stats["fallback_turns"] == 0, ours.stats
+        assert sum(len(a) > 1 for a in sent) >= 2, sent
+        for obs, answer in zip(observations, sent):
+            replayed(obs, answer)
+    finally:
+        worker.stop()
+
+
 @pytest.mark.parametrize("fake, when", [
     ({"fail": True}, "ready"),  # the compile fails
     ({"gate": "/nonexistent/never", "compile_limit": 1.0}, "limit"),  # the compile outlasts compile_limit
@@ -460,8 +479,8 @@ def test_a_failing_worker_leaves_the_game_to_the_plain_agent(tmp_path, observati
 
 
 def test_a_worker_that_answers_garbage_or_cannot_start_is_dropped(tmp_path, observations):
-    garbage = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('{\"ready\": 0}', flush=True); "
-               "sys.stdin.readline(); print('not json', flush=True); sys.stdin.read()"]
+    garbage = [sys.executable, "-c", f"import os, sys; out = os.fdopen(int(os.environ[{FD_VAR!r}]), 'w'); sys.stdin.readline(); "
+               "print('{\"ready\": 0}', file=out, flush=True); sys.stdin.readline(); print('not json', file=out, flush=True); sys.stdin.read()"]
     for command in (garbage, ["/nonexistent/python"]):
         worker = CompiledWorker({}, command=command)
         ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=1, max_actions=8), verbose=False, worker=worker)

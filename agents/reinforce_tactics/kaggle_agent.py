@@ -123,6 +123,7 @@ class RTKaggleAdapter:
         """
         self.worker = worker
         self.last_path = ""  # who planned the last turn: "worker", "agent" or "" (no plan)
+        self._worker_was_ready = False  # the worker said ready once (a turn it does not plan from then on is a fallback)
         self._factory = factory
         self.policy = policy if policy is not None else ClockPolicy()
         self._started_at = started_at
@@ -132,7 +133,11 @@ class RTKaggleAdapter:
         self._agent_now: Any = None
         self._last: tuple[str, int, int] | None = None  # (board, player, step) of the last turn
         self._calls = 0
-        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0}
+        # Who planned each turn the agent was asked for (validation reads them: util/bundle_validate_rt.py):
+        # worker_turns by the compiled worker; plain_turns by the plain agent before the worker was ready
+        # (or with none); fallback_turns not by the worker although it had been ready (it failed, or no time was left).
+        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0,
+                      "plain_turns": 0, "fallback_turns": 0}
 
     def __call__(self, observation: Any, configuration: Any = None) -> list[dict]:
         now = time.perf_counter()
@@ -172,6 +177,7 @@ class RTKaggleAdapter:
         self.last_path = ""
         labels = self._by_worker(code, steps, state, deadline, new_game)
         if labels is None:
+            self.stats["fallback_turns" if self._worker_was_ready else "plain_turns"] += 1
             if time.perf_counter() >= deadline:
                 self.stats["late"] += 1
                 self._log("LATE", "no time left before the agent could plan; ending the turn")
@@ -225,6 +231,7 @@ class RTKaggleAdapter:
             return None
         try:
             labels = self.worker.plan(code, steps, state.words, deadline, new_game)
+            self._worker_was_ready = self._worker_was_ready or getattr(self.worker, "ready_after", None) is not None
         except Exception as exc:
             labels = None
             self._log("ERROR", f"the compiled worker failed ({type(exc).__name__}: {exc}); planning plain", trace=True)
