@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 import os
 import shutil
 import statistics
@@ -61,8 +60,10 @@ RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
 STRONGEST = ("greedy", RANDOM_TURN)
 NO_NUMBA_MAP = "beginner"  # the map of the one game played without numba
 # Where numba is present and the file names a compiled worker, validation fails on a game whose worker
-# was not ready within its first --worker-ready-turns of our turns (default below), or planned under
-# WORKER_SHARE of the turns once it was ready (the shipped file once played plain all game: issue 34).
+# was not ready within our first --worker-ready-turns turns (default below) although it had had the
+# time of as many Kaggle turns (that many actTimeouts: a small map's plain turns take milliseconds),
+# or planned under WORKER_SHARE of the turns once it was ready (the shipped file once played plain all
+# game: issue 34).
 WORKER_READY_TURNS = 10
 WORKER_SHARE = 0.9
 MAX_STEPS = 10_000  # --episode-steps
@@ -150,8 +151,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
                    help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
     p.add_argument("--worker-ready-turns", type=int_in(0, MAX_STEPS), default=WORKER_READY_TURNS, metavar="N",
-                   help=f"fail when a game's compiled worker was not ready within our first N turns (default {WORKER_READY_TURNS}; "
-                        "a short --act-timeout leaves its compile fewer seconds)")
+                   help=f"fail when a game's compiled worker was not ready within our first N turns and N actTimeouts "
+                        f"(default {WORKER_READY_TURNS}; a loaded machine or a short --act-timeout leaves its compile less time)")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -308,7 +309,9 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
     tmp = Path(tempfile.mkdtemp(prefix="rt-validate-"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}
     env["NUMBA_CACHE_DIR"] = "/proc/rt-validate-no-cache"  # no writable cache, as on a read-only system
-    pending = list(enumerate(_jobs(args, tmp)))
+    jobs = _jobs(args, tmp)
+    pending = list(enumerate(jobs))
+    progress = B.Progress(len(args.map_list) * len(args.opponent_list) * 2 + 1, describe_game, [out for _, out in jobs])
     running: list[tuple[int, subprocess.Popen, Path]] = []
     results: dict[int, dict] = {}
     give_up = time.monotonic() + args.timeout
@@ -319,9 +322,9 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
                 running.append((i, subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True), out))
             i, proc, out = running[0]
-            B.wait_for(proc, give_up - time.monotonic(), args.timeout)
+            B.wait_for(proc, give_up - time.monotonic(), args.timeout, progress)
             running.pop(0)
-            report = json.loads(out.read_text()) if out.exists() else {}
+            report = B.read_report(out)
             if not report.get("finished"):  # written after each game: only a finished one counts
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
                 raise B.BuildFailed(f"validation process failed (exit {proc.returncode}) after {len(report.get('games', []))} games: "
@@ -336,21 +339,28 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
     return reports[:-1], reports[-1]
 
 
+def describe_game(g: dict, report: dict) -> str:
+    """A validation game for its progress line."""
+    where = f"{g['map']}{' (no numba)' if report.get('no_numba') else ''} against {g['opponent']} in seat {g['seat']}"
+    return f"{where}: {_result(g)} in {g['steps']} steps, {g.get('worker_turns', 0)} of {g['turns']} turns compiled, {g.get('wall_s', 0):.0f} s"
+
+
 def _result(g: dict) -> str:
     return {1: "won", -1: "lost", 0: "drawn"}.get(g["reward"], f"reward {g['reward']}") if g["status"] == "DONE" else g["status"]
 
 
 def worker_failure(g: dict, ready_turns: int = WORKER_READY_TURNS) -> str:
     """Why game ``g``'s compiled worker failed validation ('' : it did not, or none was expected
-    there): not ready within our first ``ready_turns`` turns, or it planned under
-    :data:`WORKER_SHARE` of the turns from its first ready one on."""
+    there): not ready within our first ``ready_turns`` turns although it had had ``ready_turns``
+    actTimeouts, or it planned under :data:`WORKER_SHARE` of the turns from its first ready one on."""
     if not g.get("worker_expected"):
         return ""
     served, after = g.get("worker_turns", 0), g.get("worker_turns", 0) + g.get("fallback_turns", 0)
-    if g.get("plain_turns", 0) > ready_turns:
+    waited = g.get("worker_wait_s", 0.0)
+    if g.get("plain_turns", 0) > ready_turns and waited > ready_turns * g["act_timeout"]:
         then = f"then it planned {served} of {after}" if after else "it was never ready"
-        return (f"the compiled worker was not ready within our first {ready_turns} turns ({g['plain_turns']} plain turns first, "
-                f"{then}; --worker-ready-turns)")
+        return (f"the compiled worker was not ready within our first {ready_turns} turns ({g['plain_turns']} plain turns, "
+                f"the last {waited:.0f} s after it started, over {ready_turns} x actTimeout; {then}; --worker-ready-turns)")
     if after and served < WORKER_SHARE * after:
         return f"the compiled worker planned {served} of the {after} turns once it was ready (under {WORKER_SHARE:.0%})"
     return ""
@@ -400,8 +410,10 @@ def worker_line(games: list[dict]) -> str:
     served = sum(g.get("worker_turns", 0) for g in expected)
     after = served + sum(g.get("fallback_turns", 0) for g in expected)
     before = [g.get("plain_turns", 0) for g in expected]
+    waited = max(g.get("worker_wait_s", 0.0) for g in expected)
     return (f"compiled worker: {served} of the {after} turns once it was ready in {len(expected)} games "
-            f"(at least {WORKER_SHARE:.0%} needed); plain turns before it was ready: {sum(before)}, at most {max(before)} in a game")
+            f"(at least {WORKER_SHARE:.0%} needed); plain turns before it was ready: {sum(before)}, at most {max(before)} "
+            f"in a game, the last {waited:.0f} s after its start")
 
 
 def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:

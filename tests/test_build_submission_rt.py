@@ -343,15 +343,34 @@ def test_every_listed_agent_builds_a_file_that_plays_without_the_repo(tmp_path, 
         assert g["error_count"] == 0 and g["skipped"] == 0 and g["forfeits"] == 0, g
 
 
-@pytest.mark.slow
-def test_the_builder_validates_and_says_ok(tmp_path):
-    """The whole command on two maps with a short clock: every game DONE, nothing skipped, OK."""
+def test_the_builder_shows_each_validation_game_as_it_ends(tmp_path):
+    """A quick whole build (random turns, no worker): a progress line per game, in order of
+    their ends, with the running count and the time left; the summary says no worker was expected."""
     out = tmp_path / "rt.py"
     cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--output", str(out),
-           "--maps", "beginner,crossroads", "--act-timeout", "1", "--episode-steps", "40"]
+           "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8", "--maps", "beginner", "--opponents", "random",
+           "--act-timeout", "1", "--episode-steps", "12"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "OK: ready to submit" in proc.stdout, proc.stderr + proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if line.startswith("  game ")]
+    assert [line.split(":")[0] for line in progress] == [f"  game {k}/3" for k in (1, 2, 3)], proc.stdout
+    assert all(" turns compiled, " in line and line.endswith(" left") for line in progress), progress
+    assert sum("beginner (no numba) against random in seat 0" in line for line in progress) == 1, progress
+    assert "  compiled worker: none expected" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_the_builder_validates_and_says_ok(tmp_path):
+    """The whole command on two maps with a short clock: every game DONE, nothing skipped, OK.
+    At a 1 s clock the worker's compile outlasts 10 turns: --worker-ready-turns 40 (the whole
+    game) lifts that rule, not the one on its share once ready."""
+    out = tmp_path / "rt.py"
+    cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--output", str(out),
+           "--maps", "beginner,crossroads", "--act-timeout", "1", "--episode-steps", "40", "--worker-ready-turns", "40"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "OK: ready to submit" in proc.stdout and "crossroads" in proc.stdout and out.is_file()
+    assert "  game 9/9: " in proc.stdout and "  compiled worker: " in proc.stdout, proc.stdout
 
 
 BROKEN_AGENT = '''
@@ -418,10 +437,12 @@ def test_the_turns_switch_to_the_worker_once_it_is_ready(tmp_path, observations)
     try:
         assert play_observations(ours, observations, 4) == ["agent"] * 4
         assert not worker.ready() and not worker.dead
+        assert ours.stats["plain_turns"] == 4 and ours.stats["worker_wait_s"] > 0  # who planned each turn: validation reads it
         gate.touch()
         assert wait_ready(worker), worker.info()
         sent = [ours(obs, CONFIG) for obs in observations[4:16]]
         assert ours.last_path == "worker" and ours.stats["worker_turns"] == 12 and worker.served == 12
+        assert ours.stats["plain_turns"] == 4 and ours.stats["fallback_turns"] == 0
         assert sum(len(a) > 1 for a in sent) >= 3, sent
         for obs, answer in zip(observations[4:16], sent):
             replayed(obs, answer)
@@ -474,8 +495,46 @@ def test_a_failing_worker_leaves_the_game_to_the_plain_agent(tmp_path, observati
         paths = play_observations(ours, observations[1:], 3)
         assert paths == ["agent"] * 3 and ours.worker is None and worker.dead
         assert worker._proc is None  # killed, not left running
+        # a worker that failed after it was ready leaves fallback turns; one that never was, plain ones
+        counts = (ours.stats["plain_turns"], ours.stats["fallback_turns"], ours.stats["worker_turns"])
+        assert counts == ((0, 4, 0) if when == "turn" else (3, 0, 0)), counts
     finally:
         worker.stop()
+
+
+def worker_game(expected: bool = True, plain: int = 0, worker: int = 0, fallback: int = 0, wait: float = 0.0) -> dict:
+    """A validation game's report (util/bundle_validate_rt.py's fields), won, with who planned its turns."""
+    turns = plain + worker + fallback
+    return {"map": "crossroads", "opponent": "aggressive", "seat": 0, "seed": 0, "status": "DONE", "reward": 1,
+            "steps": 2 * turns, "turns": turns, "durations": [1.0] * turns, "load_s": 0.1, "errors": [], "error_count": 0,
+            "skipped": 0, "skipped_examples": [], "forfeits": 0, "act_timeout": 5.0, "wall_s": 2.0 * turns, "bank_used": 0.0,
+            "worker_turns": worker, "plain_turns": plain, "fallback_turns": fallback, "worker_expected": expected,
+            "worker_wait_s": wait}
+
+
+@pytest.mark.parametrize("game, reason", [
+    (worker_game(plain=10, worker=40, wait=200.0), ""),  # ready by our 11th turn: in time
+    (worker_game(plain=11, worker=40, wait=51.0), "not ready within our first 10 turns"),
+    (worker_game(plain=11, worker=40, wait=49.0), ""),  # 11 quick turns: it had not had 10 actTimeouts yet
+    (worker_game(plain=40, wait=300.0), "it was never ready"),  # the shipped file's case (issue 34)
+    (worker_game(plain=3, worker=9, fallback=1), ""),  # 9 of 10 once ready: 90%
+    (worker_game(plain=3, worker=8, fallback=2), "planned 8 of the 10 turns once it was ready"),
+    (worker_game(expected=False, plain=40, wait=300.0), ""),  # no numba here, or the file names no worker
+])
+def test_validation_fails_where_numba_is_here_but_the_compiled_worker_does_not_serve(game, reason):
+    nonumba = {"no_numba": True, "games": [], "numba_loaded": False, "finished": True}
+    lines, failures = build_submission_rt.summarize([{"games": [game], "finished": True}], nonumba, 30.0)
+    assert failures == ([f"crossroads against aggressive in seat 0: {build_submission_rt.worker_failure(game)}"] if reason else []), failures
+    assert reason in " ".join(failures)
+    summary = lines[-1]
+    if game["worker_expected"]:
+        after = game["worker_turns"] + game["fallback_turns"]
+        assert f"compiled worker: {game['worker_turns']} of the {after} turns once it was ready in 1 games" in summary, summary
+        assert f"plain turns before it was ready: {game['plain_turns']}" in summary, summary
+    else:
+        assert "none expected" in summary, summary
+    # --worker-ready-turns 100 lifts the readiness rule, not the share once ready
+    assert bool(build_submission_rt.worker_failure(game, ready_turns=100)) == ("once it was ready" in reason)
 
 
 def test_a_worker_that_answers_garbage_or_cannot_start_is_dropped(tmp_path, observations):

@@ -77,6 +77,13 @@ def _paths(adapter: object) -> dict[str, int]:
     return {k: int(stats.get(k, 0)) if isinstance(stats, dict) else 0 for k in PATHS}
 
 
+def _worker_wait(adapter: object) -> float:
+    """Seconds the file's worker had had at its last turn planned plain before it was ready (its stats' ``worker_wait_s``)."""
+    stats = getattr(adapter, "stats", None)
+    wait = stats.get("worker_wait_s", 0.0) if isinstance(stats, dict) else 0.0
+    return float(wait) if isinstance(wait, (int, float)) else 0.0
+
+
 def _worker_expected(file_globals: dict) -> bool:
     """Whether the file should plan with its compiled worker here: it names one (``_WORKER``)
     and numba may be imported (CONNECTX_NUMBA is not 0 and numba is found; ``--no-numba``'s
@@ -147,7 +154,7 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
         "forfeits": forfeits, "act_timeout": act, "wall_s": wall,
         **{k: n - paths_before[k] for k, n in _paths(adapter).items()},
-        "worker_expected": _worker_expected(file_globals),
+        "worker_expected": _worker_expected(file_globals), "worker_wait_s": _worker_wait(adapter),
         "bank_used": sum(max(0.0, d - act) for d in durations),
     }
 

@@ -124,6 +124,7 @@ class RTKaggleAdapter:
         self.worker = worker
         self.last_path = ""  # who planned the last turn: "worker", "agent" or "" (no plan)
         self._worker_was_ready = False  # the worker said ready once (a turn it does not plan from then on is a fallback)
+        self._wait_from = float(getattr(worker, "started", time.perf_counter()))  # when the worker (or this adapter) started
         self._factory = factory
         self.policy = policy if policy is not None else ClockPolicy()
         self._started_at = started_at
@@ -135,9 +136,10 @@ class RTKaggleAdapter:
         self._calls = 0
         # Who planned each turn the agent was asked for (validation reads them: util/bundle_validate_rt.py):
         # worker_turns by the compiled worker; plain_turns by the plain agent before the worker was ready
-        # (or with none); fallback_turns not by the worker although it had been ready (it failed, or no time was left).
+        # (or with none); fallback_turns not by the worker although it had been ready (it failed, or no time was left);
+        # worker_wait_s: seconds from the worker's start (or this adapter's) to the last turn planned plain before it was ready.
         self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0,
-                      "plain_turns": 0, "fallback_turns": 0}
+                      "plain_turns": 0, "fallback_turns": 0, "worker_wait_s": 0.0}
 
     def __call__(self, observation: Any, configuration: Any = None) -> list[dict]:
         now = time.perf_counter()
@@ -177,7 +179,7 @@ class RTKaggleAdapter:
         self.last_path = ""
         labels = self._by_worker(code, steps, state, deadline, new_game)
         if labels is None:
-            self.stats["fallback_turns" if self._worker_was_ready else "plain_turns"] += 1
+            self._count_plain()
             if time.perf_counter() >= deadline:
                 self.stats["late"] += 1
                 self._log("LATE", "no time left before the agent could plan; ending the turn")
@@ -189,6 +191,14 @@ class RTKaggleAdapter:
             self.stats["late"] += 1
             self._log("LATE", f"the plan came {late * 1000:.0f} ms after the deadline (turn {self.stats['turns']})")
         return self.checked(game, state, labels)
+
+    def _count_plain(self) -> None:
+        """Count a turn the worker did not plan (``stats``: plain before it was ready, or a fallback after)."""
+        if self._worker_was_ready:
+            self.stats["fallback_turns"] += 1
+        else:
+            self.stats["plain_turns"] += 1
+            self.stats["worker_wait_s"] = time.perf_counter() - self._wait_from
 
     def _game(self, code: str, steps: int) -> ReinforceTactics:
         """The game on board ``code`` (the last few kept: a Kaggle process plays one game)."""
