@@ -61,9 +61,9 @@ STRONGEST = ("greedy", RANDOM_TURN)
 NO_NUMBA_MAP = "beginner"  # the map of the one game played without numba
 # Where numba is present and the file names a compiled worker, validation fails on a game whose worker
 # was not ready within our first --worker-ready-turns turns (default below) although it had had the
-# time of as many Kaggle turns (that many actTimeouts: a small map's plain turns take milliseconds),
-# or planned under WORKER_SHARE of the turns once it was ready (the shipped file once played plain all
-# game: issue 34).
+# time of as many turns at Kaggle's clock (that many times its 5 s actTimeout: a small map's plain turns
+# take milliseconds, a quick run's --act-timeout does not make the compile quicker), or planned under
+# WORKER_SHARE of the turns once it was ready (the shipped file once played plain all game: issue 34).
 WORKER_READY_TURNS = 10
 WORKER_SHARE = 0.9
 MAX_STEPS = 10_000  # --episode-steps
@@ -151,8 +151,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
                    help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
     p.add_argument("--worker-ready-turns", type=int_in(0, MAX_STEPS), default=WORKER_READY_TURNS, metavar="N",
-                   help=f"fail when a game's compiled worker was not ready within our first N turns and N actTimeouts "
-                        f"(default {WORKER_READY_TURNS}; a loaded machine or a short --act-timeout leaves its compile less time)")
+                   help=f"fail when a game's compiled worker was not ready within our first N turns and N x Kaggle's "
+                        f"{RT_ACT_TIMEOUT:g} s (default {WORKER_READY_TURNS}; more: a loaded machine, whose compile takes longer)")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -352,15 +352,17 @@ def _result(g: dict) -> str:
 def worker_failure(g: dict, ready_turns: int = WORKER_READY_TURNS) -> str:
     """Why game ``g``'s compiled worker failed validation ('' : it did not, or none was expected
     there): not ready within our first ``ready_turns`` turns although it had had ``ready_turns``
-    actTimeouts, or it planned under :data:`WORKER_SHARE` of the turns from its first ready one on."""
+    times Kaggle's actTimeout, or it planned under :data:`WORKER_SHARE` of the turns from its first
+    ready one on."""
     if not g.get("worker_expected"):
         return ""
     served, after = g.get("worker_turns", 0), g.get("worker_turns", 0) + g.get("fallback_turns", 0)
     waited = g.get("worker_wait_s", 0.0)
-    if g.get("plain_turns", 0) > ready_turns and waited > ready_turns * g["act_timeout"]:
+    if g.get("plain_turns", 0) > ready_turns and waited > ready_turns * RT_ACT_TIMEOUT:
         then = f"then it planned {served} of {after}" if after else "it was never ready"
         return (f"the compiled worker was not ready within our first {ready_turns} turns ({g['plain_turns']} plain turns, "
-                f"the last {waited:.0f} s after it started, over {ready_turns} x actTimeout; {then}; --worker-ready-turns)")
+                f"the last {waited:.0f} s after it started, over {ready_turns} x Kaggle's {RT_ACT_TIMEOUT:g} s; {then}; "
+                "--worker-ready-turns)")
     if after and served < WORKER_SHARE * after:
         return f"the compiled worker planned {served} of the {after} turns once it was ready (under {WORKER_SHARE:.0%})"
     return ""
