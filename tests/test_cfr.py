@@ -140,3 +140,30 @@ def test_a_key_that_merges_states_with_other_actions_is_refused(monkeypatch):
 def test_a_game_too_big_is_refused():
     with pytest.raises(ValueError, match="more than 1000 states: too big for tabular CFR"):
         GameTree.build(make_game("leduc_poker"), max_nodes=1000)
+
+
+def test_the_command_reports_exploitability_at_its_points(capsys):
+    from agents.engine.cfr import main
+
+    assert main(["--game", "kuhn_poker", "--iterations", "200", "--no-jit"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("kuhn_poker: 58 states, 12 information states; uniform policy NashConv 0.916667")
+    rows = [line.split() for line in lines[2:]]
+    assert [int(r[0]) for r in rows] == [1, 2, 5, 10, 20, 50, 100, 200]
+    assert float(rows[-1][1]) <= 0.001 < float(rows[-2][1])
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--game", "leduc_poker", "--max-states", "100"], "error: leduc_poker has more than 100 states: too big for tabular CFR"),
+    (["--game", "kuhn_poker", "--iterations", "0"], "--iterations: value must be an integer from 1"),
+    (["--iterations", "5"], "give --game NAME"),
+])
+def test_the_command_refuses_bad_input_in_one_line(argv, words, capsys):
+    from agents.engine.cfr import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -217,3 +217,62 @@ class CFR:
             if s > 0:
                 out[slot:slot + k] = self.total[slot:slot + k] / s
         return out
+
+
+def report_points(iterations: int) -> list[int]:
+    """1, 2, 5, 10, 20, 50, ... below ``iterations``, then ``iterations``."""
+    out, step = [], 1
+    while step < iterations:
+        out.extend(k * step for k in (1, 2, 5) if k * step < iterations)
+        step *= 10
+    return out + [iterations]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.engine.cfr --game kuhn_poker --iterations 200``: CFR+ (or CFR) on a
+    small game, a line per report point: iterations, exploitability and NashConv of the average
+    policy, its value for player 0, and the seconds of iterating so far."""
+    import sys
+    import time
+
+    from core.games import add_game_arguments, game_from_args
+    from util.cli import Interrupted, OneLineParser, exit_code, int_in, stop_on_signals
+
+    parser = OneLineParser(prog="python -m agents.engine.cfr",
+                           description="CFR+ (or vanilla CFR) on a game small enough to enumerate, with the "
+                           "exact exploitability of its average policy.")
+    add_game_arguments(parser, default=None)
+    parser.add_argument("--iterations", type=int_in(1, 10_000_000), default=200, help="iterations (default 200)")
+    parser.add_argument("--vanilla", action="store_true", help="vanilla CFR instead of CFR+")
+    parser.add_argument("--max-states", type=int_in(1, MAX_NODES), default=1_000_000,
+                        help="refuse a game with more states (default 1,000,000)")
+    parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
+    args = parser.parse_args(argv)
+    game = game_from_args(parser, args)
+    jit = False if args.no_jit else None
+    try:
+        with stop_on_signals():
+            tree = GameTree.build(game, args.max_states)
+            print(f"{game.spec()}: {len(tree.nodes)} states, {len(tree.keys)} information states; "
+                  f"uniform policy NashConv {tree.nash_conv(tree.uniform_policy(), jit):.6f}")
+            solver = CFR(tree, plus=not args.vanilla, jit=jit)
+            print("iterations exploitability nash_conv value0 seconds")
+            spent = 0.0
+            for point in report_points(args.iterations):
+                start = time.perf_counter()
+                solver.run(point - solver.iterations)
+                spent += time.perf_counter() - start
+                avg = solver.average_policy()
+                conv = tree.nash_conv(avg, jit)
+                print(f"{point} {conv / 2:.6g} {conv:.6g} {tree.policy_value(avg, jit):.6f} {spent:.2f}", flush=True)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        print("interrupted", file=sys.stderr)
+        return exit_code(exc)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
