@@ -221,7 +221,8 @@ class CFR:
 
 def report_points(iterations: int) -> list[int]:
     """1, 2, 5, 10, 20, 50, ... below ``iterations``, then ``iterations``."""
-    out, step = [], 1
+    out: list[int] = []
+    step = 1
     while step < iterations:
         out.extend(k * step for k in (1, 2, 5) if k * step < iterations)
         step *= 10
