@@ -27,6 +27,8 @@ ENGINE_AGENTS: dict[str, str] = {
     "macro_mcts": "agents.engine.macro_mcts:MacroMCTSAgent",
     "naive_mcts": "agents.engine.naive_mcts:NaiveMCTSAgent",
     "evolution": "agents.engine.evolution:EvolutionAgent",
+    "ismcts": "agents.engine.ismcts:ISMCTSAgent",
+    "pimc": "agents.engine.pimc:PIMCAgent",
 }
 
 
