@@ -230,8 +230,8 @@ def report_points(iterations: int) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.engine.cfr --game kuhn_poker --iterations 200``: CFR+ (or CFR) on a
-    small game, a line per report point: iterations, exploitability and NashConv of the average
+    """``python -m agents.engine.cfr --game kuhn_poker --iterations 200``: CFR+ (or CFR, or
+    external-sampling MCCFR) on a small game, a line per report point: iterations, exploitability and NashConv of the average
     policy, its value for player 0, and the seconds of iterating so far."""
     import sys
     import time
@@ -240,11 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     from util.cli import Interrupted, OneLineParser, exit_code, int_in, stop_on_signals
 
     parser = OneLineParser(prog="python -m agents.engine.cfr",
-                           description="CFR+ (or vanilla CFR) on a game small enough to enumerate, with the "
+                           description="CFR+ (or vanilla CFR, or external-sampling MCCFR) on a game small enough to enumerate, with the "
                            "exact exploitability of its average policy.")
     add_game_arguments(parser, default=None)
     parser.add_argument("--iterations", type=int_in(1, 10_000_000), default=200, help="iterations (default 200)")
-    parser.add_argument("--vanilla", action="store_true", help="vanilla CFR instead of CFR+")
+    parser.add_argument("--method", choices=("cfr+", "cfr", "external"), default="cfr+",
+                        help="CFR+ (default), vanilla CFR, or external-sampling Monte Carlo CFR (agents/engine/mccfr.py)")
+    parser.add_argument("--seed", type=int_in(0, 2 ** 31 - 1), default=0, help="external sampling's seed (default 0)")
     parser.add_argument("--max-states", type=int_in(1, MAX_NODES), default=1_000_000,
                         help="refuse a game with more states (default 1,000,000)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
@@ -256,7 +258,11 @@ def main(argv: list[str] | None = None) -> int:
             tree = GameTree.build(game, args.max_states)
             print(f"{game.spec()}: {len(tree.nodes)} states, {len(tree.keys)} information states; "
                   f"uniform policy NashConv {tree.nash_conv(tree.uniform_policy(), jit):.6f}")
-            solver = CFR(tree, plus=not args.vanilla, jit=jit)
+            solver: Any = CFR(tree, plus=args.method == "cfr+", jit=jit)
+            if args.method == "external":
+                from agents.engine.mccfr import ExternalSamplingMCCFR
+
+                solver = ExternalSamplingMCCFR(tree, args.seed)
             print("iterations exploitability nash_conv value0 seconds")
             spent = 0.0
             for point in report_points(args.iterations):
