@@ -69,7 +69,12 @@ def test_neither_search_reads_what_the_player_cannot_see(name, monkeypatch):
         assert a.words != b.words
         ours = [ISMCTSAgent(game=game, max_sims=200, seed=7).action_probabilities(s) for s in (a, b)]
         assert ours[0] == ours[1]
-        votes = [PIMCAgent(game=game, samples=4, seed=7, search="expectimax:max_depth=12").votes(s) for s in (a, b)]
+        # seconds=30: each sample's search ends on its proof, not on the clock (a clock would make two runs differ)
+        votes = []
+        for s in (a, b):
+            pimc = PIMCAgent(game=game, samples=4, seed=7, seconds=30, search="expectimax:max_depth=12")
+            votes.append(pimc.votes(s))
+            assert pimc._inner.info().exact  # the last sample's search was proven
         assert votes[0] == votes[1]
 
 

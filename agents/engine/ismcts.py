@@ -2,8 +2,8 @@
 ``ISMCTSBot``): one tree whose nodes are the information states of the player to move; each
 simulation starts from a new determinization of the root (:meth:`core.game.Game.determinize`
 for the player choosing), selects by UCT among the actions legal in that determinization,
-samples chance outcomes by their probabilities, expands one node and finishes with a random
-playout. On a perfect-information game it is plain UCT over states.
+samples chance outcomes by their probabilities, adds the first information state not in the
+tree and scores it by a random playout from there (OpenSpiel's expansion rule). On a perfect-information game it is plain UCT over states.
 
 Plain Python on :class:`core.game.State` (the compiled kernel is still to come): about a few
 thousand simulations a second on Kuhn poker. Its policy (:meth:`ISMCTSAgent.action_probabilities`,
@@ -85,18 +85,16 @@ class ISMCTSAgent:
 
     def simulate(self, s: State, tree: dict[Any, Node]) -> None:
         """One simulation from the determinization ``s``: select, expand one node, play out, back up."""
-        rng, path, expanded = self._rng, [], False
+        rng, path = self._rng, []
         while not s.is_terminal():
             if s.is_chance_node():
                 outcomes = s.chance_outcomes()
                 s = s.apply(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
                 continue
             node = tree.get(key := self._key(s))
-            if node is None:
-                if expanded:
-                    break
-                node = tree[key] = Node()
-                expanded = True
+            if node is None:  # the new leaf: its value is the playout's, from here (as OpenSpiel's ISMCTSBot)
+                tree[key] = Node()
+                break
             a = node.select(s.legal_actions(), self.c, rng)
             path.append((node, a, s.current_player()))
             s = s.apply(a)
