@@ -148,7 +148,8 @@ def test_the_command_reports_exploitability_at_its_points(capsys):
     assert main(["--game", "kuhn_poker", "--iterations", "200", "--no-jit"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("kuhn_poker: 58 states, 12 information states; uniform policy NashConv 0.916667")
-    rows = [line.split() for line in lines[2:]]
+    assert lines[1].startswith("kernels ready in ")
+    rows = [line.split() for line in lines[3:]]
     assert [int(r[0]) for r in rows] == [1, 2, 5, 10, 20, 50, 100, 200]
     assert float(rows[-1][1]) <= 0.001 < float(rows[-2][1])
     assert main(["--game", "kuhn_poker", "--iterations", "100", "--method", "external", "--seed", "1"]) == 0

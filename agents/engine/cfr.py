@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             tree = GameTree.build(game, args.max_states)
             print(f"{game.spec()}: {len(tree.nodes)} states, {len(tree.keys)} information states; "
                   f"uniform policy NashConv {tree.nash_conv(tree.uniform_policy(), jit):.6f}")
+            start = time.perf_counter()
+            CFR(tree, jit=jit).run(1)  # numba's compile (or its cache), outside the iterations' seconds
+            print(f"kernels ready in {time.perf_counter() - start:.2f} s")
             solver: Any = CFR(tree, plus=args.method == "cfr+", jit=jit)
             if args.method == "external":
                 from agents.engine.mccfr import ExternalSamplingMCCFR
