@@ -24,7 +24,8 @@ SEED_RANGE = 2 ** 31  # determinization seeds are drawn below it
 @dataclass
 class PIMCAgent:
     """Votes of a perfect-information search over determinizations; ``info()``'s action values
-    are each action's share of the votes."""
+    are each action's share of the votes, its ``extra["proven"]`` the samples whose search
+    proved its value."""
 
     game: Any = None  # the core.game.Game played (set by the registry)
     # the engine's perfect-information search run on each sample (a generic agent's spec); it
@@ -58,16 +59,17 @@ class PIMCAgent:
             self._warm = True
         me, start = state.current_player(), time.perf_counter()
         votes: Counter = Counter()
+        proven = 0  # samples whose search proved its value (a search stopped by the clock may vote otherwise next time)
         for i in range(self.samples):
             now = time.perf_counter()
             share = min(self.seconds, (deadline - now) / (self.samples - i)) if deadline < math.inf else self.seconds
             sample = self.game.determinize(state, me, self._rng.randrange(SEED_RANGE))
             votes[self._inner.choose(sample, now + max(share, 0.0))] += 1
+            proven += bool(info_of(self._inner).exact)
         best = max(sorted(votes), key=votes.__getitem__)
-        inner = info_of(self._inner)
         self._last = SearchInfo(action=best, seconds=time.perf_counter() - start,
                                 action_values={a: v / self.samples for a, v in votes.items()},
-                                extra={"samples": self.samples, "search": self.search, "last_sample_nodes": inner.nodes})
+                                extra={"samples": self.samples, "search": self.search, "proven": proven})
         return votes
 
     def action_probabilities(self, state: State, deadline: float = math.inf) -> dict[int, float]:
