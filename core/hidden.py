@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.game import Game, State
+from core.game import Game, State, named_action
 from util.jit import hot
 
 DRAW_P = 2147483647  # 2 ** 31 - 1: draws stay below it, so one product stays within int64
@@ -51,3 +51,21 @@ def determinizer_mismatch(game: Game, states: Iterable[State], seeds: Iterable[i
             if seen[1] != samples:
                 return f"player {p}: {seen[0].words} and {s.words} look alike but sample differently"
     return None
+
+
+class CardGame(Game):
+    """A game of hidden information whose chance outcomes deal cards and whose decisions are bets
+    (Kuhn poker, Leduc hold'em): their texts (``deal K``, ``raise``) from two tables."""
+
+    perfect_information = False
+    has_chance = True
+    card_names: tuple[str, ...] = ()  # the text of each card (a deal's outcome)
+    bet_names: tuple[str, ...] = ()  # the text of each decision
+
+    def action_to_string(self, state: State, action: int) -> str:
+        if state.is_chance_node():
+            return f"deal {self.card_names[action]}"
+        return self.bet_names[action]
+
+    def string_to_action(self, state: State, text: str) -> int:
+        return named_action(state, text)

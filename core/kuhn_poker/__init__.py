@@ -1,14 +1,15 @@
 """Kuhn poker: the smallest poker, with hidden cards (rules in :mod:`core.kuhn_poker.kernels`)."""
 from __future__ import annotations
 
-from core.game import Game, State, named_action
+from core.game import State
+from core.hidden import CardGame
 from core.kuhn_poker import kernels as K
 
-CARD_NAMES = "JQK"
+CARD_NAMES = ("J", "Q", "K")
 BET_NAMES = ("pass", "bet")
 
 
-class KuhnPoker(Game):
+class KuhnPoker(CardGame):
     """Kuhn poker (J, Q, K; ante 1, one bet of 1; OpenSpiel's rules and action numbers)."""
 
     name = "kuhn_poker"
@@ -16,19 +17,11 @@ class KuhnPoker(Game):
     num_actions = K.NUM_ACTIONS
     kernels = "core.kuhn_poker.kernels"
     win_value = 2.0
-    has_chance = True
-    perfect_information = False
+    card_names = CARD_NAMES
+    bet_names = BET_NAMES
 
     def initial_words(self):
         return (K.NONE, K.NONE, 0, 0)
-
-    def action_to_string(self, state: State, action: int) -> str:
-        if state.is_chance_node():
-            return f"deal {CARD_NAMES[action]}"
-        return BET_NAMES[action]
-
-    def string_to_action(self, state: State, text: str) -> int:
-        return named_action(state, text)
 
     def render(self, state: State) -> str:
         c0, c1, n, bets = state.words

@@ -2,14 +2,15 @@
 :mod:`core.leduc_poker.kernels`)."""
 from __future__ import annotations
 
-from core.game import Game, State, named_action
+from core.game import State
+from core.hidden import CardGame
 from core.leduc_poker import kernels as K
 
 CARD_NAMES = ("J1", "J2", "Q1", "Q2", "K1", "K2")  # rank and suit of cards 0..5
 BET_NAMES = ("fold", "call", "raise")
 
 
-class LeducPoker(Game):
+class LeducPoker(CardGame):
     """Leduc hold'em (J J Q Q K K, one public card, two raise rounds; OpenSpiel's rules and action numbers)."""
 
     name = "leduc_poker"
@@ -17,19 +18,11 @@ class LeducPoker(Game):
     num_actions = K.NUM_ACTIONS
     kernels = "core.leduc_poker.kernels"
     win_value = 13.0  # the most a player can put in: 1 + 2 * 2 + 2 * 4
-    has_chance = True
-    perfect_information = False
+    card_names = CARD_NAMES
+    bet_names = BET_NAMES
 
     def initial_words(self):
         return (K.NONE, K.NONE, K.NONE, 0, 0, 0, 0)
-
-    def action_to_string(self, state: State, action: int) -> str:
-        if state.is_chance_node():
-            return f"deal {CARD_NAMES[action]}"
-        return BET_NAMES[action]
-
-    def string_to_action(self, state: State, text: str) -> int:
-        return named_action(state, text)
 
     def render(self, state: State) -> str:
         w = state.words
