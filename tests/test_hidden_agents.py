@@ -122,3 +122,41 @@ def test_a_move_respects_the_deadline_and_reports_its_search(monkeypatch):
     assert time.perf_counter() - start < 2.0 and action in state.legal_actions()
     info = agent.info()
     assert info.simulations and info.simulations > 10 and set(info.action_values) <= set(state.legal_actions())
+
+
+def test_the_cfr_agent_plays_its_equilibrium_and_only_where_something_is_hidden():
+    from agents.engine.cfr_agent import CFRAgent
+
+    agent = registry.make("cfr:iterations=200,seed=2", KUHN)
+    assert isinstance(agent, CFRAgent)
+    assert KUHN_TREE.exploitability(KUHN_TREE.tabulate(agent.action_probabilities), jit=False) <= 0.001
+    rng = random.Random(1)
+    for _ in range(20):
+        s = KUHN.initial()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s = s.apply(rng.choice(s.legal_actions()))
+                continue
+            a = agent.choose(s, time.perf_counter() + 1)
+            assert a in s.legal_actions() and sum(agent.info().action_values.values()) == pytest.approx(1.0)
+            s = s.apply(a)
+    assert "cfr" in registry.names("leduc_poker") and "cfr" not in registry.names("tictactoe")
+    with pytest.raises(SpecError, match="plays games of hidden information, and this one has none"):
+        registry.make("cfr", make_game("tictactoe"))
+    with pytest.raises(SpecError, match="iterations must be at least 1"):
+        registry.make("cfr:iterations=0", KUHN)
+
+
+def test_the_cfr_agent_solves_within_its_moves_time(monkeypatch):
+    """Plain path, Leduc, 0.3 s a move: it plays at once a policy of the iterations it had time
+    for, and goes on at the next move."""
+    monkeypatch.setenv("CONNECTX_NUMBA", "0")
+    game = make_game("leduc_poker")
+    agent = registry.make("cfr:iterations=100000", game)
+    state = game.initial().apply(0).apply(3)
+    start = time.perf_counter()
+    assert agent.choose(state, start + 0.3) in state.legal_actions()
+    first = agent.info().extra["iterations"]
+    assert time.perf_counter() - start < 5.0 and 1 <= first < 100000
+    agent.choose(state, time.perf_counter() + 0.3)
+    assert agent.info().extra["iterations"] > first
