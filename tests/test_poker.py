@@ -165,3 +165,40 @@ def test_compiled_kernels_agree_with_plain(name, seed):
             assert tuple(C.observe(g, s, p)) == K.observe([0], s, p)
             for r in (0, seed % 1000, seed):
                 assert tuple(C.determinize(g, s, p, r)) == K.determinize([0], s, p, r)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_observation_shows_the_chips_and_nothing_the_information_state_hides(name):
+    """Two states a player cannot tell apart look the same to it now; the chips it sees are the
+    reference's pot shares, its card its own."""
+    game = make_game(name)
+    seen: dict = {}
+    for s, r in walk(game, GAMES[name]):
+        for p in (0, 1):
+            obs = game.observation(s, p)
+            assert seen.setdefault((p,) + game.information_state(s, p), obs) == obs
+            card = r.cards[p] if name == "kuhn_poker" and len(r.cards) > p else \
+                r.private[p] if name == "leduc_poker" and len(r.private) > p else None
+            assert obs[0] == (card if card is not None else game.kernel_module.NONE)
+            if name == "kuhn_poker":
+                pot = [1 + r.moves[0::2].count("b"), 1 + r.moves[1::2].count("b")]
+                assert list(obs[1:]) == pot
+            else:
+                assert list(obs[2:4]) == r.put and obs[1] == (r.public if r.public >= 0 else game.kernel_module.NONE)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(sorted(GAMES)), st.integers(0, 2 ** 32), st.integers(0, 2 ** 40))
+def test_determinizations_along_random_games_keep_what_each_player_saw(name, seed, draw_seed):
+    """Along a random game, for both players and a random seed: the sample has the player's
+    information state and observation, is over exactly when the game is, and keeps the legal
+    actions of the player when it is to move."""
+    game, states = _random_states(name, seed)
+    for s in states:
+        for p in (0, 1):
+            d = game.determinize(s, p, draw_seed)
+            assert game.information_state(d, p) == game.information_state(s, p)
+            assert game.observation(d, p) == game.observation(s, p)
+            assert d.is_terminal() == s.is_terminal()
+            if s.current_player() == p and not s.is_terminal():
+                assert d.legal_actions() == s.legal_actions()
