@@ -231,7 +231,7 @@ def report_points(iterations: int) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.engine.cfr --game kuhn_poker --iterations 200``: CFR+ (or CFR, or
-    external-sampling MCCFR) on a small game, a line per report point: iterations, exploitability and NashConv of the average
+    external- or outcome-sampling MCCFR) on a small game, a line per report point: iterations, exploitability and NashConv of the average
     policy, its value for player 0, and the seconds of iterating so far."""
     import sys
     import time
@@ -240,13 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     from util.cli import Interrupted, OneLineParser, exit_code, int_in, stop_on_signals
 
     parser = OneLineParser(prog="python -m agents.engine.cfr",
-                           description="CFR+ (or vanilla CFR, or external-sampling MCCFR) on a game small enough to enumerate, with the "
+                           description="CFR+ (or vanilla CFR, or sampling MCCFR) on a game small enough to enumerate, with the "
                            "exact exploitability of its average policy.")
     add_game_arguments(parser, default=None)
     parser.add_argument("--iterations", type=int_in(1, 10_000_000), default=200, help="iterations (default 200)")
-    parser.add_argument("--method", choices=("cfr+", "cfr", "external"), default="cfr+",
-                        help="CFR+ (default), vanilla CFR, or external-sampling Monte Carlo CFR (agents/engine/mccfr.py)")
-    parser.add_argument("--seed", type=int_in(0, 2 ** 31 - 1), default=0, help="external sampling's seed (default 0)")
+    parser.add_argument("--method", choices=("cfr+", "cfr", "external", "outcome"), default="cfr+",
+                        help="CFR+ (default), vanilla CFR, or external- or outcome-sampling Monte Carlo CFR (agents/engine/mccfr.py)")
+    parser.add_argument("--seed", type=int_in(0, 2 ** 31 - 1), default=0, help="the samplings' seed (default 0)")
     parser.add_argument("--max-states", type=int_in(1, MAX_NODES), default=1_000_000,
                         help="refuse a game with more states (default 1,000,000)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
@@ -262,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             CFR(tree, jit=jit).run(1)  # numba's compile (or its cache), outside the iterations' seconds
             print(f"kernels ready in {time.perf_counter() - start:.2f} s")
             solver: Any = CFR(tree, plus=args.method == "cfr+", jit=jit)
-            if args.method == "external":
-                from agents.engine.mccfr import ExternalSamplingMCCFR
+            if args.method in ("external", "outcome"):
+                from agents.engine.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
 
-                solver = ExternalSamplingMCCFR(tree, args.seed)
+                solver = (ExternalSamplingMCCFR if args.method == "external" else OutcomeSamplingMCCFR)(tree, args.seed)
             print("iterations exploitability nash_conv value0 seconds")
             spent = 0.0
             for point in report_points(args.iterations):
