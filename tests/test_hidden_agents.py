@@ -122,6 +122,8 @@ def test_a_move_respects_the_deadline_and_reports_its_search(monkeypatch):
     assert time.perf_counter() - start < 2.0 and action in state.legal_actions()
     info = agent.info()
     assert info.simulations and info.simulations > 10 and set(info.action_values) <= set(state.legal_actions())
+    with pytest.raises(ValueError, match="max_sims=0 searches until the deadline"):
+        agent.action_probabilities(state)  # no deadline and no count: refused, not an endless search
 
 
 def test_the_cfr_agent_plays_its_equilibrium_and_only_where_something_is_hidden():

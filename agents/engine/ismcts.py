@@ -66,6 +66,8 @@ class ISMCTSAgent:
 
     def search(self, state: State, deadline: float = math.inf) -> dict[int, Node]:
         """The tree after this move's simulations, by information-state key; its root first."""
+        if not self.max_sims and deadline == math.inf:
+            raise ValueError("max_sims=0 searches until the deadline: give one, or a number of simulations")
         me = state.current_player()
         tree: dict[Any, Node] = {}
         start, sims = time.perf_counter(), 0
