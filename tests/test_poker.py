@@ -202,3 +202,22 @@ def test_determinizations_along_random_games_keep_what_each_player_saw(name, see
             assert d.is_terminal() == s.is_terminal()
             if s.current_player() == p and not s.is_terminal():
                 assert d.legal_actions() == s.legal_actions()
+
+
+def test_perfect_information_games_keep_their_state_as_what_a_player_sees():
+    """The contract's defaults: every game before the poker ones is of perfect information, has
+    none of the hooks, and its information state, observation and determinization are the state."""
+    from core.games import names
+
+    for name in names():
+        game = make_game(name)
+        hooks = [h for h in ("info_key", "observe", "determinize") if hasattr(game.kernel_module, h)]
+        assert game.perfect_information == (not hooks), name
+        if game.perfect_information and not game.array_state:
+            s = game.initial()
+            while s.is_chance_node():
+                s = s.apply(s.legal_actions()[0])
+            for p in (0, 1):
+                assert game.information_state(s, p) == s.words == game.observation(s, p)
+                assert game.determinize(s, p, 7) is s
+    assert {"kuhn_poker", "leduc_poker"} <= {n for n in names() if not make_game(n).perfect_information}
