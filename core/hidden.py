@@ -4,6 +4,7 @@ run on any game that implements the contract.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from core.game import Game, State, named_action
@@ -61,6 +62,11 @@ class CardGame(Game):
     has_chance = True
     card_names: tuple[str, ...] = ()  # the text of each card (a deal's outcome)
     bet_names: tuple[str, ...] = ()  # the text of each decision
+    states: int = 0  # how many states a game from the start reaches (counted by the tests; 0: unknown)
+
+    def positions_log10(self) -> float:
+        """log10 of :attr:`states` (what an exact solve may visit), the default when unknown."""
+        return math.log10(self.states) if self.states else super().positions_log10()
 
     def action_to_string(self, state: State, action: int) -> str:
         if state.is_chance_node():

@@ -19,6 +19,7 @@ class KuhnPoker(CardGame):
     win_value = 2.0
     card_names = CARD_NAMES
     bet_names = BET_NAMES
+    states = 58  # every state, chance nodes and terminal ones included (tests/test_poker.py)
 
     def initial_words(self):
         return (K.NONE, K.NONE, 0, 0)

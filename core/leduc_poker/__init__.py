@@ -20,6 +20,7 @@ class LeducPoker(CardGame):
     win_value = 13.0  # the most a player can put in: 1 + 2 * 2 + 2 * 4
     card_names = CARD_NAMES
     bet_names = BET_NAMES
+    states = 9_457  # every state, chance nodes and terminal ones included (tests/test_poker.py)
 
     def initial_words(self):
         return (K.NONE, K.NONE, K.NONE, 0, 0, 0, 0)
