@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 import os
 import statistics
 import subprocess
@@ -49,6 +48,7 @@ from util.submission_build import (  # noqa: E402  (the builders' shared parts, 
     MAX_GAMES,
     MAX_WORKERS,
     BuildFailed,
+    Progress,
     Target,
     UsageError,
     check_output,
@@ -58,6 +58,7 @@ from util.submission_build import (  # noqa: E402  (the builders' shared parts, 
     git_output,
     load_params_file,
     parse_pairs,
+    read_report,
     seconds,
     shown_path,
     start_validator,
@@ -241,6 +242,7 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
     jobs.append((["--games", "1", "--opponents", "random", "--no-numba", "--seed", str(seed + 99)], tmp / "nonumba.json"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}  # as on Kaggle
     pending = list(enumerate(jobs))
+    progress = Progress(2 * games + 1, describe_game, [out for _, out in jobs])  # each game against negamax and random; no numba
     running: list[tuple[int, subprocess.Popen, Path]] = []
     started: list[subprocess.Popen] = []
     results: dict[int, dict] = {}
@@ -252,18 +254,26 @@ def _run_validators(path: Path, games: int, workers: int, seed: int, timeout: fl
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
                 running.append((i, start_validator(cmd, tmp, env, started), out))
             i, proc, out = running[0]
-            wait_for(proc, give_up - time.monotonic(), timeout)
+            wait_for(proc, give_up - time.monotonic(), timeout, progress)
             running.pop(0)
-            if not out.exists():
+            results[i] = read_report(out)
+            if not results[i].get("finished"):  # written after each game: only a finished one counts
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
                 raise BuildFailed(f"validation process failed (exit {proc.returncode}): {' | '.join(tail)}")
-            results[i] = json.loads(out.read_text())
     finally:  # a failure, Ctrl-C or SIGTERM leaves no validation process (nor its children) behind
         stop_validators(started, tmp)
     reports = [results[i] for i in sorted(results)]
     return reports[:-1], reports[-1]
 
 
+
+
+def describe_game(g: dict, report: dict) -> str:
+    """A validation game for its progress line."""
+    result = {1: "won", -1: "lost", 0: "drawn"}.get(g["reward"], f"reward {g['reward']}") if g["status"] == "DONE" else g["status"]
+    slowest = max(g["durations"], default=0.0)
+    return (f"against {g['opponent']}{' (no numba)' if report.get('no_numba') else ''} in seat {g['seat']}: {result}, "
+            f"{len(g['durations'])} moves, slowest {slowest:.2f} s")
 
 
 def first_moves(reports: list[dict], no_numba: dict) -> list[tuple[str, float, float]]:

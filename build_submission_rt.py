@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 import os
 import statistics
 import subprocess
@@ -59,6 +58,15 @@ RANDOM_TURN = "agents.reinforce_tactics.random_turn:RandomTurnAgent"
 # stronger go before greedy (the macro-move searches, macro_mcts & co., are not yet: issue 27 point 4).
 STRONGEST = ("greedy", RANDOM_TURN)
 NO_NUMBA_MAP = "beginner"  # the map of the one game played without numba
+# Where numba is present and the file names a compiled worker, validation fails on a game whose worker
+# stopped before it was ready, or was not ready within our first --worker-ready-turns turns (default
+# below) although it had had the time of as many turns at Kaggle's clock (that many times its 5 s
+# actTimeout, times the machine's load per core where it is over 1: a small map's plain turns take
+# milliseconds, a quick run's --act-timeout does not make the compile quicker, nor does a loaded
+# machine), or planned under WORKER_SHARE of the turns once it was ready (the shipped file once played
+# plain all game: issue 34).
+WORKER_READY_TURNS = 10
+WORKER_SHARE = 0.9
 MAX_STEPS = 10_000  # --episode-steps
 
 RT_ADAPTER = '''
@@ -143,6 +151,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="fail when one validation game uses more of the 60 s overage bank (default 30)")
     p.add_argument("--worker-nice", type=int_in(0, 19), default=jit_worker.NICE, metavar="N",
                    help=f"niceness of the compiled worker process the file starts (0-19, default {jit_worker.NICE})")
+    p.add_argument("--worker-ready-turns", type=int_in(0, MAX_STEPS), default=WORKER_READY_TURNS, metavar="N",
+                   help=f"fail when a game's compiled worker was not ready within our first N turns and N x Kaggle's "
+                        f"{RT_ACT_TIMEOUT:g} s (default {WORKER_READY_TURNS}; more: a loaded machine, whose compile takes longer)")
     p.add_argument("--workers", type=int_in(None, None), default=2, help="validation processes (default 2)")
     p.add_argument("--seed", type=SEED, default=0, help="episode seed (terrain flips) and the opponents' randomness")
     p.add_argument("--timeout", type=B.seconds(0.0, None), default=7200, help="seconds before validation gives up (default 7200)")
@@ -299,7 +310,9 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
     tmp = Path(tempfile.mkdtemp(prefix="rt-validate-"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONNECTX_NUMBA")}
     env["NUMBA_CACHE_DIR"] = "/proc/rt-validate-no-cache"  # no writable cache, as on a read-only system
-    pending = list(enumerate(_jobs(args, tmp)))
+    jobs = _jobs(args, tmp)
+    pending = list(enumerate(jobs))
+    progress = B.Progress(len(args.map_list) * len(args.opponent_list) * 2 + 1, describe_game, [out for _, out in jobs])
     running: list[tuple[int, subprocess.Popen, Path]] = []
     started: list[subprocess.Popen] = []
     results: dict[int, dict] = {}
@@ -311,9 +324,9 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
                 cmd = [sys.executable, "-I", str(VALIDATOR), str(path), "--repo", str(ROOT), "--out", str(out), *extra]
                 running.append((i, B.start_validator(cmd, tmp, env, started), out))
             i, proc, out = running[0]
-            B.wait_for(proc, give_up - time.monotonic(), args.timeout)
+            B.wait_for(proc, give_up - time.monotonic(), args.timeout, progress)
             running.pop(0)
-            report = json.loads(out.read_text()) if out.exists() else {}
+            report = B.read_report(out)
             if not report.get("finished"):  # written after each game: only a finished one counts
                 tail = (proc.stderr.read() if proc.stderr else "").strip().splitlines()[-3:]
                 raise B.BuildFailed(f"validation process failed (exit {proc.returncode}) after {len(report.get('games', []))} games: "
@@ -325,11 +338,41 @@ def run_validators(path: Path, args: argparse.Namespace) -> tuple[list[dict], di
     return reports[:-1], reports[-1]
 
 
+def describe_game(g: dict, report: dict) -> str:
+    """A validation game for its progress line."""
+    where = f"{g['map']}{' (no numba)' if report.get('no_numba') else ''} against {g['opponent']} in seat {g['seat']}"
+    return f"{where}: {_result(g)} in {g['steps']} steps, {g.get('worker_turns', 0)} of {g['turns']} turns compiled, {g.get('wall_s', 0):.0f} s"
+
+
 def _result(g: dict) -> str:
     return {1: "won", -1: "lost", 0: "drawn"}.get(g["reward"], f"reward {g['reward']}") if g["status"] == "DONE" else g["status"]
 
 
-def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[list[str], list[str]]:
+def worker_failure(g: dict, ready_turns: int = WORKER_READY_TURNS) -> str:
+    """Why game ``g``'s compiled worker failed validation ('' : it did not, or none was expected
+    there): not ready within our first ``ready_turns`` turns although it had had ``ready_turns``
+    times Kaggle's actTimeout, or it planned under :data:`WORKER_SHARE` of the turns from its first
+    ready one on."""
+    if not g.get("worker_expected"):
+        return ""
+    served, after = g.get("worker_turns", 0), g.get("worker_turns", 0) + g.get("fallback_turns", 0)
+    waited = g.get("worker_wait_s", 0.0)
+    if g.get("worker_stopped") and not after:
+        return f"the compiled worker stopped before it was ready ({g['worker_stopped']})"
+    # A machine loaded past its cores compiles slower than Kaggle's: the allowance grows with the load.
+    allowance = ready_turns * RT_ACT_TIMEOUT * max(1.0, g.get("load_per_core", 0.0))
+    if g.get("plain_turns", 0) > ready_turns and waited > allowance:
+        then = f"then it planned {served} of {after}" if after else "it was never ready"
+        return (f"the compiled worker was not ready within our first {ready_turns} turns ({g['plain_turns']} plain turns, "
+                f"the last {waited:.0f} s after it started, over {ready_turns} x Kaggle's {RT_ACT_TIMEOUT:g} s x the "
+                f"load per core ({g.get('load_per_core', 0.0):.1f}); {then}; --worker-ready-turns)")
+    if after and served < WORKER_SHARE * after:
+        return f"the compiled worker planned {served} of the {after} turns once it was ready (under {WORKER_SHARE:.0%})"
+    return ""
+
+
+def summarize(reports: list[dict], no_numba: dict, max_bank: float,
+              ready_turns: int = WORKER_READY_TURNS) -> tuple[list[str], list[str]]:
     """The per-game table and the reasons validation fails (empty: passed)."""
     failures = [("without numba: " if r.get("no_numba") else "") + r["fatal"] for r in [*reports, no_numba] if "fatal" in r]
     lines = [f"  {'map':<18} {'opponent':<10} seat {'result':<7} {'steps':>5} {'slowest':>8} {'bank':>6} {'skipped':>7} {'errors':>6}"
@@ -349,6 +392,8 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
             failures.append(f"{where}: {g['forfeits']} non-dict answers, {g['error_count']} error lines: {g['errors'][:2]}")
         if g["bank_used"] > max_bank:
             failures.append(f"{where}: {g['bank_used']:.1f} s of the overage bank used (limit --max-bank {max_bank:g})")
+        if worker_failure(g, ready_turns):
+            failures.append(f"{where}: {worker_failure(g, ready_turns)}")
     if no_numba.get("numba_loaded"):
         failures.append("the no-numba check still loaded numba")
     durations = [d for g in games for d in g["durations"]]
@@ -358,7 +403,22 @@ def summarize(reports: list[dict], no_numba: dict, max_bank: float) -> tuple[lis
                      f"slowest {max(durations):.2f} s, slowest first turn {max(firsts):.2f} s (actTimeout {games[0]['act_timeout']:g} s)")
         lines.append("  " + ", ".join(f"{sum(_result(g) == r for g in games)} {r}" for r in ("won", "drawn", "lost"))
                      + f"; {sum(g.get('worker_turns', 0) for g in games)} of {sum(g['turns'] for g in games)} turns planned by the compiled worker")
+        lines.append("  " + worker_line(games))
     return lines, failures
+
+
+def worker_line(games: list[dict]) -> str:
+    """The compiled worker's part of the summary: who planned the turns of the games that expected it."""
+    expected = [g for g in games if g.get("worker_expected")]
+    if not expected:
+        return "compiled worker: none expected (no numba here, or the file names none)"
+    served = sum(g.get("worker_turns", 0) for g in expected)
+    after = served + sum(g.get("fallback_turns", 0) for g in expected)
+    before = [g.get("plain_turns", 0) for g in expected]
+    waited = max(g.get("worker_wait_s", 0.0) for g in expected)
+    return (f"compiled worker: {served} of the {after} turns once it was ready in {len(expected)} games "
+            f"(at least {WORKER_SHARE:.0%} needed); plain turns before it was ready: {sum(before)}, at most {max(before)} "
+            f"in a game, the last {waited:.0f} s after its start")
 
 
 def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
@@ -368,7 +428,7 @@ def validate(temp: Path, output: Path, args: argparse.Namespace) -> None:
     started = time.perf_counter()
     try:
         reports, no_numba = run_validators(temp, args)
-        lines, failures = summarize(reports, no_numba, args.max_bank)
+        lines, failures = summarize(reports, no_numba, args.max_bank, args.worker_ready_turns)
         print("\n".join(lines))
         print(f"  validation took {time.perf_counter() - started:.0f} s")
         if failures:

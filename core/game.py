@@ -73,6 +73,22 @@ int in ``[0, num_actions)``, for the mover's legal decision ``a`` other than the
 turn; default 0: one actor), so that the turn searches (:mod:`agents.engine.macro_kernels`)
 derive "the units that may act and each one's options" from ``legal`` and see a turn as one
 order per unit.
+
+**Hidden information** (optional; a game sets :attr:`Game.perfect_information` to False). The
+kernels then also have, every one ``@hot`` and without allocation like the rest:
+``info_key(g, s, p) -> tuple`` (player ``p``'s information state at ``s``: a fixed-length tuple
+of non-negative ints, equal for two states exactly when ``p`` cannot tell them apart from
+everything it has observed since the start, perfect recall, ``p`` included so that the two
+players' keys never meet; the legal actions must follow from it), ``observe(g, s, p) -> tuple``
+(what ``p`` sees at ``s`` now, fixed length, may forget the past: e.g. its cards and the chips in
+the pot) and ``determinize(g, s, p, seed) -> state`` (a full state with ``p``'s ``info_key`` of
+``s``, drawn by a seeded hash of ``seed`` with the chance probabilities of the hidden outcomes
+given what ``p`` observed; it reads of ``s`` only what ``info_key`` holds, so two states ``p``
+cannot tell apart give the same sample for the same seed; the opponents' actions are not used
+as evidence about their hidden cards, as OpenSpiel's ``ResampleFromInfostate``). Searches reach
+them through :meth:`Game.information_state`, :meth:`Game.observation` and
+:meth:`Game.determinize`, whose defaults for a perfect-information game are the state itself
+(every other game is untouched: no kernel, no search pays anything).
 """
 from __future__ import annotations
 
@@ -151,6 +167,7 @@ class Game:
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
     PARAMS: dict[str, tuple] = {}
     end_turn_action: int | None = None
+    perfect_information: bool = True  # False: the kernels have info_key/observe/determinize (module docstring)
     key_plane_bits: int = 0  # > 0: the canonical key packs two planes of this many bits exactly (Quixo: n*n), else it is hashed
     """Games whose turn is several decisions of one player (Reinforce Tactics: a unit's move,
     attack, recruitment, ...) name the action that ends the turn; None (every other game):
@@ -225,6 +242,28 @@ class Game:
         """The legal action of ``state`` that :meth:`action_label` described as ``label``, or None
         when no legal action fits (the plan's act became impossible: skipped, as Kaggle does)."""
         return label if isinstance(label, int) and label in state.legal_actions() else None
+
+    # --- hidden information: optional (module docstring, "Hidden information") ----------------
+    def information_state(self, state: State, player: int) -> tuple[int, ...]:
+        """``player``'s information state at ``state`` (hashable; equal exactly when ``player``
+        cannot tell two states apart); a perfect-information game's is the state's words."""
+        if self.perfect_information:
+            return state.words
+        return tuple(int(w) for w in self._k.info_key(self._g, state.words, player))
+
+    def observation(self, state: State, player: int) -> tuple[int, ...]:
+        """What ``player`` sees at ``state`` now; a perfect-information game's is the state's words."""
+        if self.perfect_information:
+            return state.words
+        return tuple(int(w) for w in self._k.observe(self._g, state.words, player))
+
+    def determinize(self, state: State, player: int, seed: int) -> State:
+        """A full state ``player`` cannot tell from ``state``, sampled by ``seed`` (a
+        non-negative int) with the chance probabilities of what ``player`` has not seen;
+        a perfect-information game's is ``state`` itself."""
+        if self.perfect_information:
+            return state
+        return State(self, as_words(self._k.determinize(self._g, state.words, player, seed)))  # its history is unknown
 
     # --- Kaggle's environment of a game with turns of several decisions: optional ---------------
     kaggle_env: str = ""
@@ -450,6 +489,16 @@ def parse_line(game: Game, text: str) -> State:
     for tok in text.replace(",", " ").split():
         state = state.apply(state.string_to_action(tok))
     return state
+
+
+def named_action(state: State, text: str) -> int:
+    """The legal action of ``state`` whose text (any case) or number is ``text``: a game's
+    :meth:`Game.string_to_action` when its texts are words; ValueError naming the legal ones."""
+    t = " ".join(text.strip().split()).lower()
+    for a in state.legal_actions():
+        if t in (state.action_to_string(a).lower(), str(a)):
+            return a
+    raise ValueError(f"{text!r} is not a legal action here; legal: {state.legal_text()}")
 
 
 def key_mismatch(game: Game, states: Iterable[State], depth: int = 2) -> tuple[State, State] | None:

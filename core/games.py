@@ -19,6 +19,8 @@ GAME_CLASSES: dict[str, str] = {
     "connect4_count": "core.connect4_count:Connect4Count",
     "einstein": "core.einstein:Einstein",
     "reinforce_tactics": "core.reinforce_tactics:ReinforceTactics",
+    "kuhn_poker": "core.kuhn_poker:KuhnPoker",
+    "leduc_poker": "core.leduc_poker:LeducPoker",
 }
 
 

@@ -433,6 +433,46 @@ def test_build_and_validate_in_kaggle_environments(tmp_path):
     assert "OK: ready to submit" in proc.stdout
     for expected in ("vs negamax: 1 games", "vs random: 1 games", "move time: median", "without numba: 1 game", "KB"):
         assert expected in proc.stdout, proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if line.startswith("  game ")]  # one a game, as it ends
+    assert [line.split(":")[0] for line in progress] == [f"  game {k}/3" for k in (1, 2, 3)], proc.stdout
+    assert all(" left" in line and "moves, slowest" in line for line in progress) and sum("(no numba)" in line for line in progress) == 1, progress
+
+
+def test_progress_prints_each_game_once_as_its_report_shows_it(tmp_path, capsys):
+    """util.submission_build.Progress: a line per game the validators' reports add (they are
+    replaced whole after each game), with the running count and an estimate of the time left;
+    a report not there yet, or unreadable, adds nothing."""
+    from util.submission_build import Progress
+
+    reports = [tmp_path / "w0.json", tmp_path / "w1.json", tmp_path / "missing.json"]
+    progress = Progress(4, lambda g, report: f"{g['name']}{' (no numba)' if report.get('no_numba') else ''}", reports)
+    reports[0].write_text(json.dumps({"games": [{"name": "a"}]}))
+    reports[1].write_text("{half a repo")
+    progress()
+    progress()  # nothing new
+    reports[0].write_text(json.dumps({"games": [{"name": "a"}, {"name": "b"}], "finished": True}))
+    reports[1].write_text(json.dumps({"games": [{"name": "c"}], "no_numba": True}))
+    progress()
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(";")[0] for line in lines] == ["  game 1/4: a", "  game 2/4: b", "  game 3/4: c (no numba)"], lines
+    assert all(" so far, about " in line and line.endswith(" left") for line in lines), lines
+
+
+def test_wait_for_ticks_while_it_waits_and_still_gives_up_at_the_timeout():
+    from util.submission_build import BuildFailed, wait_for
+
+    ticks: list[float] = []
+    quick = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    wait_for(quick, 60.0, 60.0, lambda: ticks.append(1))
+    assert quick.returncode == 0 and len(ticks) >= 2, ticks  # at least one tick while waiting, one at the end
+    hanging = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with pytest.raises(BuildFailed, match="--timeout"):
+            wait_for(hanging, 0.3, 0.3, lambda: ticks.append(2))
+        assert hanging.poll() is None and ticks[-1] == 2
+    finally:
+        hanging.kill()
+        hanging.wait()
 
 
 def test_validation_fails_when_the_agent_raises(tmp_path):

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import build_submission
 import build_submission_rt
 from agents import registry
-from agents.reinforce_tactics.jit_worker import BOOT, CompiledWorker, labels_from_json, numba_present
+from agents.reinforce_tactics.jit_worker import BOOT, FD_VAR, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
 from core.reinforce_tactics import ReinforceTactics
@@ -343,15 +343,34 @@ def test_every_listed_agent_builds_a_file_that_plays_without_the_repo(tmp_path, 
         assert g["error_count"] == 0 and g["skipped"] == 0 and g["forfeits"] == 0, g
 
 
-@pytest.mark.slow
-def test_the_builder_validates_and_says_ok(tmp_path):
-    """The whole command on two maps with a short clock: every game DONE, nothing skipped, OK."""
+def test_the_builder_shows_each_validation_game_as_it_ends(tmp_path):
+    """A quick whole build (random turns, no worker): a progress line per game, in order of
+    their ends, with the running count and the time left; the summary says no worker was expected."""
     out = tmp_path / "rt.py"
     cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--output", str(out),
-           "--maps", "beginner,crossroads", "--act-timeout", "1", "--episode-steps", "40"]
+           "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8", "--maps", "beginner", "--opponents", "random",
+           "--act-timeout", "1", "--episode-steps", "12"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "OK: ready to submit" in proc.stdout, proc.stderr + proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if line.startswith("  game ")]
+    assert [line.split(":")[0] for line in progress] == [f"  game {k}/3" for k in (1, 2, 3)], proc.stdout
+    assert all(" turns compiled, " in line and line.endswith(" left") for line in progress), progress
+    assert sum("beginner (no numba) against random in seat 0" in line for line in progress) == 1, progress
+    assert "  compiled worker: none expected" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_the_builder_validates_and_says_ok(tmp_path):
+    """The whole command on two maps with a short clock: every game DONE, nothing skipped, OK.
+    Under load the worker's compile may outlast 10 turns and 50 s: --worker-ready-turns 40 (the
+    whole game) lifts that rule, not the one on its share once ready."""
+    out = tmp_path / "rt.py"
+    cmd = [sys.executable, str(ROOT / "build_submission.py"), "--game", "reinforce_tactics", "--output", str(out),
+           "--maps", "beginner,crossroads", "--act-timeout", "1", "--episode-steps", "40", "--worker-ready-turns", "40"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "OK: ready to submit" in proc.stdout and "crossroads" in proc.stdout and out.is_file()
+    assert "  game 9/9: " in proc.stdout and "  compiled worker: " in proc.stdout, proc.stdout
 
 
 BROKEN_AGENT = '''
@@ -382,12 +401,12 @@ def test_a_build_whose_agent_fails_is_refused_and_kept_aside(tmp_path):
 
 
 # --- the compiled worker (agents/reinforce_tactics/jit_worker.py) ----------------------------------
-def worker_adapter(tmp_path, seed: int = 0, **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
+def worker_adapter(tmp_path, seed: int = 0, fakes: str = "tests.rt_worker_fakes:Gated", **fake) -> tuple[RTKaggleAdapter, CompiledWorker]:
     """An adapter whose own agent plans plain random turns, with a worker process (on the repo)
-    planning by :class:`tests.rt_worker_fakes.Gated` (``fake``: its failure switches)."""
+    planning by ``fakes`` (:class:`tests.rt_worker_fakes.Gated`; ``fake``: its failure switches)."""
     compile_limit = fake.pop("compile_limit", 120.0)  # the worker's, not the fake agent's
-    header = {"root": str(ROOT), "module": "tests.rt_worker_fakes", "cls": "Gated",
-              "params": {"seed": seed, "max_actions": 8, **fake}}
+    module, cls = fakes.split(":")
+    header = {"root": str(ROOT), "module": module, "cls": cls, "params": {"seed": seed, "max_actions": 8, **fake}}
     worker = CompiledWorker(header, nice=0, compile_limit=compile_limit)
     return RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=seed, max_actions=8), verbose=False,
                            worker=worker), worker
@@ -418,14 +437,35 @@ def test_the_turns_switch_to_the_worker_once_it_is_ready(tmp_path, observations)
     try:
         assert play_observations(ours, observations, 4) == ["agent"] * 4
         assert not worker.ready() and not worker.dead
+        assert ours.stats["plain_turns"] == 4 and ours.stats["worker_wait_s"] > 0  # who planned each turn: validation reads it
         gate.touch()
         assert wait_ready(worker), worker.info()
         sent = [ours(obs, CONFIG) for obs in observations[4:16]]
         assert ours.last_path == "worker" and ours.stats["worker_turns"] == 12 and worker.served == 12
+        assert ours.stats["plain_turns"] == 4 and ours.stats["fallback_turns"] == 0
         assert sum(len(a) > 1 for a in sent) >= 3, sent
         for obs, answer in zip(observations[4:16], sent):
             replayed(obs, answer)
         assert ours.stats["errors"] == 0 and ours.stats["dropped"] == 0
+    finally:
+        worker.stop()
+
+
+def test_a_worker_whose_libraries_print_still_serves(tmp_path, observations):
+    """The worker's answers have a pipe of their own: prints and native writes on its stdout and
+    stderr, a numba warning and kaggle-environments imported without OpenSpiel (its "Loading
+    environment open_spiel_env failed" line on stdout), at import, in the warm-up and in every
+    turn (tests/rt_worker_noisy.py), never end it. On the old protocol (answers on stdout) the
+    worker was declared dead at its first line and every turn was plain."""
+    ours, worker = worker_adapter(tmp_path, fakes="tests.rt_worker_noisy:Noisy")
+    try:
+        assert wait_ready(worker), worker.info()
+        sent = [ours(obs, CONFIG) for obs in observations[:8]]
+        assert not worker.dead and worker.served == 8, worker.info()
+        assert ours.stats["worker_turns"] == 8 and ours.stats["plain_turns"] == ours.stats["fallback_turns"] == 0, ours.stats
+        assert sum(len(a) > 1 for a in sent) >= 2, sent
+        for obs, answer in zip(observations, sent):
+            replayed(obs, answer)
     finally:
         worker.stop()
 
@@ -454,14 +494,59 @@ def test_a_failing_worker_leaves_the_game_to_the_plain_agent(tmp_path, observati
             replayed(obs, first)
         paths = play_observations(ours, observations[1:], 3)
         assert paths == ["agent"] * 3 and ours.worker is None and worker.dead
+        assert ours.worker_stopped == worker.dead  # validation reads why (a worker dead before it was ready fails it)
         assert worker._proc is None  # killed, not left running
+        # a worker that failed after it was ready leaves fallback turns; one that never was, plain ones
+        counts = (ours.stats["plain_turns"], ours.stats["fallback_turns"], ours.stats["worker_turns"])
+        assert counts == ((0, 4, 0) if when == "turn" else (3, 0, 0)), counts
     finally:
         worker.stop()
 
 
+def worker_game(expected: bool = True, plain: int = 0, worker: int = 0, fallback: int = 0, wait: float = 0.0) -> dict:
+    """A validation game's report (util/bundle_validate_rt.py's fields), won, with who planned its turns."""
+    turns = plain + worker + fallback
+    return {"map": "crossroads", "opponent": "aggressive", "seat": 0, "seed": 0, "status": "DONE", "reward": 1,
+            "steps": 2 * turns, "turns": turns, "durations": [1.0] * turns, "load_s": 0.1, "errors": [], "error_count": 0,
+            "skipped": 0, "skipped_examples": [], "forfeits": 0, "act_timeout": 5.0, "wall_s": 2.0 * turns, "bank_used": 0.0,
+            "worker_turns": worker, "plain_turns": plain, "fallback_turns": fallback, "worker_expected": expected,
+            "worker_wait_s": wait}
+
+
+@pytest.mark.parametrize("game, reason", [
+    (worker_game(plain=10, worker=40, wait=200.0), ""),  # ready by our 11th turn: in time
+    (worker_game(plain=11, worker=40, wait=51.0), "not ready within our first 10 turns"),
+    (worker_game(plain=11, worker=40, wait=49.0), ""),  # 11 quick turns: it had not had 10 of Kaggle's turns yet
+    (dict(worker_game(plain=11, worker=40, wait=49.0), act_timeout=1.0), ""),  # nor at a quick run's clock
+    (worker_game(plain=40, wait=300.0), "it was never ready"),  # the shipped file's case (issue 34)
+    (worker_game(plain=3, worker=9, fallback=1), ""),  # 9 of 10 once ready: 90%
+    (worker_game(plain=3, worker=8, fallback=2), "planned 8 of the 10 turns once it was ready"),
+    (worker_game(expected=False, plain=40, wait=300.0), ""),  # no numba here, or the file names no worker
+    (dict(worker_game(plain=11, worker=40, wait=90.0), load_per_core=2.0), ""),  # a loaded machine: 10 x 5 s x 2
+    (dict(worker_game(plain=11, worker=40, wait=110.0), load_per_core=2.0), "x the load per core (2.0)"),
+    (dict(worker_game(plain=5, wait=3.0), worker_stopped="it wrote 'Loading environment open_spiel_env failed'"),
+     "stopped before it was ready (it wrote"),  # a short game still shows the dead worker
+    (dict(worker_game(plain=3, worker=9, fallback=1), worker_stopped="no answer before the deadline"), ""),  # served, then 90%
+])
+def test_validation_fails_where_numba_is_here_but_the_compiled_worker_does_not_serve(game, reason):
+    nonumba = {"no_numba": True, "games": [], "numba_loaded": False, "finished": True}
+    lines, failures = build_submission_rt.summarize([{"games": [game], "finished": True}], nonumba, 30.0)
+    assert failures == ([f"crossroads against aggressive in seat 0: {build_submission_rt.worker_failure(game)}"] if reason else []), failures
+    assert reason in " ".join(failures)
+    summary = lines[-1]
+    if game["worker_expected"]:
+        after = game["worker_turns"] + game["fallback_turns"]
+        assert f"compiled worker: {game['worker_turns']} of the {after} turns once it was ready in 1 games" in summary, summary
+        assert f"plain turns before it was ready: {game['plain_turns']}" in summary, summary
+    else:
+        assert "none expected" in summary, summary
+    # --worker-ready-turns 100 lifts the readiness rule, not the share once ready nor a worker dead before it
+    assert bool(build_submission_rt.worker_failure(game, ready_turns=100)) == ("once it was ready" in reason or "stopped" in reason)
+
+
 def test_a_worker_that_answers_garbage_or_cannot_start_is_dropped(tmp_path, observations):
-    garbage = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('{\"ready\": 0}', flush=True); "
-               "sys.stdin.readline(); print('not json', flush=True); sys.stdin.read()"]
+    garbage = [sys.executable, "-c", f"import os, sys; out = os.fdopen(int(os.environ[{FD_VAR!r}]), 'w'); sys.stdin.readline(); "
+               "print('{\"ready\": 0}', file=out, flush=True); sys.stdin.readline(); print('not json', file=out, flush=True); sys.stdin.read()"]
     for command in (garbage, ["/nonexistent/python"]):
         worker = CompiledWorker({}, command=command)
         ours = RTKaggleAdapter(lambda game: RandomTurnAgent(game=game, seed=1, max_actions=8), verbose=False, worker=worker)

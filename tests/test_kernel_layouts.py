@@ -11,7 +11,7 @@ from util.jit import is_hot
 from util.layout import Layout
 
 KERNEL_MODULES = ["agents.engine.mcts_kernels", "agents.engine.negamax", "agents.engine.expectimax",
-                  "agents.engine.exact"]
+                  "agents.engine.exact", "agents.engine.cfr_kernels"]
 MAX_LINES = 80  # a hot function's lines, docstring included
 MAX_PARAMS = 9  # expectimax's recursive node carries (alpha, beta, view) beside the state and arrays
 # Hot functions allowed past a limit, with the reason: the opening cache's kernels, whose

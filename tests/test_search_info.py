@@ -34,7 +34,10 @@ def _one_move(game_name: str, name: str, seed: int) -> tuple[object, object]:
     for _ in range(rng.randrange(3)):  # a few random plies in (decisions only: chance nodes sampled)
         while state.is_chance_node():
             state = state.apply(rng.choice(state.legal_actions()))
-        state = state.apply(rng.choice(state.legal_actions()))
+        after = state.apply(rng.choice(state.legal_actions()))
+        if after.is_terminal():  # a short game (Kuhn poker: two or three decisions) is not played to its end
+            break
+        state = after
     while state.is_chance_node():
         state = state.apply(rng.choice(state.legal_actions()))
     action = agent.choose(state, time.perf_counter() + 0.3)

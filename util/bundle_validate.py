@@ -117,17 +117,24 @@ def main(argv: list[str] | None = None) -> int:
     else:
         try:
             report["load"] = first_load(args.submission)
-            report["games"] = [
-                play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i)
-                for g in range(args.games)
-                for i, opp in enumerate(filter(None, args.opponents.split(",")))
-            ]
+            report["games"] = []
+            for g in range(args.games):
+                for i, opp in enumerate(filter(None, args.opponents.split(","))):
+                    report["games"].append(play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i))
+                    _write(args.out, report)  # after each game: the builder shows its progress
         except Exception as exc:  # the report says what broke; the builder fails on it
             report["fatal"] = f"{type(exc).__name__}: {exc}"
     report["numba_loaded"] = sys.modules.get("numba") is not None
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(report, f)
+    report["finished"] = True
+    _write(args.out, report)
     return 0
+
+
+def _write(path: str, report: dict) -> None:
+    """The report, replaced whole (a reader never sees half of it; only a ``finished`` one is the end)."""
+    with open(path + ".part", "w", encoding="utf-8") as f:
+        json.dump(report, f)
+    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

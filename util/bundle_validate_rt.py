@@ -67,10 +67,44 @@ def _errors(text: str) -> list[str]:
     return [line for line in (text or "").splitlines() if line.startswith("[rt] ERROR") or "Traceback" in line]
 
 
-def _worker_turns(adapter: object) -> int:
-    """Turns the file's compiled worker planned so far (0 for a file without one)."""
+PATHS = ("worker_turns", "plain_turns", "fallback_turns")  # the adapter's counts of who planned each turn
+
+
+def _paths(adapter: object) -> dict[str, int]:
+    """The file's counts of who planned its turns so far (:data:`PATHS`, kaggle_agent.RTKaggleAdapter's
+    stats): by the compiled worker, plain before it was ready, plain after (0s for a file without them)."""
     stats = getattr(adapter, "stats", None)
-    return int(stats.get("worker_turns", 0)) if isinstance(stats, dict) else 0
+    return {k: int(stats.get(k, 0)) if isinstance(stats, dict) else 0 for k in PATHS}
+
+
+def _worker_wait(adapter: object) -> float:
+    """Seconds the file's worker had had at its last turn planned plain before it was ready (its stats' ``worker_wait_s``)."""
+    stats = getattr(adapter, "stats", None)
+    wait = stats.get("worker_wait_s", 0.0) if isinstance(stats, dict) else 0.0
+    return float(wait) if isinstance(wait, (int, float)) else 0.0
+
+
+def load_per_core() -> float:
+    """The machine's 1-minute load average per core now (0.0 where the system has none)."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 0.0
+
+
+def _worker_expected(file_globals: dict) -> bool:
+    """Whether the file should plan with its compiled worker here: it names one (``_WORKER``)
+    and numba may be imported (CONNECTX_NUMBA is not 0 and numba is found; ``--no-numba``'s
+    ``sys.modules["numba"] = None`` hides it). Decided here, not by the file's own
+    ``jit_worker.numba_present``: validation checks the file's choice."""
+    if file_globals.get("_WORKER") is None or os.environ.get("CONNECTX_NUMBA", "1") == "0":
+        return False
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float) -> dict:
@@ -97,8 +131,9 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         sent[int(observation.step)] = kept if isinstance(kept, list) else [kept]
         return out
 
-    adapter = getattr(fn, "__globals__", {}).get("_ADAPTER")
-    served_before = _worker_turns(adapter)
+    file_globals = getattr(fn, "__globals__", {})
+    adapter = file_globals.get("_ADAPTER")
+    paths_before = _paths(adapter)
     env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
     players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
     t_run = time.perf_counter()
@@ -125,7 +160,10 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
         "status": last.status, "reward": last.reward, "steps": len(result) - 1,
         "turns": len(sent), "durations": durations, "load_s": load_s,
         "errors": errors[:5], "error_count": len(errors), "skipped": skipped, "skipped_examples": turns,
-        "forfeits": forfeits, "act_timeout": act, "wall_s": wall, "worker_turns": _worker_turns(adapter) - served_before,
+        "forfeits": forfeits, "act_timeout": act, "wall_s": wall,
+        **{k: n - paths_before[k] for k, n in _paths(adapter).items()},
+        "worker_expected": _worker_expected(file_globals), "worker_wait_s": _worker_wait(adapter),
+        "worker_stopped": str(getattr(adapter, "worker_stopped", "") or ""), "load_per_core": load_per_core(),
         "bank_used": sum(max(0.0, d - act) for d in durations),
     }
 

@@ -16,6 +16,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,12 +167,68 @@ def stop_validators(started: list[subprocess.Popen], tmp: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def wait_for(proc: subprocess.Popen, left: float, timeout: float) -> None:
-    """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that."""
+def wait_for(proc: subprocess.Popen, left: float, timeout: float, tick: Callable[[], None] | None = None) -> None:
+    """Wait ``left`` seconds for a validation process; BuildFailed naming ``--timeout`` after that.
+    ``tick``: called every :data:`TICK` seconds meanwhile and once at the end (progress)."""
+    end = time.monotonic() + max(0.0, left)
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(end - time.monotonic(), TICK if tick else math.inf)))
+            break
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= end:
+                raise BuildFailed(f"validation took longer than {timeout:g} s (--timeout); use fewer --games") from None
+        finally:
+            if tick is not None:
+                tick()
+
+
+TICK = 1.0  # seconds between wait_for's calls of its tick
+
+
+def read_report(path: Path) -> dict:
+    """A validation process's JSON report as it stands ({} while there is none): the validators
+    replace it whole after each game, with ``finished`` set at their end."""
     try:
-        proc.wait(timeout=max(0.0, left))
-    except subprocess.TimeoutExpired:
-        raise BuildFailed(f"validation took longer than {timeout:g} s (--timeout); use fewer --games") from None
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}
+
+
+class Progress:
+    """One line per validation game as it ends, read from the validators' reports: the running
+    count (k/N), the game's result (``describe(game, report)``) and an estimate of the time left
+    (the time so far over the games so far, for the games left; the processes play in parallel)."""
+
+    def __init__(self, total: int, describe: Callable[[dict, dict], str], reports: list[Path]) -> None:
+        self.total, self.describe, self.reports = total, describe, reports
+        self.started = time.monotonic()
+        self.shown: dict[Path, int] = {}  # report -> its games already printed
+        self.done = 0
+
+    def __call__(self) -> None:
+        """Print the games that ended since the last call."""
+        for path in self.reports:
+            report = read_report(path)
+            games = report.get("games") or []
+            for game in games[self.shown.get(path, 0):]:
+                self.done += 1
+                print(self.line(game, report), flush=True)
+            self.shown[path] = max(self.shown.get(path, 0), len(games))
+
+    def line(self, game: dict, report: dict) -> str:
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * max(0, self.total - self.done)
+        return (f"  game {self.done}/{self.total}: {self.describe(game, report)}; "
+                f"{duration(elapsed)} so far, about {duration(left)} left")
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` for a progress line: ``42 s``, ``7.5 min``, ``1.3 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:

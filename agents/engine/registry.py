@@ -27,6 +27,9 @@ ENGINE_AGENTS: dict[str, str] = {
     "macro_mcts": "agents.engine.macro_mcts:MacroMCTSAgent",
     "naive_mcts": "agents.engine.naive_mcts:NaiveMCTSAgent",
     "evolution": "agents.engine.evolution:EvolutionAgent",
+    "ismcts": "agents.engine.ismcts:ISMCTSAgent",
+    "pimc": "agents.engine.pimc:PIMCAgent",
+    "cfr": "agents.engine.cfr_agent:CFRAgent",
 }
 
 
@@ -39,7 +42,8 @@ def refusal(cls: type, game_name: str) -> str | None:
     """Why agent class ``cls`` does not play ``game_name``, in a few words, or None when it does:
     its ``games`` (None: every game) leave it out; ``turn_games_only`` is set and the game's turn
     is one decision (:func:`has_turns`); ``needs_exact_solver`` is set and the exact solver does
-    not take the game (:func:`solvable`)."""
+    not take the game (:func:`solvable`); ``hidden_information_only`` is set and the game is of
+    perfect information (:func:`perfect_information`)."""
     games = getattr(cls, "games", None)
     if games is not None and game_name not in games:
         return f"it plays: {', '.join(games)}"
@@ -47,6 +51,8 @@ def refusal(cls: type, game_name: str) -> str | None:
         return "it searches turns of several decisions, and a turn of this game is one"
     if getattr(cls, "needs_exact_solver", False) and not solvable(game_name):
         return "it needs the exact solver, and the game is too big to solve exactly"
+    if getattr(cls, "hidden_information_only", False) and perfect_information(game_name):
+        return "it plays games of hidden information, and this one has none"
     return None
 
 
@@ -72,6 +78,17 @@ def solvable(game_name: str) -> bool:
         return not game_class(game_name).array_state
     except ValueError:
         return True
+
+
+def perfect_information(game_name: str) -> bool:
+    """Whether the registered game ``game_name`` is of perfect information (``Game.perfect_information``);
+    an unknown name is given the benefit of the doubt (False)."""
+    from core.games import game_class
+
+    try:
+        return game_class(game_name).perfect_information
+    except ValueError:
+        return False
 
 
 def generic_class(name: str, game_name: str) -> type:

@@ -22,6 +22,14 @@ project: the bundle's ``prefix`` and ``sources``, or a repo ``root``; the agent'
 Then each request ``{"board", "steps", "words", "seconds", "new_game"}`` gets
 ``{"labels": [...], "seconds": planning_seconds}`` (the turn as :meth:`Game.action_label` labels,
 each a list of ``[key, value]`` pairs) or ``{"error": ...}``.
+
+Channels: requests go on the worker's stdin; its answers come back on a pipe of their own (the
+write end passed to the child, its number in the environment variable :data:`FD_VAR`). The
+worker's stdout and stderr (fd 1 and 2) are ``/dev/null`` from the start, at the OS level: what
+the libraries it imports print or write there (kaggle-environments says ``Loading environment
+open_spiel_env failed`` on stdout where OpenSpiel is not installed; numba warns on stderr; a
+native library may write to fd 1) can never reach the answers. Only this module writes on the
+answer pipe, so a line there that is not a JSON object still means a broken worker.
 """
 from __future__ import annotations
 
@@ -60,11 +68,14 @@ MAX_LIFETIME = 4 * 3600.0  # seconds a worker lives at most (a main process that
 MAX_BOARDS = 4  # games (boards) a worker keeps an agent for
 WARM_SECONDS = 2.0  # the warm-up turn's budget before "ready" (a turn search plans until its deadline)
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 in the worker
+FD_VAR = "RT_WORKER_FD"  # environment variable: the worker's end of its answer pipe (module docstring: "Channels")
 
 # Run as ``python -c BOOT``: reads the header, makes the project importable (a bundle's sources
 # through a meta-path finder, as the submission file does; or a repo root), then serve().
 BOOT = r'''
-import importlib, importlib.abc, importlib.util, json, sys
+import importlib, importlib.abc, importlib.util, json, os, sys
+answers = os.fdopen(int(os.environ.pop("RT_WORKER_FD")), "w", encoding="utf-8")  # the answer pipe (FD_VAR)
+os.set_inheritable(answers.fileno(), False)
 head = json.loads(sys.stdin.readline())
 prefix, sources = head.get("prefix", ""), head.get("sources") or {}
 if head.get("root"):
@@ -84,7 +95,7 @@ if sources:
                 exec(compile(sources[rel][1], "<worker-bundle>/" + rel, "exec"), module.__dict__)
     sys.meta_path.append(_Finder())
 head["sources"] = None
-importlib.import_module((prefix + "." if prefix else "") + "agents.reinforce_tactics.jit_worker").serve(head, sys.stdin, sys.stdout)
+importlib.import_module((prefix + "." if prefix else "") + "agents.reinforce_tactics.jit_worker").serve(head, sys.stdin, answers)
 '''
 
 
@@ -131,18 +142,29 @@ class CompiledWorker:
         self.dead = ""  # why the worker is no longer used ("" while it may still serve)
         self.served = 0  # turns it planned
         self._lines: queue.Queue = queue.Queue()
-        env = {**os.environ, **{k: "1" for k in THREAD_VARS}}
+        self._proc: subprocess.Popen | None = None
         try:
-            self._proc: subprocess.Popen | None = subprocess.Popen(
-                command or [sys.executable, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1)
-        except Exception as exc:  # no fork allowed, no interpreter: plain
-            self._proc = None
+            answers = self._start(command or [sys.executable, "-c", BOOT])
+        except Exception as exc:  # no fork allowed, no interpreter, no pipes: plain
             self.dead = f"could not start ({type(exc).__name__}: {exc})"
             return
         text = json.dumps({**header, "nice": nice}) + "\n"  # the argument wins over a header's own
         threading.Thread(target=self._feed, args=(text,), name="rt-worker-feed", daemon=True).start()
-        threading.Thread(target=self._read, name="rt-worker-read", daemon=True).start()
+        threading.Thread(target=self._read, args=(answers,), name="rt-worker-read", daemon=True).start()
+
+    def _start(self, command: list[str]) -> IO[str]:
+        """Start the worker with its answer pipe (module docstring: "Channels"); the pipe's read end."""
+        read_end, write_end = os.pipe()
+        try:
+            env = {**os.environ, **{k: "1" for k in THREAD_VARS}, FD_VAR: str(write_end)}
+            self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          env=env, text=True, bufsize=1, pass_fds=(write_end,))
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)  # the child's copy only: its end (exit, kill) is the reader's end of file
+        return os.fdopen(read_end, "r", encoding="utf-8")
 
     def _feed(self, text: str) -> None:
         try:
@@ -152,15 +174,14 @@ class CompiledWorker:
         except Exception:  # the worker died early: _read sees its end
             pass
 
-    def _read(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
+    def _read(self, answers: IO[str]) -> None:
         try:
-            for line in proc.stdout:
-                self._lines.put(line)
+            with answers:
+                for line in answers:
+                    self._lines.put(line)
         except Exception:
             pass
-        self._lines.put(None)  # end of the worker's output
+        self._lines.put(None)  # end of the worker's answers
 
     def _next(self, timeout: float) -> dict | None:
         """The worker's next message within ``timeout`` seconds (0: only one already there), else None."""

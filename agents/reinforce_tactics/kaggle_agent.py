@@ -123,6 +123,8 @@ class RTKaggleAdapter:
         """
         self.worker = worker
         self.last_path = ""  # who planned the last turn: "worker", "agent" or "" (no plan)
+        self._worker_was_ready = False  # the worker said ready once (a turn it does not plan from then on is a fallback)
+        self._wait_from = float(getattr(worker, "started", time.perf_counter()))  # when the worker (or this adapter) started
         self._factory = factory
         self.policy = policy if policy is not None else ClockPolicy()
         self._started_at = started_at
@@ -132,7 +134,13 @@ class RTKaggleAdapter:
         self._agent_now: Any = None
         self._last: tuple[str, int, int] | None = None  # (board, player, step) of the last turn
         self._calls = 0
-        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0}
+        # Who planned each turn the agent was asked for (validation reads them: util/bundle_validate_rt.py):
+        # worker_turns by the compiled worker; plain_turns by the plain agent before the worker was ready
+        # (or with none); fallback_turns not by the worker although it had been ready (it failed, or no time was left);
+        # worker_wait_s: seconds from the worker's start (or this adapter's) to the last turn planned plain before it was ready.
+        self.stats = {"turns": 0, "games": 0, "fallbacks": 0, "errors": 0, "late": 0, "dropped": 0, "worker_turns": 0,
+                      "plain_turns": 0, "fallback_turns": 0, "worker_wait_s": 0.0}
+        self.worker_stopped = ""  # why the compiled worker was stopped, once it was ('' while it may serve)
 
     def __call__(self, observation: Any, configuration: Any = None) -> list[dict]:
         now = time.perf_counter()
@@ -172,6 +180,7 @@ class RTKaggleAdapter:
         self.last_path = ""
         labels = self._by_worker(code, steps, state, deadline, new_game)
         if labels is None:
+            self._count_plain()
             if time.perf_counter() >= deadline:
                 self.stats["late"] += 1
                 self._log("LATE", "no time left before the agent could plan; ending the turn")
@@ -183,6 +192,14 @@ class RTKaggleAdapter:
             self.stats["late"] += 1
             self._log("LATE", f"the plan came {late * 1000:.0f} ms after the deadline (turn {self.stats['turns']})")
         return self.checked(game, state, labels)
+
+    def _count_plain(self) -> None:
+        """Count a turn the worker did not plan (``stats``: plain before it was ready, or a fallback after)."""
+        if self._worker_was_ready:
+            self.stats["fallback_turns"] += 1
+        else:
+            self.stats["plain_turns"] += 1
+            self.stats["worker_wait_s"] = time.perf_counter() - self._wait_from
 
     def _game(self, code: str, steps: int) -> ReinforceTactics:
         """The game on board ``code`` (the last few kept: a Kaggle process plays one game)."""
@@ -225,14 +242,17 @@ class RTKaggleAdapter:
             return None
         try:
             labels = self.worker.plan(code, steps, state.words, deadline, new_game)
+            self._worker_was_ready = self._worker_was_ready or getattr(self.worker, "ready_after", None) is not None
         except Exception as exc:
             labels = None
             self._log("ERROR", f"the compiled worker failed ({type(exc).__name__}: {exc}); planning plain", trace=True)
+            self.worker_stopped = self.worker_stopped or f"{type(exc).__name__}: {exc}"
             self.worker = None
         if labels is None:
             why = getattr(self.worker, "dead", "")
             if why:
                 self._log("NOTE", f"the compiled worker is stopped ({why}); planning plain from now on")
+                self.worker_stopped = self.worker_stopped or str(why)
                 self.worker = None
             return None
         self.stats["worker_turns"] += 1
