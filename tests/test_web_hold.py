@@ -8,6 +8,7 @@ Every "answered while held" is by construction: the agent blocks on an Event the
 after the other requests have been answered, so no wall-clock bound is asserted."""
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import SimpleNamespace
 
@@ -288,7 +289,13 @@ def test_on_waitress_a_held_move_and_ten_frames_leave_threads_for_the_page(app) 
     waitress = pytest.importorskip("waitress")
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
     port = server.socket.getsockname()[1]
-    threading.Thread(target=server.run, daemon=True).start()
+
+    def serve() -> None:
+        with contextlib.suppress(OSError, ValueError):  # its select on the socket closed at the end
+            server.run()
+
+    serving = threading.Thread(target=serve, daemon=True)
+    serving.start()
 
     def get(method: str, path: str, body: object = None) -> int:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HOLD)
@@ -315,6 +322,7 @@ def test_on_waitress_a_held_move_and_ten_frames_leave_threads_for_the_page(app) 
         mover.join(HOLD)
     finally:
         server.close()
+        serving.join(HOLD)
     # the frames: served or, past this client's share of requests in progress, a 429 at once
     assert all(code in (200, 429) and not done for code, done in answered[:10]), answered
     assert answered[10:] == [(200, False), (200, False)] and out["r"] == 200, answered
