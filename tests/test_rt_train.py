@@ -104,3 +104,25 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, message):
     assert T.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.slow  # a subprocess that loads (or compiles) the planner: 13-80 s measured at load 9
+def test_selfplay_stops_on_sigterm_with_whole_shards(tmp_path):
+    import signal
+
+    from tests.test_signals import Running, last_lines
+
+    d = tmp_path / "sp"
+    run = Running(["-m", "agents.reinforce_tactics.train", "selfplay", str(d), "--games", "100000", "--shard", "1",
+                   "--maps", "beginner", "starter", "--episode-steps", "30", "--time", "30"])
+    run.wait_for("3/100000")  # past the compile, inside the games
+    code, _, _ = run.stop(signal.SIGTERM, "stopped by SIGTERM")
+    assert code == 143
+    lines = last_lines(run.err)
+    assert "Traceback" not in run.err.decode(), run.err.decode()[-3000:]
+    assert lines[-1].startswith("train: stopped by SIGTERM"), lines[-3:]
+    shards = sorted(d.glob("shard-*.npz"))
+    assert len(shards) >= 2 and not [p for p in d.iterdir() if not p.name.startswith("shard-")]
+    for p in shards:
+        with np.load(p) as z:
+            assert z["x"].shape[1] == NF and len(z["x"]) == len(z["z"])

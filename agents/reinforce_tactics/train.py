@@ -22,8 +22,6 @@ whole (shards, checkpoints), the next run resumes from it.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import io
 import math
 import random
 import sys
@@ -59,8 +57,8 @@ def _jittered(spec: str, rng: random.Random, jitter: float) -> str:
     name, params = parse_spec(spec)
     if jitter <= 0 or name != "greedy" or params.get("heuristic", "standard") != "standard":
         return spec
-    defaults = {f.name: f.default for f in dataclasses.fields(Weights)}
-    extra = [f"{k}={float(defaults[k]) * math.exp(rng.gauss(0.0, jitter)):.6g}" for k in JITTER if k not in params]
+    defaults = Weights()
+    extra = [f"{k}={float(getattr(defaults, k)) * math.exp(rng.gauss(0.0, jitter)):.6g}" for k in JITTER if k not in params]
     return spec + ("," if ":" in spec else ":") + ",".join(extra)
 
 
@@ -108,14 +106,6 @@ def featurizer() -> Any:
     return featurize
 
 
-def write_npz(path: Path, arrays: dict[str, Any]) -> None:
-    from util.atomic import write_bytes
-
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    write_bytes(path, buf.getvalue())
-
-
 def selfplay(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -141,17 +131,16 @@ def selfplay(args: argparse.Namespace) -> int:
     featurize = featurizer()
     shards = -(-args.games // args.shard)
     todo = [k for k in range(shards) if not (out / f"shard-{k:05d}.npz").exists()]
-    bar = tqdm(total=sum(min(args.shard, args.games - k * args.shard) for k in todo), unit="game",
-               disable=args.quiet, file=sys.stderr)
-    for k in todo:
-        games = []
-        for i in range(k * args.shard, min(args.games, (k + 1) * args.shard)):
-            games.append(play_game(i, args, names, featurize))
-            bar.update(1)
-        data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
-        data["maps"] = np.array(names)
-        write_npz(out / f"shard-{k:05d}.npz", data)
-    bar.close()
+    total = sum(min(args.shard, args.games - k * args.shard) for k in todo)
+    with tqdm(total=total, unit="game", disable=args.quiet, file=sys.stderr) as bar:  # closed before a stop's line
+        for k in todo:
+            games = []
+            for i in range(k * args.shard, min(args.games, (k + 1) * args.shard)):
+                games.append(play_game(i, args, names, featurize))
+                bar.update(1)
+            data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
+            data["maps"] = np.array(names)
+            L.write_npz(out / f"shard-{k:05d}.npz", data)
     print(f"{args.games} games in {shards} shards under {out} ({len(todo)} written now)")
     return 0
 
@@ -254,7 +243,7 @@ def save_state(path: Path, state: dict, meta: dict) -> None:
     arrays.update({f"v_{k}": v for k, v in state["v"].items()})
     arrays.update(t=np.array(state["t"]), epoch=np.array(state["epoch"]),
                   rng=np.frombuffer(repr(state["rng"]).encode(), np.uint8), meta=np.frombuffer(repr(meta).encode(), np.uint8))
-    write_npz(path, arrays)
+    L.write_npz(path, arrays)
 
 
 def load_state(path: Path, meta: dict) -> dict | None:
@@ -295,16 +284,15 @@ def fit(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     x, z = data["x"].astype(np.float64), data["z"].astype(np.float64)
-    bar = tqdm(total=args.epochs, initial=min(args.epochs, state["epoch"]) if state else 0, unit="epoch",
-               disable=args.quiet, file=sys.stderr)
+    with tqdm(total=args.epochs, initial=min(args.epochs, state["epoch"]) if state else 0, unit="epoch",
+              disable=args.quiet, file=sys.stderr) as bar:
 
-    def on_epoch(st: dict) -> None:
-        save_state(ckpt, st, meta)
-        bar.update(1)
+        def on_epoch(st: dict) -> None:
+            save_state(ckpt, st, meta)
+            bar.update(1)
 
-    state = fit_model(x[train_idx], z[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
-                      state=state, on_epoch=on_epoch)
-    bar.close()
+        state = fit_model(x[train_idx], z[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
+                          state=state, on_epoch=on_epoch)
     L.save(out, state["model"])
     r = report(L.read_model(str(out)), x[test_idx], z[test_idx])
     print(f"{out}: {len(train_idx)} training positions, {int(r['positions'])} held out: mse {r['mse']:.4f} "

@@ -113,13 +113,18 @@ def to_file_arrays(model: dict[str, np.ndarray], plain: bool = False) -> dict[st
     return out
 
 
-def save(path: str | os.PathLike, model: dict[str, np.ndarray]) -> None:
-    """Write the model as a float32 .npz at ``path`` (atomically: util.atomic)."""
+def write_npz(path: str | os.PathLike, arrays: dict[str, Any]) -> None:
+    """``arrays`` as an .npz at ``path``, written atomically (util.atomic): whole or not at all."""
     from util.atomic import write_bytes
 
     buf = io.BytesIO()
-    np.savez(buf, **to_file_arrays(model))
+    np.savez(buf, **arrays)
     write_bytes(path, buf.getvalue())
+
+
+def save(path: str | os.PathLike, model: dict[str, np.ndarray]) -> None:
+    """Write the model as a float32 .npz at ``path`` (atomically)."""
+    write_npz(path, to_file_arrays(model))
 
 
 def read_model(source: Any) -> dict[str, np.ndarray]:
