@@ -291,3 +291,21 @@ def test_turn_searches_plan_with_the_learned_model(tmp_path, spec):
     hand = make(f"{spec}:jit=false,max_iters=4,seed=1", g)
     hand.plan_turn(s, 1e18)
     assert agent.info()["value"] != pytest.approx(hand.info()["value"], abs=1e-9)
+
+
+@pytest.mark.slow  # compiles the turn kernels with the model bound in (minutes under load)
+@NEED_NUMBA
+@pytest.mark.parametrize("spec", ("naive_mcts", "macro_mcts", "evolution"))
+def test_turn_searches_learned_compiled_and_plain_plan_the_same(tmp_path, spec):
+    from agents.registry import make
+
+    path = tmp_path / "m.npz"
+    L.save(path, random_model(9))
+    g, states = random_states("skirmish", 4, 60)
+    for i, s in enumerate([t for t in states if not t.is_terminal()][::20][:2]):
+        agents = [make(f"{spec}:heuristic=learned,weights={path},jit={jit},max_iters=12,seed={i},background_compile=false", g)
+                  for jit in ("false", "true")]
+        plans = [a.plan_turn(s, 1e18) for a in agents]
+        assert plans[0] == plans[1], (spec, i)
+        assert agents[1].info()["compiled"] is True and agents[0].info()["compiled"] is False
+        assert agents[0].info()["value"] == pytest.approx(agents[1].info()["value"], abs=1e-9)
