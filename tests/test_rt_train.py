@@ -126,3 +126,18 @@ def test_selfplay_stops_on_sigterm_with_whole_shards(tmp_path):
     for p in shards:
         with np.load(p) as z:
             assert z["x"].shape[1] == NF and len(z["x"]) == len(z["z"])
+
+
+@pytest.mark.slow  # greedy with the model compiled in, in the second generation's games (6 min at load 12, cold)
+def test_loop_fits_generations_and_the_second_plays_the_first(tmp_path):
+    d = tmp_path / "loop"
+    argv = ["loop", str(d), "--generations", "2", "--games", "12", "--shard", "6", "--maps", "beginner", "starter",
+            "--episode-steps", "16", "--time", "30", "--hidden", "4", "--epochs", "2", "--quiet"]
+    assert T.main(argv) == 0
+    assert len(L.load_values(str(d / "gen-1.npz"))) == L.params_len(NF, 4)
+    assert len(L.load_values(str(d / "gen-2.npz"))) == L.params_len(NF, 4)
+    assert len(list((d / "games-1").glob("shard-*.npz"))) == 2
+    name, _, sides = T.game_setup(0, 1, ["beginner"], ["greedy", f"greedy:heuristic=learned,weights={d / 'gen-1.npz'}"], 0.2)
+    assert name == "beginner" and len(sides) == 2
+    stamp = (d / "gen-2.npz").stat().st_mtime_ns
+    assert T.main(argv) == 0 and (d / "gen-2.npz").stat().st_mtime_ns == stamp  # done generations are kept

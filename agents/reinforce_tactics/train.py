@@ -1,5 +1,5 @@
 """Self-play data and the learned evaluation's fit (issue 38):
-``python -m agents.reinforce_tactics.train selfplay|fit``.
+``python -m agents.reinforce_tactics.train selfplay|fit|loop``.
 
 ``selfplay DIR``: games between ``--agents`` (agent specs, each side drawn per game) on every
 built-in map in turn with Kaggle's seed-driven terrain flips, the compiled core when numba is
@@ -16,7 +16,10 @@ every tenth game held out; a checkpoint after each epoch (``M.npz.ckpt.npz``) fr
 with the same arguments resumes. Prints the held-out error and the share of decisive positions
 whose winner the sign predicts, beside the hand heuristic's (feature ``hand``).
 
-SIGINT and SIGTERM stop either at once (:func:`util.cli.stop_on_signals`): what was written is
+``loop DIR``: generations, each fitted on every game so far, the games of the next played by the
+hand ``greedy`` and greedy with the last model (:func:`loop`).
+
+SIGINT and SIGTERM stop any of them at once (:func:`util.cli.stop_on_signals`): what was written is
 whole (shards, checkpoints), the next run resumes from it.
 """
 from __future__ import annotations
@@ -330,14 +333,57 @@ def parser() -> argparse.ArgumentParser:
     fp.add_argument("--batch", type=int_in(1, 1 << 20), default=256)
     fp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
     fp.add_argument("--quiet", action="store_true")
+    lp = sub.add_parser("loop", help="generations: self-play with the last model, fit the next on every game so far")
+    lp.add_argument("dir", help="folder of the generations (games-N/ and gen-N.npz; made)")
+    lp.add_argument("--generations", type=int_in(1, 1000), default=2)
+    lp.add_argument("--games", type=int_in(11, 10_000_000), default=190, help="games a generation")
+    lp.add_argument("--shard", type=int_in(1, 100_000), default=19)
+    lp.add_argument("--maps", nargs="*", default=None)
+    lp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
+    lp.add_argument("--time", type=float_in(1e-3, 600.0), default=1.0)
+    lp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
+    lp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
+    lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
+    lp.add_argument("--quiet", action="store_true")
     return ap
+
+
+def loop(args: argparse.Namespace) -> int:
+    """Generation n (``gen-n.npz``) is fitted on the games of generations 0..n-1; the games of
+    generation k are played by the hand ``greedy`` and greedy with ``gen-k.npz`` (a league of
+    the last model and the hand heuristic; generation 0: the hand heuristic alone). Each step
+    resumes (shards, checkpoints) and a generation whose model exists is skipped."""
+    root = Path(args.dir)
+    common = ["--quiet"] if args.quiet else []
+    maps = ["--maps", *args.maps] if args.maps else []
+    for n in range(1, args.generations + 1):
+        model = root / f"gen-{n}.npz"
+        if model.exists():
+            continue
+        prev = root / f"gen-{n - 1}.npz"
+        agents = ["greedy"] + ([f"greedy:heuristic=learned,weights={prev}"] if n > 1 else [])
+        games = root / f"games-{n - 1}"
+        sp = parser().parse_args(["selfplay", str(games), "--games", str(args.games), "--shard", str(args.shard),
+                                  "--seed", str(args.seed + n - 1), "--time", str(args.time),
+                                  "--episode-steps", str(args.episode_steps), "--agents", *agents, *maps, *common])
+        code = selfplay(sp)
+        if code:
+            return code
+        fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
+                                  "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
+                                  *common])
+        code = fit(fp)
+        if code:
+            return code
+    print(f"generations 1..{args.generations} under {root}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         with stop_on_signals():
-            return selfplay(args) if args.command == "selfplay" else fit(args)
+            return {"selfplay": selfplay, "fit": fit, "loop": loop}[args.command](args)
     except Interrupted as exc:
         print(f"train: stopped by {signal_name(exc)}; written shards and checkpoints are whole: run again to resume",
               file=sys.stderr)
