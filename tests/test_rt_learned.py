@@ -204,7 +204,8 @@ def test_searches_refuse_bad_weights_in_one_line(tmp_path, spec, kind):
     g = ReinforceTactics(map="beginner")
     with pytest.raises(SpecError) as exc:
         make(f"{spec}:heuristic=learned,weights={_damaged(tmp_path, kind)},jit=false", g)
-    assert "\n" not in str(exc.value) and "weights" in str(exc.value)
+    why = {"missing": "does not exist", "text": "is not a weights .npz", "nan": "non-finite"}[kind]
+    assert "\n" not in str(exc.value) and why in str(exc.value) and str(tmp_path) in str(exc.value)
 
 
 @pytest.mark.parametrize("spec", ("greedy", "naive_mcts"))
