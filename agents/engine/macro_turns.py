@@ -36,6 +36,7 @@ class TurnSearch(TurnPlanAgent):
     # the heuristic's parameters by name ("w_gold=0.5/top=0.8"; a spec may name them directly:
     # macro_mcts:w_gold=0.5), or all its numbers in order; "": its defaults (agents.engine.params)
     params: str = field(default="", metadata=NAMED)
+    weights: str = ""  # the data file of a heuristic read from one (heuristic=learned: a model's .npz; agents.engine.params.file_heuristics)
     width: float = 0.0  # sigmoid width: reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
     lookahead: int = 0  # turns of the following players, built greedily, played before evaluating (0: the heuristic right after the turn)
     opp_eps: float = 0.1  # randomness of those turns (chance of a random actor or decision)
@@ -138,8 +139,10 @@ class TurnSearch(TurnPlanAgent):
         self._hfn, self.heuristic_values = None, [0.0]
         path = getattr(self.game, "heuristics", "")
         if not path:
+            if str(self.weights or "").strip():
+                raise ValueError(f"weights= is for a heuristic read from a file; {self.game.name} has no heuristics")
             return  # the kernels' own evaluate hook (or the default 0)
-        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params)
+        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params, self.weights)
 
     def _compiled_possible(self) -> bool:
         return bool(self.jit and numba_available() and self.game.fits_int64())

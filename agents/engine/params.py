@@ -111,17 +111,39 @@ def heuristic_array(source: Any, jit: bool) -> Any:
     return search_params(vals, jit)
 
 
-def resolve_heuristic(game: Any, heuristic: str, params: Any) -> tuple[Any, list[float]]:
+def _import(game: Any, path: str) -> Any:
+    return game.import_module(path) if hasattr(game, "import_module") else importlib.import_module(path)
+
+
+def file_heuristics(game: Any) -> dict[str, str]:
+    """The heuristics of ``game`` whose numbers come from a data file (its heuristics module's
+    ``FILE_HEURISTICS``: name -> the module giving ``evaluate`` and ``load_values(path)``), e.g.
+    a learned evaluation's weights."""
+    return dict(getattr(_module(game), "FILE_HEURISTICS", {}))
+
+
+def resolve_heuristic(game: Any, heuristic: str, params: Any, weights: str = "") -> tuple[Any, list[float]]:
     """``(function, parameters)`` of the game's heuristic ``heuristic`` (empty: the first of its
     ``HEURISTICS``) with the spec's ``params`` over its defaults (:func:`heuristic_values`): what
-    MCTS and the turn searches bind into their kernels. ValueError names the choices; the caller
-    decides what a game without ``heuristics`` means."""
+    MCTS and the turn searches bind into their kernels. A heuristic of :func:`file_heuristics`
+    reads its parameters from the file ``weights`` instead (``params`` then refused). ValueError
+    in one line names the choices, or says what is wrong with the file; the caller decides what
+    a game without ``heuristics`` means."""
     table = getattr(_module(game), "HEURISTICS", {})
+    files = file_heuristics(game)
     name = heuristic or next(iter(table), "")
+    if name in files:
+        if parse_params(params) is not None:
+            raise ValueError(f"heuristic {name!r} reads its numbers from its weights file, not from params")
+        mod = _import(game, files[name])
+        return mod.evaluate, mod.load_values(weights)
+    if str(weights or "").strip():
+        raise ValueError(f"weights= is for a heuristic read from a file ({', '.join(files) or 'none on ' + game.name}), "
+                         f"not {name!r}")
     if name not in table:
-        raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: {', '.join(table)}")
+        raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: {', '.join(list(table) + list(files))}")
     return table[name], heuristic_values(game, name, params)
 
 
 __all__ = ["NAMED", "INTERNAL", "parse_params", "params_text", "declared", "agent_parameters", "heuristic_values",
-           "heuristic_array", "resolve_heuristic"]
+           "heuristic_array", "file_heuristics", "resolve_heuristic"]

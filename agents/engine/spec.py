@@ -72,7 +72,7 @@ SERVER_BOUNDS: dict[str, tuple] = {
 }
 """Tighter bounds for a server's request (``server=True``): many sessions share one process."""
 
-FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",)}
+FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",), "weights": ("",)}
 """Fields that may name a file, with the values that do not (shipped data or none): a server
 refuses the others (``server=True``) unless they name a regular file inside its data folder
 (``data_root``: :func:`check_data_file`), so a client cannot probe the server's files; a

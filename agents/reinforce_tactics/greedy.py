@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.info import SearchInfo
+from agents.engine.params import resolve_heuristic
 from agents.engine.turn_plan import ALTERNATIVES, TurnPlanAgent, likeliest_line
 from agents.reinforce_tactics import planner
 from core.game import State, constants_array
@@ -40,6 +41,8 @@ class GreedyAgent(Weights, TurnPlanAgent):
     game: Any = None  # the ReinforceTactics game played (set by the registry)
     lookahead: bool = True  # score a move by the best follow-up it enables (the moved unit's act, a recruit where it stood)
     min_gain: float = field(default=0.0, metadata={"bounds": (0.0, 1.0)})  # a sub-action must beat ending the turn by more than this (heuristic units)
+    heuristic: str = "standard"  # the evaluation: "standard" (the hand heuristic, these weights) or "learned" (a model: weights=)
+    weights: str = ""  # heuristic=learned: the model's weights file (.npz; heuristics.reinforce_tactics.learned)
     jit: bool | None = None  # compiled planner (None: when numba is available; False: plain Python, slow)
     games = ("reinforce_tactics",)
 
@@ -50,7 +53,13 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._want_jit = J.numba_available() if self.jit is None else bool(self.jit)
         self._gate = CompileGate("rt-greedy")
         self._jit = False  # the path the last call ran
+        self._hfn: Any = None  # the evaluation bound into the planner (None: the hand heuristic, imported by it)
         self._params = np.array(weights_of(self), np.float64)
+        if self.heuristic != "standard" or str(self.weights or "").strip():
+            if self.game is None:
+                raise ValueError("greedy: a heuristic other than standard needs the game (the registry sets it)")
+            fn, values = resolve_heuristic(self.game, self.heuristic, "", self.weights)
+            self._hfn, self._params = fn, np.array(values, np.float64)  # standard with weights= was refused
         self._acts = np.empty(NUM_ACTIONS, np.int64)
         self._buf = np.empty(NUM_ACTIONS, np.int64)
         self._scores = np.empty(NUM_ACTIONS, np.float64)
@@ -60,12 +69,19 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._turn: tuple[int, int] | None = None  # (turn index, player) of that plan
         self._expect: Any = None  # after an act, the words of the state the plan expects next (else None: no check)
 
+    def _planner(self, jit: bool) -> Any:
+        """The planner's namespace on one path, with this agent's evaluation bound in."""
+        if self._hfn is None:
+            return J.compiled(planner) if jit else planner
+        fn = getattr(J.compiled(self._hfn.__module__), self._hfn.__name__) if jit else self._hfn
+        return J.bind(planner, {"evaluate": fn}, jit)
+
     def warm_up(self) -> float:
         """Compile the planner's entry points now (no-op on the plain path); seconds taken."""
         t0 = time.perf_counter()
         if self._want_jit:
             state = self.game.initial()
-            k = J.compiled(planner)
+            k = self._planner(True)
             g, s = constants_array(self.game, True), np.asarray(state.words, np.int64)
             k.best_action(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS,
                           self._acts, self._scores, self._work, self._buf)
@@ -74,7 +90,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return time.perf_counter() - t0
 
     def _compiled_before(self) -> bool:
-        k = J.compiled(planner)
+        k = self._planner(True)
         return bool(k.best_action.signatures) and bool(k.plan.signatures)
 
     def _kernels(self, deadline: float | None) -> Any:
@@ -85,7 +101,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         if jit and deadline is None and not self._gate.ready:
             self.warm_up()
         self._jit = jit
-        return J.compiled(planner) if jit else planner
+        return self._planner(jit)
 
     def _args(self, state: State) -> tuple[Any, Any]:
         return constants_array(self.game, self._jit), np.asarray(state.words, np.int64)
@@ -139,7 +155,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         if self._planned is None:
             return SearchInfo.from_dict(out)
         state, plan = self._planned
-        k = J.compiled(planner) if self._jit else planner  # the plan's own path: no compile started here
+        k = self._planner(self._jit)  # the plan's own path: no compile started here
         first = sorted(self._scores_by(k, state).items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
         s = likeliest_line(state)
         for a in plan:

@@ -160,6 +160,7 @@ def evaluate(g, s, params) -> float:
 
 
 HEURISTICS = {"standard": evaluate}
+FILE_HEURISTICS = {"learned": "heuristics.reinforce_tactics.learned"}  # weights= a trained model (.npz): learned.py
 PARAMS = {"standard": declared()}  # the Weights fields, by name (heuristics.reinforce_tactics.params)
 DEFAULT_PARAMS = {"standard": Weights().vector()}
 assert NSMAX * SF + S_BASE <= U_BASE

@@ -1,0 +1,143 @@
+"""The learned evaluation's trainer (agents.reinforce_tactics.train): the numpy fit learns what it
+can fail to learn, resumes from its checkpoint, and the command stores self-play games in shards
+it resumes from."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.reinforce_tactics import train as T
+from heuristics.reinforce_tactics import learned as L
+from heuristics.reinforce_tactics.learned_features import F_ME, F_OPP, NF, PF_GOLD, PF_MATERIAL
+
+
+def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions whose winner is the side with more material plus half its gold lead, with 10%
+    of the labels flipped (noise), and draws; the other words are noise of other scales."""
+    scales = np.random.default_rng(0).uniform(0.1, 500.0, NF)  # one distribution for every sample
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0.0, 1.0, (n, NF)) * scales
+    lead = x[:, F_ME + PF_MATERIAL] - x[:, F_OPP + PF_MATERIAL] + 0.5 * (x[:, F_ME + PF_GOLD] - x[:, F_OPP + PF_GOLD])
+    z = np.sign(lead)
+    z[rng.random(n) < 0.1] *= -1
+    z[rng.random(n) < 0.1] = 0
+    return x, z
+
+
+def accuracy(model: dict, x: np.ndarray, z: np.ndarray) -> float:
+    p = L.forward_np(model, x)
+    d = z != 0
+    return float(np.mean(np.sign(p[d]) == z[d]))
+
+
+def test_fit_learns_the_winner_and_a_shuffled_control_does_not():
+    x, z = synthetic(3000, 1)
+    xt, zt = synthetic(1000, 2)
+    model = T.fit_model(x, z, hidden=8, epochs=15, seed=3)["model"]
+    assert accuracy(model, xt, zt) > 0.8  # the labels' own ceiling is 0.9
+    assert np.mean((L.forward_np(model, xt) - zt) ** 2) < 0.75 * np.mean(zt ** 2)
+    shuffled = T.fit_model(x, np.random.default_rng(4).permutation(z), hidden=8, epochs=15, seed=3)["model"]
+    assert abs(accuracy(shuffled, xt, zt) - 0.5) < 0.1
+
+
+def test_fit_resumes_to_the_same_model():
+    x, z = synthetic(600, 5)
+    whole = T.fit_model(x, z, hidden=4, epochs=4, seed=6)
+    states: list[dict] = []
+
+    def stop_after_two(state):
+        states.append({k: (dict(v) if isinstance(v, dict) else v) for k, v in state.items()})
+        if state["epoch"] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        T.fit_model(x, z, hidden=4, epochs=4, seed=6, on_epoch=stop_after_two)
+    resumed = T.fit_model(x, z, hidden=4, epochs=4, seed=6, state=states[-1])
+    for k in ("w1", "b1", "w2", "b2"):
+        assert np.array_equal(whole["model"][k], resumed["model"][k]), k
+
+
+def test_checkpoint_roundtrip_and_other_runs_ignored(tmp_path):
+    x, z = synthetic(300, 7)
+    st = T.fit_model(x, z, hidden=3, epochs=1, seed=8)
+    path = tmp_path / "c.npz"
+    T.save_state(path, st, {"a": 1})
+    back = T.load_state(path, {"a": 1})
+    assert back is not None and back["epoch"] == 1 and back["rng"] == st["rng"]
+    assert all(np.array_equal(back["model"][k], st["model"][k]) for k in st["model"])
+    assert T.load_state(path, {"a": 2}) is None
+    path.write_bytes(b"junk")
+    with pytest.raises(ValueError, match="damaged"):
+        T.load_state(path, {"a": 1})
+
+
+def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
+    """Twelve short games in shards of four; a second run writes nothing; removing a shard
+    replays exactly its games; fit writes a loadable model."""
+    d = tmp_path / "sp"
+    argv = ["selfplay", str(d), "--games", "12", "--shard", "4", "--maps", "beginner", "starter",
+            "--episode-steps", "16", "--keep", "0.5", "--quiet", "--time", "30"]
+    assert T.main(argv) == 0
+    shards = sorted(d.glob("shard-*.npz"))
+    assert len(shards) == 3
+    first = shards[1].read_bytes()
+    assert T.main(argv) == 0 and "0 written now" in capsys.readouterr().out
+    shards[1].unlink()
+    assert T.main(argv) == 0
+    with np.load(shards[1]) as a, np.load(__import__("io").BytesIO(first)) as b:
+        assert all(np.array_equal(a[k], b[k]) for k in ("x", "z", "game", "map", "step"))
+        assert set(a["game"]) <= {4, 5, 6, 7} and a["x"].shape[1] == NF
+    out = tmp_path / "m.npz"
+    assert T.main(["fit", str(d), "--out", str(out), "--hidden", "4", "--epochs", "2", "--quiet"]) == 0
+    assert len(L.load_values(str(out))) == L.params_len(NF, 4)
+    assert (tmp_path / "m.npz.ckpt.npz").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["selfplay", "{d}", "--maps", "nowhere"], "unknown map"),
+    (["selfplay", "{d}", "--agents", "greedy:bogus=1"], "bogus"),
+    (["fit", "{d}", "--out", "{d}/m.npz"], "no shard"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, message):
+    (tmp_path / "empty").mkdir()
+    argv = [a.format(d=tmp_path / "empty") for a in argv]
+    assert T.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.slow  # a subprocess that loads (or compiles) the planner: 13-80 s measured at load 9
+def test_selfplay_stops_on_sigterm_with_whole_shards(tmp_path):
+    import signal
+
+    from tests.test_signals import Running, last_lines
+
+    d = tmp_path / "sp"
+    run = Running(["-m", "agents.reinforce_tactics.train", "selfplay", str(d), "--games", "100000", "--shard", "1",
+                   "--maps", "beginner", "starter", "--episode-steps", "30", "--time", "30"])
+    run.wait_for("3/100000")  # past the compile, inside the games
+    code, _, _ = run.stop(signal.SIGTERM, "stopped by SIGTERM")
+    assert code == 143
+    lines = last_lines(run.err)
+    assert "Traceback" not in run.err.decode(), run.err.decode()[-3000:]
+    assert lines[-1].startswith("train: stopped by SIGTERM"), lines[-3:]
+    shards = sorted(d.glob("shard-*.npz"))
+    assert len(shards) >= 2 and not [p for p in d.iterdir() if not p.name.startswith("shard-")]
+    for p in shards:
+        with np.load(p) as z:
+            assert z["x"].shape[1] == NF and len(z["x"]) == len(z["z"])
+
+
+@pytest.mark.slow  # greedy with the model compiled in, in the second generation's games (6 min at load 12, cold)
+def test_loop_fits_generations_and_the_second_plays_the_first(tmp_path):
+    d = tmp_path / "loop"
+    argv = ["loop", str(d), "--generations", "2", "--games", "12", "--shard", "6", "--maps", "beginner", "starter",
+            "--episode-steps", "16", "--time", "30", "--hidden", "4", "--epochs", "2", "--quiet"]
+    assert T.main(argv) == 0
+    assert len(L.load_values(str(d / "gen-1.npz"))) == L.params_len(NF, 4)
+    assert len(L.load_values(str(d / "gen-2.npz"))) == L.params_len(NF, 4)
+    assert len(list((d / "games-1").glob("shard-*.npz"))) == 2
+    name, _, sides = T.game_setup(0, 1, ["beginner"], ["greedy", f"greedy:heuristic=learned,weights={d / 'gen-1.npz'}"], 0.2)
+    assert name == "beginner" and len(sides) == 2
+    stamp = (d / "gen-2.npz").stat().st_mtime_ns
+    assert T.main(argv) == 0 and (d / "gen-2.npz").stat().st_mtime_ns == stamp  # done generations are kept
