@@ -271,7 +271,8 @@ def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], out
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
-        roots = [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock", *game_modules()]
+        roots = [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock", *game_modules(),
+                 *registry.spec_modules(ReinforceTactics(), target.cls, params)]
         modules, missing = import_graph(folders, roots, tuple(folders))
     except BundleError as exc:
         raise B.BuildFailed(str(exc)) from None

@@ -168,6 +168,20 @@ def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.Pa
     return SpecNode(name, cls, kwargs, children)
 
 
+def spec_modules(game: Any, cls: type, params: dict[str, Any]) -> list[str]:
+    """The modules of the agents an agent of class ``cls`` with parameters ``params`` builds from
+    spec-valued fields (:data:`agents.engine.spec.AGENT_SPEC`, defaults included), at every
+    depth: named by string, no import statement carries them into a submission's bundle (pimc's
+    file once could not create its default search, expectimax)."""
+    out: list[str] = []
+    for f in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
+        kind = f.metadata.get("agent_spec")
+        text = str(params.get(f.name, field_default(f)) or "").strip() if kind else ""
+        if text:
+            out += [n.cls.__module__ for n in spec_tree(game, text, generic=kind == "generic").nodes()]
+    return list(dict.fromkeys(out))
+
+
 def check_spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None) -> SpecNode:
     """The checked tree of ``spec`` on ``game`` (:func:`spec_tree`), or SpecError (one line): the
     one check of a spec a command or a server runs before it builds or plays anything.

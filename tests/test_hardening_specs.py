@@ -348,3 +348,17 @@ def web(tmp_path_factory):
 def test_the_web_answers_a_bad_number_or_nested_spec_with_a_400(web, body, words):
     r = web.post("/api/sessions", json={"agent": "random", "time": 0.2, "human": 0, **body})
     assert r.status_code == 400 and words in r.get_data(as_text=True)
+
+
+def test_pimc_s_search_is_a_nested_spec_checked_and_bundled_with_it():
+    # pimc builds its search from a spec string: the server's bounds reach it, and a builder
+    # bundles its module (the RT file of pimc once could not create expectimax).
+    from agents import registry
+    from agents.engine.pimc import PIMCAgent
+    from core.games import make_game
+
+    game = make_game("kuhn_poker")
+    with pytest.raises(SpecError, match="capacity"):
+        registry.check_spec_tree(game, "pimc:search=mcts:capacity=15000000", server=True)
+    assert registry.spec_modules(game, PIMCAgent, {}) == ["agents.engine.expectimax"]
+    assert registry.spec_modules(game, PIMCAgent, {"search": "mcts:c=2"}) == ["agents.engine.mcts"]

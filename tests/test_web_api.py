@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 import threading
 
 import pytest
@@ -25,15 +26,24 @@ def new(client, **body):
     return r.json
 
 
+RETRY = (409, 429, 503)  # busy session, all search slots or this client's requests taken, warming up: "try again"
+
+
 def play_out(client, view, rng):
-    """Random legal moves for the person, the agent's reply after each, to the end."""
+    """Random legal moves for the person, the agent's reply after each, to the end; an answer
+    that says to try again (:data:`RETRY`, with Retry-After) is asked again, as the page does."""
     sid = view["id"]
+    retries = 0
     while not view["terminal"]:
         if view["agent_to_move"]:
             r = client.post(f"/api/sessions/{sid}/agent")
         else:
             assert view["legal"], view
             r = client.post(f"/api/sessions/{sid}/move", json={"action": rng.choice(view["legal"])["action"]})
+        if r.status_code in RETRY and "Retry-After" in r.headers and retries < 2000:
+            retries += 1
+            time.sleep(0.01)
+            continue
         assert r.status_code == 200, r.json
         view = r.json
     return view

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from agents.engine.info import SearchInfo, info_of
 from agents.engine.registry import make_generic
+from agents.engine.spec import GENERIC_AGENT_SPEC
 from core.game import State
 
 SEED_RANGE = 2 ** 31  # determinization seeds are drawn below it
@@ -30,7 +31,7 @@ class PIMCAgent:
     game: Any = None  # the core.game.Game played (set by the registry)
     # the engine's perfect-information search run on each sample (a generic agent's spec); it
     # compiles before the first sample (warm_up), so every sample gets the same search
-    search: str = "expectimax:background_compile=false"
+    search: str = field(default="expectimax:background_compile=false", metadata=GENERIC_AGENT_SPEC)
     samples: int = 20  # determinizations per move
     seconds: float = 0.05  # the search's time on one sample, at most (the move's deadline shares out what is left)
     seed: int = 0  # random seed of the determinizations

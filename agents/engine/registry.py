@@ -33,6 +33,11 @@ ENGINE_AGENTS: dict[str, str] = {
 }
 
 
+BUNDLE_PREFIX = __name__[:-len("agents.engine.registry")]
+"""The private top package a submission bundles the toolkit under (util/bundle.py), with its dot
+('' in the repo): an agent named here by string is imported under it, as the bundle has it."""
+
+
 def supports(cls: type, game_name: str) -> bool:
     """Whether agent class ``cls`` plays ``game_name`` (:func:`refusal` has nothing to say)."""
     return refusal(cls, game_name) is None
@@ -97,7 +102,7 @@ def generic_class(name: str, game_name: str) -> type:
     if name not in ENGINE_AGENTS:
         raise SpecError(f"unknown generic agent {name!r}; valid: {', '.join(ENGINE_AGENTS)}")
     module, cls_name = ENGINE_AGENTS[name].split(":")
-    cls = getattr(importlib.import_module(module), cls_name)
+    cls = getattr(importlib.import_module(BUNDLE_PREFIX + module), cls_name)
     why = refusal(cls, game_name)
     if why is not None:
         raise SpecError(f"agent {name!r} does not play {game_name!r}; {why}")

@@ -86,7 +86,7 @@ def create_app(db: str | None = None, capacity: int = 200) -> Flask:
         """One of :data:`MAX_THINKING` places for a search, or a 429 at once: slow searches
         never take every thread, so other requests are served."""
         if not thinking.acquire(blocking=False):
-            raise RequestError(f"{MAX_THINKING} searches are running: try again in a few seconds", 429)
+            raise RequestError(f"{MAX_THINKING} searches are running: try again in a few seconds", 429, 1.0)
         try:
             yield
         finally:
