@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-import time
 import threading
+import time
 
 import pytest
 
