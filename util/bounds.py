@@ -32,10 +32,14 @@ TT_SLOTS = (1024, MEMORY_BUDGET // 8)  # the exact solver's table (8-byte slots;
 INT64 = (-(1 << 63), (1 << 63) - 1)  # an integer the kernels hold (state words, constants): the bound of one without its own
 
 
-def shown(value: Any) -> str:
-    """``value`` for a message, cut to 40 characters (a client's megabyte stays out of logs)."""
+def shown(value: Any, limit: int = 40) -> str:
+    """``value`` for a message, cut to ``limit`` characters (a client's megabyte stays out of
+    logs; a file's path is worth more of them: :data:`PATH_SHOWN`)."""
     text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+PATH_SHOWN = 300  # characters of a file's path a message shows (a temporary folder's are ~120)
 
 
 def int_range(lo: int | None, hi: int | None) -> str:

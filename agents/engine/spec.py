@@ -13,7 +13,7 @@ import stat
 import typing
 from typing import Any
 
-from util.bounds import INT64, MEMORY_BUDGET, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
+from util.bounds import INT64, MEMORY_BUDGET, PATH_SHOWN, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
 
 
 class SpecError(ValueError):
@@ -108,9 +108,9 @@ def check_data_file(path: str, label: str, data_root: str | os.PathLike | None =
     try:
         mode = os.stat(real).st_mode
     except OSError:
-        raise SpecError(f"{label}: file {shown(path)} does not exist") from None
+        raise SpecError(f"{label}: file {shown(path, PATH_SHOWN)} does not exist") from None
     if not stat.S_ISREG(mode):
-        raise SpecError(f"{label}: {shown(path)} is not a regular file")
+        raise SpecError(f"{label}: {shown(path, PATH_SHOWN)} is not a regular file")
     return real
 
 TABLE_BYTES: dict[str, Any] = {

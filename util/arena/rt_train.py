@@ -1,5 +1,5 @@
 """Self-play data and the learned evaluation's fit (issue 38):
-``python -m agents.reinforce_tactics.train selfplay|fit|loop``.
+``python -m util.arena.rt_train selfplay|fit|loop``.
 
 ``selfplay DIR``: games between ``--agents`` (agent specs, each side drawn per game) on every
 built-in map in turn with Kaggle's seed-driven terrain flips, the compiled core when numba is
@@ -310,7 +310,7 @@ def fail(message: str) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = OneLineParser(prog="python -m agents.reinforce_tactics.train", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="python -m util.arena.rt_train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     sp = sub.add_parser("selfplay", help="play games and store their positions")
     sp.add_argument("dir", help="folder of the shards (made; existing shards are kept and skipped)")
