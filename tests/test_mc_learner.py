@@ -137,6 +137,7 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, words):
 
 @pytest.mark.slow
 def test_ray_backend_trains_the_same_table_format(tmp_path):
+    pytest.importorskip("ray")  # an optional extra (requirements-optional.txt)
     g = make_game("quixo", size=3)
     out = tmp_path / "ray.npz"
     t = M.train(g, 400, out, workers=2, backend="ray", round_episodes=200, progress=False)

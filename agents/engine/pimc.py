@@ -53,11 +53,18 @@ class PIMCAgent:
         self._rng = random.Random(self.seed)
         getattr(self._inner, "reset", lambda: None)()
 
-    def votes(self, state: State, deadline: float = math.inf) -> Counter:
-        """Each action's votes over this move's samples."""
-        if not self._warm:  # compile before the first sample, not inside its share of the time
+    def warm_up(self) -> float:
+        """Compile the search's kernels now (the arena's warm-up calls it: no move then compiles);
+        returns seconds taken. A move before it does it first, outside its samples' shares."""
+        t0 = time.perf_counter()
+        if not self._warm:
             getattr(self._inner, "warm_up", lambda: 0.0)()
             self._warm = True
+        return time.perf_counter() - t0
+
+    def votes(self, state: State, deadline: float = math.inf) -> Counter:
+        """Each action's votes over this move's samples."""
+        self.warm_up()
         me, start = state.current_player(), time.perf_counter()
         votes: Counter = Counter()
         proven = 0  # samples whose search proved its value (a search stopped by the clock may vote otherwise next time)
