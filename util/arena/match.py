@@ -247,7 +247,8 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         except Exception as exc:  # the agent's failure decides the game; it must not stop the caller
             times.append(time.perf_counter() - start)
             movers.append(mark)
-            return result(3 - mark, "error", {mark: f"{type(exc).__name__}: {exc}"})
+            # an agent file that stopped answering (TimeoutError) lost on time, as Kaggle calls it
+            return result(3 - mark, "timeout" if isinstance(exc, TimeoutError) else "error", {mark: f"{type(exc).__name__}: {exc}"})
         elapsed = time.perf_counter() - start
         times.append(elapsed)
         movers.append(mark)
@@ -348,10 +349,7 @@ def run_job(job: GameJob) -> dict[str, Any]:
             r["chance"] = []
             r["returns"] = None if r["errors"] else [float(v) for v in {0: (0, 0), 1: (1, -1), 2: (-1, 1)}[r["winner"]]]
             return r
-        r = play(players[0], players[1], game, job.time_per_move, opening, chance_seed=job.chance_seed)
-        if r["termination"] == "error" and any(m.startswith("TimeoutError") for m in r["errors"].values()):
-            r["termination"] = "timeout"  # an agent file that stopped answering: a timeout, as Kaggle calls it
-        return r
+        return play(players[0], players[1], game, job.time_per_move, opening, chance_seed=job.chance_seed)
     finally:
         for player in players:
             try:
