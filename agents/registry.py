@@ -157,15 +157,25 @@ def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.Pa
         if names_file(key, value):
             check_data_file(value, f"parameter {key} of agent {name!r}", data_root if server else None)
     children = {}
+    for key, text, generic_child in nested_specs(cls, kwargs):
+        try:
+            children[key] = spec_tree(game, text, server, data_root, generic_child, depth + 1)
+        except SpecError as exc:
+            raise SpecError(f"parameter {key} of agent {name!r}: {exc}") from None
+    return SpecNode(name, cls, kwargs, children)
+
+
+def nested_specs(cls: type, values: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """``(field, spec, generic)`` for each field of agent class ``cls`` that holds another
+    agent's spec (:data:`agents.engine.spec.AGENT_SPEC`) and is set, in ``values`` or by its
+    default; ``generic``: a generic engine agent's spec (GENERIC_AGENT_SPEC)."""
+    out = []
     for f in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
         kind = f.metadata.get("agent_spec")
-        text = str(kwargs.get(f.name, field_default(f)) or "").strip() if kind else ""
+        text = str(values.get(f.name, field_default(f)) or "").strip() if kind else ""
         if text:
-            try:
-                children[f.name] = spec_tree(game, text, server, data_root, kind == "generic", depth + 1)
-            except SpecError as exc:
-                raise SpecError(f"parameter {f.name} of agent {name!r}: {exc}") from None
-    return SpecNode(name, cls, kwargs, children)
+            out.append((f.name, text, kind == "generic"))
+    return out
 
 
 def spec_modules(game: Any, cls: type, params: dict[str, Any]) -> list[str]:
@@ -173,12 +183,8 @@ def spec_modules(game: Any, cls: type, params: dict[str, Any]) -> list[str]:
     spec-valued fields (:data:`agents.engine.spec.AGENT_SPEC`, defaults included), at every
     depth: named by string, no import statement carries them into a submission's bundle (pimc's
     file once could not create its default search, expectimax)."""
-    out: list[str] = []
-    for f in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
-        kind = f.metadata.get("agent_spec")
-        text = str(params.get(f.name, field_default(f)) or "").strip() if kind else ""
-        if text:
-            out += [n.cls.__module__ for n in spec_tree(game, text, generic=kind == "generic").nodes()]
+    out = [n.cls.__module__ for _, text, generic in nested_specs(cls, params)
+           for n in spec_tree(game, text, generic=generic).nodes()]
     return list(dict.fromkeys(out))
 
 
