@@ -8,7 +8,7 @@
     python build_submission.py --game reinforce_tactics   # Reinforce Tactics: build_submission_rt.py
 
 The file embeds every project module the agent imports (each in its own namespace, under a
-private package name), the agent's data (``bundle_data()``, packed by :mod:`util.codec`), the
+private package name), the agent's data (``bundle_data()``, packed by :mod:`base.codec`), the
 clock policy, and ends with ``def agent(observation, configuration)``. Validation loads it in a
 fresh Python that cannot see this repo, exactly as kaggle-environments does, plays ``--games``
 games against ``negamax`` and against ``random`` (seats alternating), plays one more game with
@@ -40,10 +40,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agents.connectx import registry  # noqa: E402
-from util import codec  # noqa: E402
-from util.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
-from util.bundle_file import render  # noqa: E402
-from util.cli import SEED, int_in  # noqa: E402
+from base import codec  # noqa: E402
+from base.bundle import LOADER_MODULES, PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
+from base.bundle_file import render  # noqa: E402
+from base.cli import SEED, int_in  # noqa: E402
 from util.submission_build import (  # noqa: E402  (the builders' shared parts, re-exported here)
     MAX_GAMES,
     MAX_WORKERS,
@@ -384,7 +384,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
     p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
     p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS",
-                   help="clock policy (util.clock.ClockPolicy): margin, overage_per_move, reserve, min_budget")
+                   help="clock policy (base.clock.ClockPolicy): margin, overage_per_move, reserve, min_budget")
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"where to write the file (default {DEFAULT_OUTPUT.relative_to(ROOT)})")
     p.add_argument("--games", type=int_in(None, None), default=20, help="validation games against each opponent (default 20)")
     p.add_argument("--workers", type=int_in(None, None), default=1, help="validation processes (default 1)")

@@ -7,7 +7,7 @@ it in kaggle-environments on every built-in map (``build_submission.py --game re
     python build_submission.py --game reinforce_tactics --list
 
 The file bundles ``core/reinforce_tactics``, the agent and the util pieces it imports (see
-``util/bundle.py``); for an agent with a ``jit`` field it plays plain Python in its own process
+``base/bundle.py``); for an agent with a ``jit`` field it plays plain Python in its own process
 and starts a second one that compiles the agent and plans each turn once ready
 (``agents/reinforce_tactics/jit_worker.py``; ``--param jit=false``: none); it ends with ``agent(observation, configuration)`` returning a list of
 action dicts: :class:`agents.reinforce_tactics.kaggle_agent.RTKaggleAdapter` around the agent,
@@ -42,11 +42,11 @@ import util.submission_build as B  # noqa: E402  (what both builders share)
 from agents import registry  # noqa: E402
 from agents.registry import SpecError, convert_params, parse_spec  # noqa: E402
 from agents.reinforce_tactics import jit_worker  # noqa: E402
+from base.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
+from base.bundle_file import literal, render  # noqa: E402
+from base.cli import SEED, int_in  # noqa: E402
+from base.clock import RT_ACT_TIMEOUT  # noqa: E402
 from core.reinforce_tactics import ReinforceTactics, maps  # noqa: E402
-from util.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph  # noqa: E402
-from util.bundle_file import literal, render  # noqa: E402
-from util.cli import SEED, int_in  # noqa: E402
-from util.clock import RT_ACT_TIMEOUT  # noqa: E402
 
 GAME = "reinforce_tactics"
 DEFAULT_OUTPUT = ROOT / "submissions" / "reinforce_tactics.py"
@@ -76,7 +76,7 @@ def _make_adapter():
 
     _install_bundle(_PREFIX, _SOURCES)
     rt = importlib.import_module(_PREFIX + ".agents.reinforce_tactics.kaggle_agent")
-    clock = importlib.import_module(_PREFIX + ".util.clock")
+    clock = importlib.import_module(_PREFIX + ".base.clock")
 
     def factory(game):
         cls = getattr(importlib.import_module(_PREFIX + "." + _AGENT_MODULE), _AGENT_CLASS)
@@ -140,7 +140,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                    f"default: the first of {', '.join(STRONGEST)} that loads")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an agent parameter (repeatable); overrides --params")
     p.add_argument("--params", metavar="FILE.json", help='JSON object of parameters, or {"params": {...}}')
-    p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS", help="clock policy (util.clock.ClockPolicy)")
+    p.add_argument("--clock", action="append", default=[], metavar="KEY=SECONDS", help="clock policy (base.clock.ClockPolicy)")
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"where to write the file (default {DEFAULT_OUTPUT.relative_to(ROOT)})")
     p.add_argument("--maps", default="all", help="built-in maps to validate on, comma-separated (default all 19)")
     p.add_argument("--opponents", default="random,aggressive", help="Kaggle's built-in agents to validate against (default random,aggressive)")
@@ -271,7 +271,7 @@ def build(target: B.Target, params: dict[str, Any], clock: dict[str, float], out
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
     try:
-        roots = [target.module, ADAPTER_MODULE, WORKER_MODULE, "util.clock", *game_modules(),
+        roots = [target.module, ADAPTER_MODULE, WORKER_MODULE, "base.clock", *game_modules(),
                  *registry.spec_modules(ReinforceTactics(), target.cls, params)]
         modules, missing = import_graph(folders, roots, tuple(folders))
     except BundleError as exc:

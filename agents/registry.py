@@ -29,7 +29,7 @@ from agents.engine.spec import (
     parse_spec,
     sized_bytes,
 )
-from util.bounds import shown
+from base.bounds import shown
 
 GAME_TABLES: dict[str, str] = {
     "connectx": "agents.connectx.registry",

@@ -21,8 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from base.cli import OneLineParser
 from bench.figures import parse
-from util.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ import random
 import statistics
 import time
 
-from util.cli import OneLineParser, positive_int
+from base.cli import OneLineParser, positive_int
 
 
 def _perft_rate(game, depth: int, jit: bool, repeat: int) -> tuple[int, float]:
@@ -33,8 +33,8 @@ def _perft_rate(game, depth: int, jit: bool, repeat: int) -> tuple[int, float]:
 def _eval_rate(game, jit: bool, positions: int, repeat: int) -> float:
     import numpy as np
 
+    from base.jit import compiled
     from heuristics import connect4_count as H
-    from util.jit import compiled
 
     rng = random.Random(0)
     states = []
@@ -57,8 +57,8 @@ def _eval_rate(game, jit: bool, positions: int, repeat: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from base.jit import numba_available
     from core.games import make_game
-    from util.jit import numba_available
 
     parser = OneLineParser(prog="python -m bench.connect4_count_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")

@@ -2,7 +2,7 @@
 
 Three paths play random games on one shape, each ply being one play and one win test:
 - ``numba``: :func:`random_games` (a hot loop over core.connectx.bitboard's kernels) compiled with
-  :func:`util.jit.compiled`;
+  :func:`base.jit.compiled`;
 - ``python``: the very same source, run as plain Python;
 - ``Position``: the object API (``legal_columns``, ``is_winning_move``, ``play``) that tools
   and tests use.
@@ -17,12 +17,12 @@ import sys
 import time
 from collections.abc import Callable
 
+from base.cli import OneLineParser, positive_int
+from base.jit import hot, kernels, numba_enabled
 from core.connectx.bitboard import can_play, has_won, move_bit
 from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.cli import OneLineParser, positive_int
-from util.jit import hot, kernels, numba_enabled
 
 
 @hot

@@ -22,13 +22,13 @@ import sys
 import time
 from pathlib import Path
 
+from base.cli import OneLineParser
+from base.jit import numba_enabled
 from bench.figures import emit
 from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD
 from heuristics.connectx.params import HEURISTIC_IDS
-from util.cli import OneLineParser
-from util.jit import numba_enabled
 
 
 def midgame_positions(count: int, pons_dir: Path = PONS) -> list[Position]:

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from util.cli import OneLineParser, positive_int
+from base.cli import OneLineParser, positive_int
 
 
 class OpenSpielMCTS:

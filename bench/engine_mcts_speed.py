@@ -16,10 +16,10 @@ import sys
 import time
 
 from agents.engine.mcts import LEAVES, MCTSAgent
+from base.cli import OneLineParser, positive_int
+from base.jit import numba_available
 from bench.figures import emit
 from core.games import names, parse_game
-from util.cli import OneLineParser, positive_int
-from util.jit import numba_available
 
 
 def start_state(game):

@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from util.cli import OneLineParser, positive_int
+from base.cli import OneLineParser, positive_int
 
 
 def main(argv: list[str] | None = None) -> int:

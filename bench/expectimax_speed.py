@@ -25,10 +25,10 @@ import sys
 import time
 from typing import Any
 
+from base.cli import OneLineParser, positive_int
+from base.jit import numba_available
 from bench.figures import emit
 from core.games import add_game_arguments, game_from_args
-from util.cli import OneLineParser, positive_int
-from util.jit import numba_available
 
 
 def positions(game: Any, count: int, seed: int, max_plies: int = 30) -> list[Any]:

@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from base.cli import OneLineParser, positive_int
 from bench.ab import checkout
 from bench.figures import emit
 from core.games import add_game_arguments, game_from_args
-from util.cli import OneLineParser, positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
 

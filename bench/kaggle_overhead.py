@@ -1,5 +1,5 @@
 """How much time Kaggle's clock sees that the agent's search does not: the basis of
-``util.clock.ClockPolicy.margin``.
+``base.clock.ClockPolicy.margin``.
 
 Three layers, measured in one run with the same games:
 - kaggle wrapper: kaggle-environments' logged ``duration`` of a move minus the time spent
@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.connectx.kaggle import KaggleAdapter, fallback_column  # noqa: E402
-from util.cli import OneLineParser
-from util.clock import ClockPolicy  # noqa: E402
+from base.cli import OneLineParser
+from base.clock import ClockPolicy  # noqa: E402
 
 
 class _Timed:

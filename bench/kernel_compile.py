@@ -21,9 +21,9 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from base.cli import OneLineParser, positive_int
 from bench.ab import checkout
 from bench.figures import emit
-from util.cli import OneLineParser, positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_AGENTS = ["connect4_count mcts", "einstein mcts", "connect4_count alphabeta", "einstein expectimax",

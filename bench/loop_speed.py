@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 
 from agents.connectx.random_agent import RandomAgent
+from base.cli import OneLineParser
 from core.connectx.shape import STANDARD
 from util.arena.game import play_game
 from util.arena.players import AgentPlayer
-from util.cli import OneLineParser
 
 
 def rate(play_one: Callable[[int], object], seconds: float) -> float:

@@ -22,10 +22,10 @@ import sys
 import time
 
 from agents.connectx.mcts import MCTSAgent, _forced_move  # the agent's rule, so the filter cannot drift from it
+from base.cli import OneLineParser
 from bench.figures import emit
 from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position
-from util.cli import OneLineParser
 
 
 def _quiet(moves: str) -> bool:

@@ -18,11 +18,11 @@ import time
 from typing import Any
 
 from agents.connectx.registry import SpecError, make_from_spec, names
+from base.cli import OneLineParser
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.arena import players
 from util.arena.game import play_game
-from util.cli import OneLineParser
 
 # Short names of the independent opponents, as tournament specs (util.arena.players).
 OPPONENT_SPECS = {"openspiel": "openspiel_mcts:timed=1", "negamax": "kaggle:negamax"}

@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.connectx.base import PositionAgent  # noqa: E402
 from agents.connectx.solver import Solver  # noqa: E402
+from base.atomic import write_text  # noqa: E402
+from base.cli import OneLineParser, check_writable  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
 from util.arena.players import StatelessPlayer  # noqa: E402
-from util.atomic import write_text  # noqa: E402
-from util.cli import OneLineParser, check_writable  # noqa: E402
 
 
 class SolverCache:

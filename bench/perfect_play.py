@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.connectx.perfect import PerfectAgent  # noqa: E402
 from agents.connectx.solver import Solver  # noqa: E402
+from base.cli import OneLineParser
 from core.connectx.position import Position  # noqa: E402
 from core.connectx.shape import STANDARD  # noqa: E402
-from util.cli import OneLineParser
 
 
 class _Recorder:

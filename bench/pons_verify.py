@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from base.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 from core.connectx.pons_data import PONS  # noqa: E402
-from util.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 
 SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 _SOLVER = None  # one solver per worker process (its table is reused across positions)

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tqdm import tqdm  # noqa: E402
 
 from agents.engine.solver import Solver  # noqa: E402
+from base.cli import OneLineParser  # noqa: E402
 from core.games import make_game  # noqa: E402
 from util.arena.store import Store  # noqa: E402
-from util.cli import OneLineParser  # noqa: E402
 
 
 def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> list[str]:

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tqdm import tqdm  # noqa: E402
 
 from agents.engine.solver import Solver  # noqa: E402
+from base.cli import OneLineParser, positive_int  # noqa: E402
 from core.game import State, play_line  # noqa: E402
 from core.games import make_game  # noqa: E402
-from util.cli import OneLineParser, positive_int  # noqa: E402
 
 
 def random_positions(game, pieces: int, count: int, rng: random.Random) -> list[State]:

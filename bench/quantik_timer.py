@@ -24,9 +24,9 @@ from tqdm import tqdm  # noqa: E402
 
 from agents import registry  # noqa: E402
 from agents.registry import SpecError  # noqa: E402
+from base.atomic import write_bytes, write_text  # noqa: E402
+from base.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 from core.games import make_game  # noqa: E402
-from util.atomic import write_bytes, write_text  # noqa: E402
-from util.cli import OneLineParser, check_writable, positive_int  # noqa: E402
 
 DEFAULT_AGENTS = "random,quantik_strategy,alphabeta,mcts,perfect"
 OUT = Path(__file__).resolve().parent / "logs" / "quantik_timer.json"

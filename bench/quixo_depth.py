@@ -17,7 +17,7 @@ import sys
 import time
 import types
 
-from util.cli import OneLineParser, check_writable, positive_int
+from base.cli import OneLineParser, check_writable, positive_int
 
 VARIANTS = ("shipped", "no_order", "exact_key", "exact_key_no_order")
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if base and "shipped" in report["variants"]:
         print(f"shipped - no_order: {report['variants']['shipped']['median_depth'] - base['median_depth']:+.1f} plies (same run)")
     if args.json:
-        from util.atomic import write_text
+        from base.atomic import write_text
 
         write_text(args.json, json.dumps(report, indent=1))
     return 0

@@ -15,7 +15,7 @@ import math
 import time
 from pathlib import Path
 
-from util.cli import OneLineParser, check_writable, positive_int
+from base.cli import OneLineParser, check_writable, positive_int
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     if not checkpoints or checkpoints != sorted(set(checkpoints)) or checkpoints[0] <= 0:
         p.error(f"--checkpoints {args.checkpoints!r}: give increasing positive episode counts, e.g. 1000,10000")
     from agents.engine.mc_learner import ValueTable, train
+    from base.atomic import write_text
     from core.games import make_game
-    from util.atomic import write_text
 
     game = make_game("quixo", size=args.size)
     out = Path(args.out)
@@ -111,7 +111,7 @@ def plot(report: dict, path: Path) -> None:
 
     import matplotlib.pyplot as plt
 
-    from util.atomic import write_bytes
+    from base.atomic import write_bytes
 
     fig, ax = plt.subplots(figsize=(6, 4))
     eps = [r["episodes"] for r in report["rows"]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from util.cli import OneLineParser, positive_int
+from base.cli import OneLineParser, positive_int
 
 
 def main(argv: list[str] | None = None) -> int:

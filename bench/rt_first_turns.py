@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from util.cli import OneLineParser  # noqa: E402
+from base.cli import OneLineParser  # noqa: E402
 
 PROBE = r'''
 import json, sys, time
@@ -137,10 +137,10 @@ def label_cost(map_name: str, states: int) -> None:
     from agents.reinforce_tactics.greedy import GreedyAgent
     from agents.reinforce_tactics.jit_worker import plan_labels_by
     from agents.reinforce_tactics.random_turn import RandomTurnAgent
+    from base import jit as J
     from core.reinforce_tactics import ReinforceTactics
     from core.reinforce_tactics import kernels as RK
     from core.reinforce_tactics.layout import NUM_ACTIONS
-    from util import jit as J
 
     game = ReinforceTactics(map=map_name)
     ours, theirs = GreedyAgent(game=game, jit=False), RandomTurnAgent(game=game, seed=5, max_actions=6)

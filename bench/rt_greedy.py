@@ -18,9 +18,9 @@ import time
 
 from agents.engine.random_agent import RandomAgent
 from agents.reinforce_tactics.greedy import GreedyAgent
+from base.cli import OneLineParser, positive_int
 from core.reinforce_tactics import ReinforceTactics, maps
 from util.arena.match import play
-from util.cli import OneLineParser, positive_int
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 

@@ -13,10 +13,10 @@ import sys
 import time
 from typing import Any
 
+from base.cli import OneLineParser, positive_int
 from bench import figures
 from core.reinforce_tactics import maps
 from util.arena import match, players
-from util.cli import OneLineParser, positive_int
 
 
 def timed(obj: Any, name: str, totals: dict[str, float]) -> None:

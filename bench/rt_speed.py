@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
+from base.cli import OneLineParser, positive_int
+from base.jit import hot
 from core.reinforce_tactics.kernels import CHANCE, chance_prob, legal, outcome, play, terminal, to_move
 from core.reinforce_tactics.layout import A_END, NUM_ACTIONS, OUT_COUNTER, OUT_EVADE
-from util.cli import OneLineParser, positive_int
-from util.jit import hot
 
 MAPS = (("small", "beginner"), ("medium", "crossroads"), ("20x20", "last_stand"))
 
@@ -50,7 +50,7 @@ def playout(g, s, end_prob: float, seed: int) -> tuple:
 def our_rate(g, s, jit: bool, end_prob: float, playouts: int) -> tuple[float, float]:
     """(playouts/s, actions/s)."""
     if jit:
-        from util.jit import compiled
+        from base.jit import compiled
 
         fn = compiled(sys.modules[__name__]).playout
         g = np.asarray(g, np.int64)
@@ -114,8 +114,8 @@ def engine_options(game) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from base.jit import numba_available
     from core.reinforce_tactics import ReinforceTactics
-    from util.jit import numba_available
 
     parser = OneLineParser(prog="python -m bench.rt_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=positive_int, default=40, help="Kaggle episodeSteps of every playout (default 40)")

@@ -19,12 +19,12 @@ import sys
 import time
 from typing import Any
 
+from base.backends import run
+from base.cli import OneLineParser, positive_int
 from bench import figures
 from bench.rt_greedy import wilson
 from core.reinforce_tactics import maps
 from util.arena import match, players
-from util.backends import run
-from util.cli import OneLineParser, positive_int
 
 FAULTS = ("timeout", "error", "illegal")  # terminations in which the side named in ``errors`` forfeited
 

@@ -11,11 +11,11 @@ import time
 
 from agents.connectx.random_agent import RandomAgent
 from agents.connectx.rules import RulesAgent
+from base.cli import OneLineParser, positive_int
 from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from util.arena.game import play_game
-from util.cli import OneLineParser, positive_int
 
 TARGET = 0.95
 

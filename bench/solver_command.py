@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.connectx.solver import DEFAULT_TT_SIZE, SLICE_SECONDS, Solver  # noqa: E402
+from base.cli import OneLineParser, raise_if_signalled, stop_on_signals  # noqa: E402
 from bench.figures import emit  # noqa: E402
 from core.connectx.pons_data import pons_lines  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
-from util.cli import OneLineParser, raise_if_signalled, stop_on_signals  # noqa: E402
 
 PONS_SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 SAMPLE = {"L3_R1": 300, "L2_R1": 300, "L2_R2": 100, "L1_R1": 300, "L1_R2": 30, "L1_R3": 3, "random": 40}

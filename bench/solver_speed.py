@@ -20,10 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.connectx.solver import Solver  # noqa: E402
+from base.cli import OneLineParser
 from bench.figures import emit
 from core.connectx.pons_data import PONS  # noqa: E402
 from core.connectx.position import Position  # noqa: E402
-from util.cli import OneLineParser
 
 # Published mean time (s) and mean nodes of the reference C++ solver (design.md section 4).
 PUBLISHED = {

@@ -18,8 +18,8 @@ import sys
 import time
 from typing import Any
 
+from base.cli import OneLineParser, positive_int
 from core.games import make_game
-from util.cli import OneLineParser, positive_int
 
 
 def _state_chooser(game: Any) -> tuple[Any, Any]:

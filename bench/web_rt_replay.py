@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from util.cli import OneLineParser  # noqa: E402
+from base.cli import OneLineParser  # noqa: E402
 
 
 def _median_seconds(fn, repeats: int) -> float:

@@ -1,7 +1,7 @@
 """``python -m core --list``: the games the toolkit knows, with their parameters."""
 from __future__ import annotations
 
-from util.cli import OneLineParser
+from base.cli import OneLineParser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,10 +2,10 @@
 
 Two layers, one source of rules:
 
-1. **Kernels** (hot code, :mod:`util.jit`): a game's rules as functions on a *state*, a tuple
+1. **Kernels** (hot code, :mod:`base.jit`): a game's rules as functions on a *state*, a tuple
    of ``Game.words`` ints (int64 when compiled: each word must stay below ``2 ** 63``).
    Searches in ``agents/`` call them by the names of the contract below and know nothing
-   else of the game; :func:`util.jit.bind` binds a game's kernels into a search at compile
+   else of the game; :func:`base.jit.bind` binds a game's kernels into a search at compile
    time, or as plain Python (any int size) when numba is absent or the state does not fit.
 2. **Python** (:class:`State`): an immutable value over those words for people and tools
    (legal actions, ``apply``, returns, text), in the spirit of OpenSpiel's ``State`` and
@@ -99,7 +99,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from util import bounds as bounds_mod
+from base import bounds as bounds_mod
 
 CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
 Words = tuple  # a state: a tuple of ints
@@ -120,7 +120,7 @@ def param_bounds(spec: tuple) -> tuple | None:
 
 def parse_param(value: Any, name: str, typ: type, bounds: tuple | None, game: str) -> Any:
     """A game parameter's value of type ``typ`` within ``bounds`` (an int without bounds: within
-    int64, :data:`util.bounds.INT64`): ValueError of one line (``game 'connectx': rows must be
+    int64, :data:`base.bounds.INT64`): ValueError of one line (``game 'connectx': rows must be
     an integer from 1 to 20, got 100000``) otherwise."""
     try:
         if typ is int:
@@ -151,7 +151,7 @@ class Game:
     kernel contract), and implement :meth:`initial_words`, :meth:`action_to_string`,
     :meth:`string_to_action`. Parameters are dataclass-like attributes described by
     :attr:`PARAMS` (name -> ``(type, default, help)`` or ``(type, default, help, (lo, hi))``),
-    so tools can list and parse them; the bounds (:func:`util.bounds.check`, either end None
+    so tools can list and parse them; the bounds (:func:`base.bounds.check`, either end None
     for none) are checked before anything is built. Text is parsed strictly: ``"1.5"`` is not
     an int, nor are Unicode digits.
     """
@@ -316,7 +316,7 @@ class Game:
     # --- provided ----------------------------------------------------------------------------
     def import_module(self, path: str) -> Any:
         """The module at dotted ``path`` (``kernels``, ``heuristics``) beside this game's own: a
-        submission bundles the toolkit under a private top package (util/bundle.py), which a
+        submission bundles the toolkit under a private top package (base/bundle.py), which a
         path written as a string must get too (the bundle must also import the module by a
         statement somewhere, so that it is carried)."""
         own = type(self).__module__
@@ -564,8 +564,8 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
     ``jit`` says), else plain Python. Returns a namespace holding the search's functions.
     ``flags``: the search module's code switches to override (name -> bool, e.g.
     :func:`agents.engine.mcts_kernels.code_flags`): numba drops the branches they rule out."""
+    from base import jit as J
     from core import kernel_defaults
-    from util import jit as J
 
     use_jit = (J.numba_available() and game.fits_int64()) if jit is None else jit
     kmod = game.kernel_module
@@ -583,7 +583,7 @@ def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool |
         overrides["key"] = J.compiled(KD).hashed_key if use_jit else KD.hashed_key
     if game.array_state and use_jit:
         # play allocates its new state: a search compiled without reference counting (MCTS,
-        # util.jit.NO_NRT_FLAG) gets a variant with it for this game (the others keep theirs).
+        # base.jit.NO_NRT_FLAG) gets a variant with it for this game (the others keep theirs).
         overrides[J.NO_NRT_FLAG] = False
     if "expand" not in overrides:
         # The default expand calls the game's kernels: its module, bound to them.

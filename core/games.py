@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from base.bounds import key_values, shown
 from core.game import Game, param_bounds
-from util.bounds import key_values, shown
 
 GAME_CLASSES: dict[str, str] = {
     "connectx": "core.connectx.game:ConnectX",
@@ -118,7 +118,7 @@ def add_game_arguments(parser: Any, default: str | None = "connectx", note: str 
 
 def game_from_args(parser: Any, args: Any, without_chance: str = "") -> Game:
     """The game of the arguments :func:`add_game_arguments` added, or ``parser.error``'s one line
-    (exit 2 with :class:`util.cli.OneLineParser`). ``without_chance``: refuse games with chance
+    (exit 2 with :class:`base.cli.OneLineParser`). ``without_chance``: refuse games with chance
     nodes, saying why (e.g. "the learner plays games without chance")."""
     game, shape = args.game, args.shape
     if game is None and shape is None:

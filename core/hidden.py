@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from base.jit import hot
 from core.game import Game, State, named_action
-from util.jit import hot
 
 DRAW_P = 2147483647  # 2 ** 31 - 1: draws stay below it, so one product stays within int64
 DRAW_A = 48271  # the Park-Miller multiplier (a full period modulo DRAW_P)

@@ -8,7 +8,7 @@ bound (functions imported from other modules are compiled without the game's ker
 """
 from __future__ import annotations
 
-from util.jit import hot
+from base.jit import hot
 
 REQUIRED = ("to_move", "legal", "play", "terminal", "outcome")
 OPTIONAL = ("chance_prob", "key", "evaluate", "order", "bounds", "expand", "rollout", "actor")
@@ -98,7 +98,7 @@ def bounds(g, s):
 @hot
 def rollout(g, s, rng):
     """A game's own random playout for MCTS leaves: (player 0's outcome at the end, moves played,
-    rng), ``rng`` an xorshift32 state (:func:`util.xorshift.rng_next`). Default: -1 moves, none
+    rng), ``rng`` an xorshift32 state (:func:`base.xorshift.rng_next`). Default: -1 moves, none
     (the search plays ``legal``/``play`` itself)."""
     return 0.0, -1, rng
 

@@ -3,8 +3,8 @@
 to a game's kernels and hand the bound ``expand`` to a search, compiled or plain."""
 from __future__ import annotations
 
+from base.jit import hot
 from core.kernel_defaults import legal, order, outcome, terminal, to_move
-from util.jit import hot
 
 
 @hot

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import random
 
+from base.jit import hot
+from base.params import Param, default_lists
 from core.game import Game
 from core.tictactoe.kernels import LINES, popcount9
-from util.jit import hot
-from util.params import Param, default_lists
 
 OFFSET = 1000
 

@@ -9,8 +9,8 @@ State ``(stage, face, result + 100)``, stage 0: player 0, 1: chance, 2: player 1
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.game import CHANCE, Game
-from util.jit import hot
 
 PROBS = (0.1, 0.25, 0.15, 0.2, 0.05, 0.25)
 A = (4, -6, 8, 5, -2, 9)

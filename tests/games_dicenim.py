@@ -8,8 +8,8 @@ takes 1..min(roll, pile) stones; whoever takes the last stone wins. State
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.game import CHANCE, Game
-from util.jit import hot
 
 PROBS = (0.5, 0.3, 0.2)
 

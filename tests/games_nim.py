@@ -8,8 +8,8 @@ where it then loses: so the side to move never follows from a ply count.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.game import Game
-from util.jit import hot
 
 
 @hot

@@ -7,8 +7,8 @@ wanders (waits, steps by one); the quickest win steps by two every move.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.game import Game
-from util.jit import hot
 
 
 @hot

@@ -12,8 +12,8 @@ and the best turn (known by brute force over every turn) needs a search.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.game import Game
-from util.jit import hot
 
 UNITS = 3
 STEPS = 2  # steps a unit may take in one turn

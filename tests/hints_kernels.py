@@ -1,10 +1,10 @@
-"""Hot functions for tests/test_hints.py (a module of its own: util.jit compiles whole modules)."""
+"""Hot functions for tests/test_hints.py (a module of its own: base.jit compiles whole modules)."""
 from __future__ import annotations
 
-from util.hints import borrowed, prefetch
-from util.jit import hot
+from base.hints import borrowed, prefetch
+from base.jit import hot
 
-COMPILED = False  # True in the compiled copy (util.jit.COMPILED_FLAG)
+COMPILED = False  # True in the compiled copy (base.jit.COMPILED_FLAG)
 
 
 @hot

@@ -15,10 +15,10 @@ import heuristics.connectx.evaluate as ev
 from agents.connectx import registry
 from agents.connectx.alphabeta import AlphaBetaAgent, NegamaxAgent
 from agents.engine.negamax import DECISIVE, WIN_SCALE
+from base.jit import kernels, numba_available
 from core.connectx import Position, Shape
 from heuristics.connectx.params import HEURISTIC_IDS, params_array
 from tests.pons import PONS
-from util.jit import kernels, numba_available
 
 AGENTS = [AlphaBetaAgent, NegamaxAgent]
 HEURISTICS = list(HEURISTIC_IDS)

@@ -1,7 +1,7 @@
 """No input can hang a command: every size, count and time a command line takes is bounded and
 parsed strictly, checked before any work, and refused in one line with exit code 2 (never a
 traceback, never a hint at ``allow_pickle`` or ``sys.set_int_max_str_digits``). The shared
-validator (:mod:`util.bounds`) is tested here too; the web's side is tests/test_web_bounds.py."""
+validator (:mod:`base.bounds`) is tested here too; the web's side is tests/test_web_bounds.py."""
 from __future__ import annotations
 
 import io
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from util.bounds import as_float, as_int, as_seconds
+from base.bounds import as_float, as_int, as_seconds
 
 
 # --- the validator ----------------------------------------------------------------------------

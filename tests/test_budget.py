@@ -1,9 +1,9 @@
-"""util.budget.Speed: the one speed estimator (the engine's agents, run_batches, the perfect agent)."""
+"""base.budget.Speed: the one speed estimator (the engine's agents, run_batches, the perfect agent)."""
 from __future__ import annotations
 
 import pytest
 
-from util.budget import Speed
+from base.budget import Speed
 
 
 def test_a_measurement_replaces_the_rate_by_default() -> None:

@@ -1,4 +1,4 @@
-"""build_submission.py and util.bundle*: the import graph, import rewriting, the command line's
+"""build_submission.py and base.bundle*: the import graph, import rewriting, the command line's
 errors, and built files loaded the way Kaggle loads them: in a clean process (with numba, with
 CONNECTX_NUMBA=0, with numba unimportable), next to an imported toolkit, with embedded data."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from util.bundle import PROJECT_PACKAGES, BundleError, ModuleSource, dynamic_imports, import_graph, rewrite_imports
+from base.bundle import PROJECT_PACKAGES, BundleError, ModuleSource, dynamic_imports, import_graph, rewrite_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = [sys.executable, str(ROOT / "build_submission.py")]
@@ -26,7 +26,7 @@ from typing import Any
 
 import core.connectx.bitboard as bb
 from core.connectx.position import Position
-from util.jit import kernels
+from base.jit import kernels
 
 
 @dataclass
@@ -156,8 +156,8 @@ def test_import_graph_follows_project_imports_transitively_and_nothing_else(tmp_
 
 
 def test_import_graph_of_the_real_loader_modules():
-    modules, missing = import_graph(ROOT, ["agents.connectx.kaggle", "util.codec"], PROJECT_PACKAGES)
-    assert {"agents.connectx.kaggle", "util.clock", "util.codec", "core", "core.connectx.position", "core.connectx.bitboard", "util.jit"} <= set(modules)
+    modules, missing = import_graph(ROOT, ["agents.connectx.kaggle", "base.codec"], PROJECT_PACKAGES)
+    assert {"agents.connectx.kaggle", "base.clock", "base.codec", "core", "core.connectx.position", "core.connectx.bitboard", "base.jit"} <= set(modules)
     assert missing == [] and not any(name.startswith(("tests", "heuristics")) for name in modules)
 
 
@@ -169,7 +169,7 @@ def test_import_graph_reports_a_missing_root(tmp_path):
 def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers():
     src = textwrap.dedent('''\
         import os, core.connectx.bitboard
-        import util.jit as j
+        import base.jit as j
         from core.connectx.position import (
             Position,
         )
@@ -180,7 +180,7 @@ def test_rewrite_moves_every_import_form_under_the_prefix_and_keeps_line_numbers
     out = rewrite_imports(src, "_P", PROJECT_PACKAGES)
     assert out.count("\n") == src.count("\n")
     assert "import os, _P.core.connectx.bitboard; core = _P.core" in out
-    assert "import _P.util.jit as j" in out
+    assert "import _P.base.jit as j" in out
     assert "from _P.core.connectx.position import (" in out
     assert "from . import sibling" in out
     assert "if True: import _P.agents; agents = _P.agents; x = 1" in out
@@ -273,7 +273,7 @@ def copy_without_data(tmp_path: Path) -> Path:
     import shutil
 
     clone = tmp_path / "clone"
-    for name in ("core", "util", "heuristics", "agents"):
+    for name in ("base", "core", "util", "heuristics", "agents"):
         shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "build_submission.py", clone)
     return clone
@@ -386,7 +386,7 @@ def test_built_file_plays_with_numba_unimportable(tiny):
 
 
 def test_built_file_next_to_an_imported_toolkit_uses_its_own_modules(tiny):
-    prelude = f"sys.path.insert(0, {str(ROOT)!r})\nimport core, util.jit, agents.connectx.kaggle\nTOOLKIT_CORE_ID = id(sys.modules['core'])"
+    prelude = f"sys.path.insert(0, {str(ROOT)!r})\nimport core, base.jit, agents.connectx.kaggle\nTOOLKIT_CORE_ID = id(sys.modules['core'])"
     result = load_and_play(tiny["path"], tiny["tmp"], prelude=prelude, env_extra={"CONNECTX_NUMBA": "0"})
     assert result["toolkit_core"] is True  # the toolkit's modules were left alone
     assert result["agent_module"].startswith("_connectx_") and result["answers"][0] == 1

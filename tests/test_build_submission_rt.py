@@ -28,10 +28,10 @@ from agents import registry
 from agents.reinforce_tactics.jit_worker import BOOT, FD_VAR, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
+from base.clock import ClockPolicy
 from core.reinforce_tactics import ReinforceTactics
 from core.reinforce_tactics.kaggle import dict_to_action
 from util.bundle_validate_rt import skipped_entries
-from util.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 VALIDATOR = ROOT / "util" / "bundle_validate_rt.py"
@@ -656,9 +656,9 @@ def check_labels_by(jit: bool, seed: int, maps: tuple[str, ...], turns: int, act
     import numpy as np
 
     from agents.reinforce_tactics.jit_worker import plan_labels_by
+    from base import jit as J
     from core.reinforce_tactics import kernels as RK
     from core.reinforce_tactics.layout import NUM_ACTIONS
-    from util import jit as J
 
     k = J.compiled(RK) if jit else RK
     cases = plans_to_label(seed, maps, turns)

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from agents.engine.cfr import CFR, GameTree
+from base.jit import numba_available
 from core.games import make_game
 from tests.games_dicenim import DiceNim
 from tests.games_nim import Nim
-from util.jit import numba_available
 
 KUHN = GameTree.build(make_game("kuhn_poker"))
 

@@ -1,4 +1,4 @@
-"""util.codec: plain data round-trips exactly; anything else is refused at pack time; every
+"""base.codec: plain data round-trips exactly; anything else is refused at pack time; every
 kind of damage to a blob is reported as a CodecError."""
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from base import codec
+from base.codec import CodecError
 from core.connectx import Position, Shape
-from util import codec
-from util.codec import CodecError
 
 scalars = st.one_of(
     st.none(),

@@ -14,8 +14,8 @@ read-and-set-back racing the main thread's captures:
 
 Each test holds the compile thread inside colorama's ``init()`` (just after it read the
 streams) while the main thread ends or starts a capture, so each fails every time without
-:func:`util.jit.keep_streams`, for both ways agents start a compile thread:
-:class:`util.jit.BackgroundCompile` (``mcts``, ``alphabeta``) and ``perfect``'s own.
+:func:`base.jit.keep_streams`, for both ways agents start a compile thread:
+:class:`base.jit.BackgroundCompile` (``mcts``, ``alphabeta``) and ``perfect``'s own.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ colorama_init = pytest.importorskip("colorama.initialise")  # without colorama n
 
 from numba.core import errors  # noqa: E402
 
+from base.jit import BackgroundCompile  # noqa: E402
 from core.connectx.shape import Shape  # noqa: E402
-from util.jit import BackgroundCompile  # noqa: E402
 
 MESSAGE = "No implementation of function Function(<built-in function getitem>) found for signature"
 

@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.engine import perft
+from base.jit import compiled
 from core.connect4_count import kernels as K
 from core.connect4_count import score_bound, windows
 from core.game import parse_line, play_line
 from core.games import make_game, parse_game
 from heuristics import connect4_count as H
 from tests.reference_connect4_count import RefCount, ref_perft
-from util.jit import compiled
 
 # (rows, columns, inarow): Connect Four's shapes, one of exactly 63 bits, boards over 63 bits
 # (plain path only), other line lengths, and a tall board where diagonal shifts pass 63 bits.

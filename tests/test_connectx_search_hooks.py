@@ -8,10 +8,10 @@ import random
 
 import pytest
 
+from base.jit import compiled, numba_available
 from core.connectx import search_hooks
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
-from util.jit import compiled, numba_available
 
 FULL = 1 << 20
 

@@ -11,10 +11,10 @@ from kaggle_environments.envs.connectx import connectx as kx
 
 import core.connectx.bitboard as bb
 import core.connectx.perft as perft_mod
+from base.jit import compiled, numba_available
 from core.connectx import Position, Shape
 from tests.pons import PONS
 from tests.reference import RefBoard, ref_perft
-from util.jit import compiled, numba_available
 
 SHAPES = [
     Shape(6, 7, 4), Shape(5, 4, 3), Shape(7, 9, 5), Shape(10, 10, 5), Shape(4, 4, 4), Shape(3, 8, 3),

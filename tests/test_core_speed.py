@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 import bench.core_speed as cs
+from base.jit import compiled, numba_available
 from core.connectx import Shape
-from util.jit import compiled, numba_available
 
 
 @pytest.mark.parametrize("shape", [Shape(6, 7, 4), Shape(5, 4, 3), Shape(6, 9, 5), Shape(10, 10, 5)], ids=str)

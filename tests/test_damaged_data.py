@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from agents.connectx.perfect import PerfectAgent
-from util import codec
-from util.clock import ClockPolicy
+from base import codec
+from base.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from base.jit import numba_available
 from core.einstein import Einstein, permutation
 from core.einstein import kernels as K
 from core.game import CHANCE
 from core.games import make_game
 from tests.reference_einstein import PERMS, Ref
-from util.jit import numba_available
 
 GAME = Einstein()
 
@@ -78,7 +78,7 @@ def test_setup_permutations_lexicographic():
 def test_compiled_kernels_agree_with_plain():
     import numpy as np
 
-    from util.jit import compiled
+    from base.jit import compiled
 
     C = compiled(K)
     g = np.zeros(1, dtype=np.int64)

@@ -11,12 +11,12 @@ import pytest
 
 from agents.engine.expectimax import ExpectimaxAgent, Search
 from agents.registry import make
+from base.jit import numba_available
 from core.einstein import Einstein
 from core.game import CHANCE
 from core.tictactoe import TicTacToe
 from heuristics.einstein import DEFAULT_PARAMS, evaluate_race
 from tests.games_dicenim import DiceNim
-from util.jit import numba_available
 
 EIN = Einstein()
 PARAMS = DEFAULT_PARAMS["race"]
@@ -286,7 +286,7 @@ def test_odds_compiled_agrees_with_plain():
     import numpy as np
 
     import heuristics.einstein as H
-    from util.jit import compiled
+    from base.jit import compiled
 
     ns = compiled(H)
     params = H.DEFAULT_PARAMS["odds"]

@@ -10,13 +10,13 @@ import time
 import pytest
 
 from agents.engine.mcts import MCTSAgent
+from base.jit import numba_available
 from core.game import play_line
 from core.games import make_game
 from tests.games_dice import A, B, OneRoll, roll_value
 from tests.games_dicenim import DiceNim
 from tests.games_nim import Nim
 from tests.games_race import Race
-from util.jit import numba_available
 
 FAR = 1e9  # a deadline that never binds: max_sims decides (and compiles happen in place)
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed")
@@ -294,7 +294,7 @@ def test_compiled_and_plain_paths_agree_exactly_on_a_dice_game(open_loop):
 
 
 def test_run_batches_stops_at_the_limit_the_deadline_and_a_short_batch():
-    from util.batches import run_batches
+    from base.batches import run_batches
 
     assert run_batches(lambda n: n, time.perf_counter() + 10, limit=1000) == 1000
     assert run_batches(lambda n: min(n, 3), time.perf_counter() + 10) == 3  # nothing left to do
@@ -316,7 +316,7 @@ def test_the_plain_search_while_compiling_keeps_python_ints_on_connectx(monkeypa
     mixed them into the state's words, and the threat heuristic then met a numpy word with a
     Python int over 63 bits (OverflowError in a built mcts file, intermittently: when its
     compile outlasted some moves)."""
-    from util.jit import CompileGate
+    from base.jit import CompileGate
 
     monkeypatch.setattr(CompileGate, "admit", lambda *args, **kwargs: False)  # the compile never ends
     g = make_game("connectx")

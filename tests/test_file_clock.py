@@ -1,7 +1,7 @@
 """Agent files in the arena play on Kaggle's clock: ``--time`` is the ``actTimeout`` they read,
 each game gives them an overage bank (``--overage``, Kaggle's 60 s by default) that pays for
 moves past it, the file is loaded inside its first move, and a move past actTimeout and the bank
-loses on time (util.clock.KaggleBank, util.arena.players.FilePlayer, util.arena.match.play).
+loses on time (base.clock.KaggleBank, util.arena.players.FilePlayer, util.arena.match.play).
 
 The stand-in files sleep: every bound here is what the clock charges for the measured times, not
 a wall-clock bound load could break (a slow machine only makes the sleeps look longer, and the
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from base.clock import KaggleBank, kaggle_overage
 from core.connectx.shape import STANDARD
 from core.games import parse_game
 from util.arena import match, players
 from util.arena.store import Store
 from util.arena.tournament import main
-from util.clock import KaggleBank, kaggle_overage
 
 ROOT = Path(__file__).resolve().parent.parent
 ACT = 0.2  # --time of these tests: the hard limit of the arena's own clock is ACT + 1 s

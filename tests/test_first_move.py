@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from util.jit import numba_available
+from base.jit import numba_available
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME = 0.25  # seconds a move: the arena's hard limit is then 1.25 s

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from base.cli import OneLineParser
 from core.games import add_game_arguments, game_from_args, game_from_text, make_game, names
-from util.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 

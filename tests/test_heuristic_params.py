@@ -1,6 +1,6 @@
 """A heuristic parameter keeps its name from a spec to the kernel (issue 25, point 3).
 
-Every game's heuristics declare their parameters once (``PARAMS``: :class:`util.params.Param`);
+Every game's heuristics declare their parameters once (``PARAMS``: :class:`base.params.Param`);
 a spec names them (``alphabeta:heuristic=lines,w1=2``); the agent turns the names into the
 kernel's numbers once (:func:`agents.engine.params.heuristic_values`); the array the compiled
 kernel is handed holds the value in the declared slot; the heuristic evaluated with it moves by
@@ -19,14 +19,14 @@ import pytest
 from agents import registry
 from agents.engine.params import declared, heuristic_array, heuristic_values
 from agents.engine.spec import SpecError
+from base.jit import numba_available
+from base.params import Param, default_lists
 from core import games
 from core.game import parse_line
 from core.games import make_game
 from util.arena import tune
 from util.arena.web.app import heuristic_params
 from util.arena.web.sessions import RequestError, make_agent
-from util.jit import numba_available
-from util.params import Param, default_lists
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES_WITH_HEURISTICS = [n for n in games.names() if games.game_class(n).heuristics]

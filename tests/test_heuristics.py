@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import heuristics.connectx.evaluate as ev
+from base.jit import compiled, numba_available
 from core.connectx import Position, Shape
 from core.connectx import bitboard as bb
 from heuristics.connectx.lines import threat_cells
 from heuristics.connectx.params import DEFAULTS, HEURISTIC_IDS, PARAM_NAMES, params_array
-from util.jit import compiled, numba_available
 
 SHAPES = [Shape(6, 7, 4), Shape(5, 4, 3), Shape(4, 9, 4), Shape(10, 10, 5), Shape(3, 9, 8), Shape(7, 8, 5)]
 NAMES = [n for n in HEURISTIC_IDS if n != "none"]

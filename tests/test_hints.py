@@ -1,4 +1,4 @@
-"""util.hints (borrowed, prefetch) and util.jit's COMPILED flag: the compiled path computes what
+"""base.hints (borrowed, prefetch) and base.jit's COMPILED flag: the compiled path computes what
 the plain one does, writes through a borrowed view reach the caller's array, and only the
 compiled copy of a module sees COMPILED true."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from base.jit import compiled, numba_available
 from tests import hints_kernels as hk
-from util.jit import compiled, numba_available
 
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed")
 

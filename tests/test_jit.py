@@ -1,10 +1,10 @@
-"""util.jit.CompileGate: the per-move compile decision the depth-first and tree-search agents share."""
+"""base.jit.CompileGate: the per-move compile decision the depth-first and tree-search agents share."""
 from __future__ import annotations
 
 import threading
 import time
 
-from util.jit import COMPILE_IN_MOVE, CompileGate
+from base.jit import COMPILE_IN_MOVE, CompileGate
 
 
 class Counter:

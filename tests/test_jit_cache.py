@@ -1,4 +1,4 @@
-"""Compiled kernels kept between processes (util.jitcache): the right variant, or a compile.
+"""Compiled kernels kept between processes (base.jitcache): the right variant, or a compile.
 
 Each test writes a small package of hot modules into a temporary folder and runs a probe in fresh
 processes against a cache folder of its own. A cached run must give the same answers as a
@@ -20,12 +20,12 @@ import pytest
 
 pytest.importorskip("numba")
 
-from util import jit, jitcache  # noqa: E402
+from base import jit, jitcache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 LEAVES = '''
-from util.jit import hot
+from base.jit import hot
 
 BONUS = 1
 
@@ -41,7 +41,7 @@ def other(x):
 '''
 
 SEARCH = '''
-from util.jit import hot
+from base.jit import hot
 from toypkg.leaves import leaf
 
 
@@ -53,7 +53,7 @@ def run(x):
 # Two variants of toypkg.search.run: its own leaf, and `other` bound in; in the order argv says.
 PROBE = '''
 import json, sys
-from util import jit
+from base import jit
 import toypkg.leaves as L, toypkg.search as S
 if "patch" in sys.argv:
     L.BONUS = 5  # a constant changed before compiling: frozen into the machine code
@@ -176,7 +176,7 @@ def test_many_threads_never_see_a_half_built_namespace():
     sys.setswitchinterval(1e-5)  # threads take turns often: inside the build, too
     try:
         for attempt in range(5):
-            overrides = {f"unused_{attempt}": jit.compiled("util.hints").prefetch}  # a fresh key each time
+            overrides = {f"unused_{attempt}": jit.compiled("base.hints").prefetch}  # a fresh key each time
             barrier, ids, errors = threading.Barrier(8), set(), []
 
             def grab(barrier=barrier, overrides=overrides, ids=ids, errors=errors) -> None:

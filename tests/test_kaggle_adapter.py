@@ -1,4 +1,4 @@
-"""agents.connectx.kaggle and util.clock: the adapter always answers a plain int, legal whenever a legal
+"""agents.connectx.kaggle and base.clock: the adapter always answers a plain int, legal whenever a legal
 column exists (fuzzed with >= 10,000 garbled inputs); its clock, gc handling, agent lifecycle
 and fallback rule each have their own test."""
 from __future__ import annotations
@@ -18,9 +18,9 @@ from kaggle_environments import make
 from kaggle_environments.utils import structify
 
 from agents.connectx.kaggle import KaggleAdapter, fallback_column, kaggle_agent
+from base import codec
+from base.clock import KAGGLE_ACT_TIMEOUT, ClockPolicy, kaggle_times
 from core.connectx import Position, Shape
-from util import codec
-from util.clock import KAGGLE_ACT_TIMEOUT, ClockPolicy, kaggle_times
 
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2, "timeout": 2, "agentTimeout": 60}
 

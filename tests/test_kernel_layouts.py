@@ -7,8 +7,8 @@ import inspect
 
 import pytest
 
-from util.jit import is_hot
-from util.layout import Layout
+from base.jit import is_hot
+from base.layout import Layout
 
 KERNEL_MODULES = ["agents.engine.mcts_kernels", "agents.engine.negamax", "agents.engine.expectimax",
                   "agents.engine.exact", "agents.engine.cfr_kernels"]

@@ -2,14 +2,22 @@
 functions), checked by folder and rule, not by a list of modules: a module added anywhere is
 checked. A test that fails names the file and the import.
 
-- ``core/`` (games and the engine's contract) imports no agents, heuristics or arena;
-- ``heuristics/`` imports no agents or arena;
-- ``agents/`` imports no arena;
-- ``agents/engine/`` (the game-generic searches) imports no game: no ``core.<game>``, no
-  ``heuristics.<game>``, nothing of ``agents`` outside ``agents.engine`` (a game's agents, or
-  :mod:`agents.registry`, which knows every game's table);
-- ``util/`` outside ``util/arena/`` imports no game (``core.<game>``), agents, heuristics or arena;
-- no import circle between packages (a package: the folder a module is in).
+The floors, from the ground up (``docs/architecture.md`` draws them); a module imports nothing of
+a floor above its own, and the rule has no exception:
+
+0. ``base/``: the ground helpers (jit and hints, layouts, codec, clock and budget, cli, atomic
+   writes, bundling);
+1. ``core/``: the game contract and the games;
+2. ``heuristics/``: evaluations of positions;
+3. ``agents/``: the searches (``agents/engine/``, game-generic) and each game's agents;
+4. ``util/``: the applications (the arena: matches, players, store, ratings, SPRT, tournaments,
+   tuning, play, the web app; submission building and validation);
+5. ``bench/`` and the top-level scripts (``build_submission.py``, ``build_submission_rt.py``).
+
+Besides, ``agents/engine/`` (the game-generic searches) imports no game: no ``core.<game>``, no
+``heuristics.<game>``, nothing of ``agents`` outside ``agents.engine`` (a game's agents, or
+:mod:`agents.registry`, which knows every game's table); and no two packages (a package: the
+folder a module is in) import each other, directly or round a circle.
 
 The games are the sub-packages of ``core/`` and ``agents/`` (folders), found on disk.
 """
@@ -22,8 +30,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("agents", "core", "heuristics", "util")  # the packages whose circles are checked
-SCRIPTS = ("build_submission.py", "build_submission_rt.py")  # top-level modules, each a node of its own
+FLOORS: tuple[tuple[str, ...], ...] = (  # from the ground up; a name ending in .py is a top-level module
+    ("base",), ("core",), ("heuristics",), ("agents",), ("util",),
+    ("bench", "build_submission.py", "build_submission_rt.py"))
+FOLDERS = tuple(n for floor in FLOORS for n in floor if not n.endswith(".py"))  # the packages whose circles are checked
+SCRIPTS = tuple(n for floor in FLOORS for n in floor if n.endswith(".py"))  # top-level modules, each a node of its own
 
 
 def imports(path: Path) -> list[str]:
@@ -40,6 +51,8 @@ def imports(path: Path) -> list[str]:
 
 
 def modules(folder: str, root: Path = ROOT) -> list[Path]:
+    if folder.endswith(".py"):
+        return [root / folder] if (root / folder).is_file() else []
     return sorted((root / folder).rglob("*.py"))
 
 
@@ -65,15 +78,19 @@ def violations(paths: list[Path], banned: tuple[str, ...], root: Path = ROOT) ->
             for p in paths for n in imports(p) if reaches(n, banned)]
 
 
+def floor_violations(root: Path = ROOT) -> list[str]:
+    """Every import of a module on a higher floor than the importer's."""
+    found = []
+    for i, floor in enumerate(FLOORS):
+        above = tuple(n.removesuffix(".py") for upper in FLOORS[i + 1:] for n in upper)
+        for name in floor:
+            found += violations(modules(name, root), above, root)
+    return found
+
+
 def engine_violations(root: Path = ROOT) -> list[str]:
     """Imports of a game by a module of ``agents/engine/``."""
     return violations(modules("agents/engine", root), game_packages(root), root)
-
-
-def util_low_violations(root: Path = ROOT) -> list[str]:
-    """Imports of a game, an agent, a heuristic or the arena by ``util/`` outside ``util/arena/``."""
-    low = [p for p in modules("util", root) if "arena" not in p.relative_to(root / "util").parts]
-    return violations(low, subpackages("core", root) + ("agents", "heuristics", "util.arena"), root)
 
 
 # --- packages and their circles -----------------------------------------------------------------
@@ -147,18 +164,14 @@ def explain(edges: dict[tuple[str, str], list[str]], comp: list[str]) -> list[st
 
 
 # --- the rules on this tree -----------------------------------------------------------------------
-@pytest.mark.parametrize("folder,banned", [
-    ("core", ("agents", "heuristics", "util.arena")),
-    ("heuristics", ("agents", "util.arena")),
-    ("agents", ("util.arena",)),
-])
-def test_lower_layers_do_not_import_upper_ones(folder, banned):
-    assert violations(modules(folder), banned) == []
+def test_every_floor_is_found():
+    for floor in FLOORS:
+        for name in floor:
+            assert modules(name), f"{name} not found"
 
 
-def test_util_low_layer_imports_no_game_agent_or_arena():
-    assert modules("util"), "no util modules found"
-    assert util_low_violations() == []
+def test_no_module_imports_a_higher_floor():
+    assert floor_violations() == []
 
 
 def test_engine_imports_no_game():
@@ -175,8 +188,8 @@ def test_no_import_circle_between_packages():
 
 
 def test_the_checker_sees_a_circle_between_two_scripts(tmp_path):
-    write_tree(tmp_path, {"util/__init__.py": "", "util/x.py": "", "a.py": "def f():\n    import b\n", "b.py": "import a\n"})
-    edges = package_graph(tmp_path, ("util",), ("a.py", "b.py"))
+    write_tree(tmp_path, {"base/__init__.py": "", "base/x.py": "", "a.py": "def f():\n    import b\n", "b.py": "import a\n"})
+    edges = package_graph(tmp_path, ("base",), ("a.py", "b.py"))
     assert cycles(edges) == [["a", "b"]]
 
 
@@ -196,13 +209,13 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
 
 
 TOY = {  # a small tree by the rules: every package's __init__, one module each
-    "core/__init__.py": "", "core/game.py": "import util.jit\n",
+    "core/__init__.py": "", "core/game.py": "import base.jit\n",
     "core/toy/__init__.py": "from core.game import x\n",
     "heuristics/__init__.py": "", "heuristics/toy/__init__.py": "import core.toy\n",
     "agents/__init__.py": "", "agents/registry.py": "from agents.engine import search\n",
-    "agents/engine/__init__.py": "", "agents/engine/search.py": "import core.game\nimport util.jit\n",
+    "agents/engine/__init__.py": "", "agents/engine/search.py": "import core.game\nimport base.jit\n",
     "agents/toy/__init__.py": "from agents.engine.search import f\nimport core.toy\nimport heuristics.toy\n",
-    "util/__init__.py": "", "util/jit.py": "import numpy\n",
+    "base/__init__.py": "", "base/jit.py": "import numpy\n", "util/__init__.py": "",
     "util/arena/__init__.py": "", "util/arena/match.py": "import agents.registry\nimport core.toy\n",
 }
 
@@ -210,7 +223,7 @@ TOY = {  # a small tree by the rules: every package's __init__, one module each
 def test_the_rules_pass_a_tree_that_keeps_them(tmp_path):
     write_tree(tmp_path, TOY)
     assert engine_violations(tmp_path) == []
-    assert util_low_violations(tmp_path) == []
+    assert floor_violations(tmp_path) == []
     edges = package_graph(tmp_path)
     assert ("agents.toy", "agents.engine") in edges and ("agents", "agents.engine") in edges
     assert cycles(edges) == []
@@ -228,16 +241,24 @@ def test_the_engine_rule_sees_a_game_import(tmp_path, rel, line):
     assert len(found) >= 1 and all(s.startswith(rel) for s in found), found
 
 
-@pytest.mark.parametrize("line", ["from core.toy import Toy\n", "import agents.engine.search\n",
-                                  "import heuristics\n", "from util.arena import match\n"])
-def test_the_util_rule_sees_a_game_agent_or_arena_import(tmp_path, line):
-    write_tree(tmp_path, {**TOY, "util/jit.py": line})
-    assert util_low_violations(tmp_path) != []
+@pytest.mark.parametrize("rel,line", [
+    ("base/jit.py", "from core.game import Game\n"),  # the ground imports the game contract
+    ("base/jit.py", "def f():\n    import heuristics.toy\n"),  # inside a function
+    ("core/game.py", "import agents.engine.search\n"),
+    ("heuristics/toy/__init__.py", "from util.arena import match\n"),
+    ("agents/toy/__init__.py", "import util.arena.match\n"),
+    ("util/arena/match.py", "import build_submission\n"),  # a top-level script
+])
+def test_the_floor_rule_sees_an_import_of_a_higher_floor(tmp_path, rel, line):
+    write_tree(tmp_path, {**TOY, rel: TOY[rel] + line})
+    found = floor_violations(tmp_path)
+    assert found and all(s.startswith(rel) for s in found), found
 
 
-def test_util_may_import_the_game_contract(tmp_path):
-    write_tree(tmp_path, {**TOY, "util/jit.py": "from core.game import Game\n"})
-    assert util_low_violations(tmp_path) == []
+def test_the_floor_rule_allows_imports_of_lower_floors(tmp_path):
+    write_tree(tmp_path, {**TOY, "util/arena/match.py": "import base.jit\nimport core.game\nimport heuristics.toy\n",
+                          "build_submission.py": "import util.arena.match\nimport base.jit\n"})
+    assert floor_violations(tmp_path) == []
 
 
 def test_the_circle_check_finds_a_circle_and_names_its_imports(tmp_path):

@@ -12,9 +12,9 @@ from agents.engine.macro_mcts import MacroMCTSAgent
 from agents.engine.macro_turns import Turns
 from agents.engine.naive_mcts import NaiveMCTSAgent
 from agents.engine.turn_plan import likeliest_line
+from base.jit import numba_available
 from core.game import State
 from tests.games_squad import Squad
-from util.jit import numba_available
 
 SEARCHES = {
     "macro_widening": lambda g, **kw: MacroMCTSAgent(game=g, rule="widening", **kw),

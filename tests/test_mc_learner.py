@@ -82,7 +82,7 @@ def test_train_saves_resumes_and_an_interrupt_keeps_finished_rounds(tmp_path, mo
     assert loaded.episodes == 500 == t2.episodes and int(loaded.counts.sum()) > int(t1.counts.sum())
     assert loaded.game == g.spec() and np.all(np.diff(loaded.keys) > 0)
     # an interrupt in the third round: the file holds the rounds before it
-    from util import backends
+    from base import backends
 
     calls = {"n": 0}
     real = backends.Runner.run

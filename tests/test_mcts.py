@@ -23,12 +23,12 @@ from agents.connectx.registry import make
 from agents.engine import mcts_kernels as MK
 from agents.engine.mcts import Tree
 from agents.engine.params import heuristic_array
+from base.jit import numba_available
 from core.connectx import Position, Shape
 from core.game import State, bind, search_constants
 from heuristics.connectx.engine import HEURISTICS
 from tests.pons import PONS
 from util.arena.game import play_game
-from util.jit import numba_available
 
 JIT = numba_available()  # the compiled kernels when numba is present
 PATHS = [pytest.param(False, id="python"), pytest.param(True, id="numba")]

@@ -192,9 +192,9 @@ def test_a_book_move_prepares_the_compiled_solver(game, monkeypatch):
     start the thread without waiting), so that the first move out of the book does not pay
     numba's compile in its time (a 54 s move at 0.25 s did, the arena's warm-up positions being
     all in the book)."""
-    import util.jit
+    import base.jit
 
-    monkeypatch.setattr(util.jit, "numba_available", lambda: True)
+    monkeypatch.setattr(base.jit, "numba_available", lambda: True)
     monkeypatch.setattr("agents.engine.agents.numba_available", lambda: True)
     agent = registry.make("perfect:background_compile=false", game)
     calls = []

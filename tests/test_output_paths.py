@@ -1,4 +1,4 @@
-"""Every command's output path goes through one check (:func:`util.cli.unwritable`) before its
+"""Every command's output path goes through one check (:func:`base.cli.unwritable`) before its
 work: an existing device (``/dev/full``), a FIFO, a directory, or a place where no file can be
 made (under ``/proc``) is one line on stderr, exit 2, no traceback, and nothing is replaced. As
 root (CI is root) an atomic write would swap ``/dev/full`` for a regular file: the device is
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from base.cli import read_text_file, unwritable
 from tests.test_bounds import _book, _build, _cache, _play, _tournament, one_line
-from util.cli import read_text_file, unwritable
 
 DEVICE = Path("/dev/full")
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 KERNELS = '''
 """The pile game's rules on the kernel contract (core/game.py). State: (stones, player to move)."""
-from util.jit import hot
+from base.jit import hot
 
 
 @hot

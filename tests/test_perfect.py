@@ -10,9 +10,9 @@ import pytest
 from agents.connectx.perfect import PerfectAgent
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book
+from base import codec
 from core.connectx import Position, Shape
 from tests.pons import PONS
-from util import codec
 
 
 def pons(name: str, every: int) -> list[tuple[str, int]]:

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from base.jit import numba_available
 from core.game import CHANCE
 from core.games import make_game
 from core.hidden import determinizer_mismatch
 from tests import reference_kuhn, reference_leduc
-from util.jit import numba_available
 
 GAMES = {"kuhn_poker": reference_kuhn.Ref, "leduc_poker": reference_leduc.Ref}
 SIZES = {"kuhn_poker": (58, 30, 12), "leduc_poker": (9457, 5520, 936)}  # states, terminal states, information states at decisions
@@ -140,7 +140,7 @@ def _random_states(name: str, seed: int):
 def test_compiled_kernels_agree_with_plain(name, seed):
     import numpy as np
 
-    from util.jit import compiled
+    from base.jit import compiled
 
     game, states = _random_states(name, seed)
     K = game.kernel_module

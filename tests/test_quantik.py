@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from agents.engine import perft
 from agents.quantik.strategy import PAIR
+from base.jit import compiled
 from core.game import parse_line, play_line
 from core.games import make_game
 from core.quantik import BOARD_MAPS, SHAPE_PERMS, image, map_plane, symmetry_tables
 from core.quantik import kernels as K
 from tests.reference_quantik import RefQuantik, lines
-from util.jit import compiled
 
 PERFT = [64, 3_392, 167_552, 6_776_960]  # published move-sequence counts from the empty board
 

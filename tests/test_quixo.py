@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.engine import perft
+from base import jit as J
 from core.game import parse_line, play_line
 from core.games import make_game
 from tests.reference_quixo import RefQuixo
 from tests.reference_quixo import perft as ref_perft
-from util import jit as J
 
 SIZES = (3, 4, 5)
 

@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
+from base import jit as J
 from core.game import play_line
 from core.games import make_game
-from util import jit as J
 from util.arena.match import play
 
 SIZES = (3, 4, 5)

@@ -300,7 +300,7 @@ def test_longer_games_on_small_maps_reach_combat():
 
 @pytest.mark.slow  # 23 s, most of it compiling; the plain oracle runs in the default suite
 def test_compiled_kernels_agree_with_the_engine():
-    from util.jit import compiled, numba_available
+    from base.jit import compiled, numba_available
 
     if not numba_available():
         pytest.skip("numba not available")

@@ -16,10 +16,10 @@ from agents.engine import negamax as NM
 from agents.engine.exact import ExactSearch
 from agents.engine.mcts import MCTSAgent
 from agents.registry import SpecError
+from base.jit import NO_NRT_FLAG, compiled, numba_available
 from core.game import State, kernel_state, key_function
 from core.games import parse_game
 from core.kernel_defaults import HASH_WORDS, hashed_key
-from util.jit import NO_NRT_FLAG, compiled, numba_available
 
 SPEC = "reinforce_tactics:map=beginner,episode_steps=8"
 
@@ -86,7 +86,7 @@ def test_hashed_key_same_on_both_paths():
 
 def test_searches_of_array_games_compile_with_reference_counting():
     """MCTS compiles without numba's reference counting; bound to an array-state game (whose
-    play allocates) it gets its own variant with it (util.jit.compiled's NO_NRT_FLAG)."""
+    play allocates) it gets its own variant with it (base.jit.compiled's NO_NRT_FLAG)."""
     from agents.engine import mcts_kernels
 
     assert getattr(mcts_kernels, NO_NRT_FLAG)

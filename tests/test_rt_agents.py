@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.engine.turn_plan import likeliest_line
+from base.jit import numba_available
 from core.reinforce_tactics import ReinforceTactics, maps
 from core.reinforce_tactics.layout import (
     A_END,
@@ -44,7 +45,6 @@ from core.reinforce_tactics.layout import (
 )
 from heuristics.reinforce_tactics import DEFAULT_PARAMS, evaluate
 from heuristics.reinforce_tactics.params import NAMES, Weights
-from util.jit import numba_available
 
 PARAMS = DEFAULT_PARAMS["standard"]
 SMALL_MAPS = ("beginner", "starter", "intermediate", "skirmish", "corner_points")
@@ -213,7 +213,7 @@ def test_params_table_names_every_weight():
 
 @pytest.mark.skipif(not numba_available(), reason="numba not available")
 def test_heuristic_plain_equals_compiled():
-    from util import jit as J
+    from base import jit as J
 
     C = J.compiled("heuristics.reinforce_tactics")
     p = np.array(PARAMS)

@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
+from base.jit import numba_available
 from core.reinforce_tactics import ReinforceTactics
 from core.reinforce_tactics.layout import H_COUNT, H_GOLD, H_PLAYER
 from heuristics.reinforce_tactics import learned as L
 from heuristics.reinforce_tactics import learned_features as LF
 from tests.test_rt_agents import SMALL_MAPS, random_states
-from util.jit import numba_available
 
 NEED_NUMBA = pytest.mark.skipif(not numba_available(), reason="numba not available")
 
@@ -73,7 +73,7 @@ def test_features_swap_blocks_when_the_mover_flips(name):
 
 @NEED_NUMBA
 def test_features_plain_equals_compiled():
-    from util import jit as J
+    from base import jit as J
 
     C = J.compiled("heuristics.reinforce_tactics.learned_features")
     n = 0
@@ -103,7 +103,7 @@ def test_forward_numpy_equals_the_hot_forward():
 
 @NEED_NUMBA
 def test_learned_evaluate_plain_equals_compiled(tmp_path):
-    from util import jit as J
+    from base import jit as J
 
     path = tmp_path / "m.npz"
     L.save(path, random_model(4))
@@ -137,7 +137,7 @@ def test_evaluate_is_top_times_the_model_and_terminal_is_the_outcome():
 
 
 def test_weights_file_roundtrips_in_float32_and_through_the_codec(tmp_path):
-    from util import codec
+    from base import codec
 
     m = random_model(6)
     path = tmp_path / "m.npz"

@@ -7,14 +7,14 @@ import pytest
 
 from agents.engine.turn_plan import likeliest_line
 from agents.reinforce_tactics import planner
+from base import jit as J
+from base.jit import numba_available
 from bench.rt_strength import tally, turn_seconds
 from core.game import constants_array
 from core.reinforce_tactics import ReinforceTactics
 from core.reinforce_tactics.layout import A_END, A_UNIT, CELLS, NUM_ACTIONS, UNIT_STRIDE
 from heuristics.reinforce_tactics.params import Weights
 from tests.test_rt_agents import hq_of, put_unit, random_states
-from util import jit as J
-from util.jit import numba_available
 
 FAR_NS = 2 ** 62  # a deadline that never passes (kernel nanoseconds)
 PATHS = [False] + ([True] if numba_available() else [])

@@ -15,9 +15,9 @@ import pytest
 import agents.connectx.rules as rules_mod
 from agents.connectx import registry
 from agents.connectx.rules import RulesAgent
+from base.jit import compiled, numba_available
 from core.connectx import Position, Shape
 from tests.reference import RefBoard
-from util.jit import compiled, numba_available
 
 S67, S795, S543, S68 = Shape(6, 7, 4), Shape(7, 9, 5), Shape(5, 4, 3), Shape(6, 8, 4)
 SEEDS = range(12)
@@ -376,7 +376,7 @@ def test_first_move_compiles_every_kernel():
     agent uses, or the first real move pays numba's compile time inside a game's clock. A fresh
     process, since numba compiles once per process."""
     code = (
-        "import agents.connectx.rules as m; from core.connectx import Position; from util.jit import compiled\n"
+        "import agents.connectx.rules as m; from core.connectx import Position; from base.jit import compiled\n"
         "m.RulesAgent(seed=0).choose_position(Position.empty(), 0.0)\n"
         "ns = compiled(m)\n"
         "names = ['possible_moves', 'winning_cells', 'playable_wins', 'forced_after',"

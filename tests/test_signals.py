@@ -21,11 +21,11 @@ import pytest
 
 from agents.connectx import book, mcts_cache
 from agents.connectx.solver import Solver
+from base.cli import Interrupted, exit_code
+from base.jit import numba_available
+from base.watch import call_watched
 from core.connectx import Position, Shape
 from core.connectx.pons_data import pons_lines
-from util.cli import Interrupted, exit_code
-from util.jit import numba_available
-from util.watch import call_watched
 
 ROOT = Path(__file__).resolve().parents[1]
 STOP_S = 2.0  # signal -> the one-line message (work stopped)
@@ -246,7 +246,7 @@ def test_grow_seconds_holds_compiled(tmp_path):
 
 HALF_BUILT = r'''
 import os, signal, sys
-from util.cli import Interrupted, stop_on_signals
+from base.cli import Interrupted, stop_on_signals
 
 
 class HalfBuilt:  # llvmlite's PipelineTuningOptions when the stop signal lands inside its __init__

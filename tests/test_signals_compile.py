@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from base.jit import numba_available
 from tests.test_signals import Running, last_lines
-from util.jit import numba_available
 
 STOP_BOUND_S = 60.0  # signal -> process gone, at load 4 on 2 cores (an idle machine: 1-4 s)
 
@@ -52,10 +52,10 @@ def test_a_swallowed_interrupt_is_raised_again_by_the_next_compile():
     """The mechanism, deterministically: the handler's raise dropped as llvmlite's callback
     drops it; the next compile (of a fresh variant) raises it again, with its signal's code."""
     import tests.hints_kernels as H
-    from util import jit
-    from util.cli import Interrupted, stop_on_signals
+    from base import jit
+    from base.cli import Interrupted, stop_on_signals
 
-    fresh = jit.compiled(H, {"unused_swallowed": jit.compiled("util.hints").prefetch})
+    fresh = jit.compiled(H, {"unused_swallowed": jit.compiled("base.hints").prefetch})
     with stop_on_signals():
         try:
             os.kill(os.getpid(), signal.SIGTERM)

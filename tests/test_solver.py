@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from agents.connectx.solver import Solver
+from base.jit import numba_available
 from core.connectx import Position, Shape
 from tests.reference import RefBoard
-from util.jit import numba_available
 
 ROOT = Path(__file__).resolve().parents[1]
 from tests.pons import PONS

@@ -22,7 +22,7 @@ import time
 def _check_repo_hidden(repo: str) -> str:
     """'' when no project package resolves to the repo, else the reason."""
     repo = os.path.realpath(repo)
-    for name in ("core", "util", "agents", "heuristics"):
+    for name in ("base", "core", "util", "agents", "heuristics"):
         try:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):

@@ -33,7 +33,7 @@ def _check_repo_hidden(repo: str) -> str:
     import importlib.util
 
     repo = os.path.realpath(repo)
-    for name in ("core", "util", "agents", "heuristics"):
+    for name in ("base", "core", "util", "agents", "heuristics"):
         try:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from util.bounds import SECONDS_MAX, as_float
-from util.cli import exit_code as interrupt_code
-from util.cli import raise_if_signalled, read_text_file, signal_name, signals_at_checkpoints, stop_on_signals, unwritable
-from util.clock import ClockPolicy
+from base.bounds import SECONDS_MAX, as_float
+from base.cli import exit_code as interrupt_code
+from base.cli import raise_if_signalled, read_text_file, signal_name, signals_at_checkpoints, stop_on_signals, unwritable
+from base.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ def git_output(*args: str) -> str:
 
 
 def check_output(output: Path) -> None:
-    """UsageError unless ``output`` can be written (:func:`util.cli.unwritable`: the one check of
+    """UsageError unless ``output`` can be written (:func:`base.cli.unwritable`: the one check of
     every command's output path), before any work."""
     why = unwritable(output)
     if why:

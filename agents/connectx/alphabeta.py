@@ -34,11 +34,11 @@ from agents.engine.agents import Deepening
 from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, WIN_SCALE, Search, is_compiled
 from agents.engine.params import params_text
+from base.jit import CompileGate, numba_enabled
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from heuristics.connectx.params import HEURISTIC_IDS
-from util.jit import CompileGate, numba_enabled
 
 
 @dataclass

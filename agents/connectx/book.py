@@ -40,12 +40,12 @@ from pathlib import Path
 
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
+from base.bounds import SECONDS_MAX, TT_SLOTS
+from base.cli import OneLineParser, check_writable, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals
+from base.jit import keep_streams
 from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
-from util.bounds import SECONDS_MAX, TT_SLOTS
-from util.cli import OneLineParser, check_writable, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals
-from util.jit import keep_streams
 
 MODES = ("weak", "strong", "given")
 SLICE_SECONDS = 0.2  # an in-process solve returns to Python this often, to see Ctrl-C and SIGTERM
@@ -201,10 +201,10 @@ def _warm_up_interruptibly(solver: Solver) -> None:
     LLVM passes run no Python signal handler for seconds (the one compiled entry point takes
     5-7 s); the waiting thread runs them at once, so Ctrl-C and SIGTERM stop the build within
     their usual fraction of a second (the compile thread is a daemon: it dies with the process).
-    Not :class:`util.jit.BackgroundCompile`: that one makes the interpreter's exit wait for the
+    Not :class:`base.jit.BackgroundCompile`: that one makes the interpreter's exit wait for the
     compile (agents must not crash at exit), which here would keep a stopped build alive for
     seconds (measured: the message at 0.1 s, the exit at 5.9 s)."""
-    keep_streams()  # the compile thread must not touch sys.stdout/sys.stderr (util.jit.keep_streams)
+    keep_streams()  # the compile thread must not touch sys.stdout/sys.stderr (base.jit.keep_streams)
     worker = threading.Thread(target=solver.warm_up, name="solver-compile", daemon=True)
     worker.start()
     while worker.is_alive():
@@ -245,7 +245,7 @@ def build(args: argparse.Namespace, out=sys.stdout) -> int:
     """Breadth-first over our positions up to ``args.max_ply``; returns positions solved now."""
     from tqdm import tqdm
 
-    from util.backends import Runner
+    from base.backends import Runner
 
     shape: Shape = args.shape
     store = Store(args.store, shape, repair=True)

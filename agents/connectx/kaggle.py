@@ -3,7 +3,7 @@
 :class:`KaggleAdapter` reads the board and shape, builds a :class:`core.Position`, creates the
 agent once (lazily, on the first call, so that its cost falls in the first move's budget along
 with loading the file), notices a new game (calls the agent's ``reset()``), computes the
-deadline (:mod:`util.clock`), and asks the agent for a column with the garbage collector
+deadline (:mod:`base.clock`), and asks the agent for a column with the garbage collector
 disabled (restored in ``finally``; after the agent and its data are loaded, ``gc.freeze()``
 moves them out of the collector's sight for good).
 
@@ -32,7 +32,7 @@ searches without its opening cache. Only an agent that cannot run without its da
 
 An agent may also overrun its deadline on purpose (``perfect`` waits for numba's compile when a
 position leaves its book): if it has ``set_hard_deadline(t)``, the adapter calls it before every
-move with :meth:`util.clock.ClockPolicy.latest`, the moment by which the move must end whatever
+move with :meth:`base.clock.ClockPolicy.latest`, the moment by which the move must end whatever
 happens, so that no wait spends more of the bank than the bank holds.
 
 Errors and late moves are written to ``sys.stderr`` as one line starting with
@@ -50,10 +50,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from base.clock import ClockPolicy, kaggle_times, read_field
 from core.connectx.bitboard import move_bit, winning_cells
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.clock import ClockPolicy, kaggle_times, read_field
 
 
 def fallback_column(position: Position) -> int:
@@ -183,7 +183,7 @@ class KaggleAdapter:
         """
         factory: builds the agent (called once, on the first move).
         policy: the move budget; ClockPolicy() by default.
-        packed_data: util.codec text handed to the agent's ``use_data()`` once it exists.
+        packed_data: base.codec text handed to the agent's ``use_data()`` once it exists.
         started_at: perf_counter() when the submission file started loading: Kaggle's timer for
             the first move covers loading, so the first deadline counts from here.
         freeze_gc: ``gc.freeze()`` once the agent and its data are loaded (a submission: yes;
@@ -271,7 +271,7 @@ class KaggleAdapter:
             self._error(f"agent raised {type(exc).__name__}: {exc}; fast rule used", trace=True)
             if self._numba_retry and _from_numba(exc) and os.environ.get("CONNECTX_NUMBA") != "0":
                 self._numba_retry = False
-                os.environ["CONNECTX_NUMBA"] = "0"  # util.jit.kernels now gives the plain-Python modules
+                os.environ["CONNECTX_NUMBA"] = "0"  # base.jit.kernels now gives the plain-Python modules
                 self._agent, self._last = None, None  # the next move builds the agent again
                 self._error("numba failed inside the agent: CONNECTX_NUMBA=0 set, the agent is rebuilt in pure Python")
             return fallback_column(pos)
@@ -309,7 +309,7 @@ class KaggleAdapter:
         if not callable(use):
             raise TypeError(f"{type(agent).__name__} has embedded data but no use_data() method")
         try:
-            from util.codec import unpack
+            from base.codec import unpack
 
             use(unpack(packed))
             return agent

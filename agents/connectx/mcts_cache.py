@@ -39,15 +39,15 @@ import numpy as np
 
 from agents.engine import mcts_kernels as K
 from agents.engine.params import heuristic_array
+from base.atomic import write_bytes
+from base.bounds import SECONDS_MAX
+from base.cli import OneLineParser, exit_code, float_in, int_in, signal_name, signalled, signals_at_checkpoints, stop_on_signals, unwritable
+from base.jit import numba_available
 from core.connectx.cli import shape_type
 from core.connectx.game import ConnectX
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
 from core.game import bind, search_constants
-from util.atomic import write_bytes
-from util.bounds import SECONDS_MAX
-from util.cli import OneLineParser, exit_code, float_in, int_in, signal_name, signalled, signals_at_checkpoints, stop_on_signals, unwritable
-from util.jit import numba_available
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 FIELDS = ("keys", "visits", "values", "lo", "hi")

@@ -20,7 +20,7 @@ none shipped, or the embedded one was damaged, when it is the first move), the a
 it, past the deadline if need be, up to ``compile_wait`` seconds in total: that time comes from
 Kaggle's 60 s bank, so the wait also stops at the hard deadline the Kaggle adapter gives
 (``set_hard_deadline``: what the bank holds, less a margin,
-:meth:`util.clock.ClockPolicy.latest`). Without a book the first positions are beyond the
+:meth:`base.clock.ClockPolicy.latest`). Without a book the first positions are beyond the
 solver, but not beyond its screen: compiled, it proves the traps a depth-4 search can set,
 while the plain-Python stand-in, beside a compile that holds the GIL, proved almost nothing
 and played the bare move order (see :meth:`PerfectAgent._wait_for_solver`). Once
@@ -29,7 +29,7 @@ Without numba (or on boards over 63 bits) the plain-Python solver runs at once: 
 move is still legal and in time.
 
 The time per move is set from the solver's measured speed (nodes per second of its last solves)
-as a node limit, and the solver also reads the clock every 1024 nodes (:mod:`util.hotclock`), so
+as a node limit, and the solver also reads the clock every 1024 nodes (:mod:`base.hotclock`), so
 a slowdown of the machine after the limit was planned does not make a move overrun.
 """
 from __future__ import annotations
@@ -45,11 +45,11 @@ from agents.connectx.base import PositionAgent
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
 from agents.engine.info import SearchInfo
+from base.budget import Speed
+from base.jit import keep_streams, log_from_thread
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 from core.game import State
-from util.budget import Speed
-from util.jit import keep_streams, log_from_thread
 
 try:  # the fallback search; optional so that the solver agent works without it
     from agents.connectx.alphabeta import NegamaxAgent

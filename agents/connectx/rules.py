@@ -17,7 +17,7 @@ tests. The rules, first match wins:
    with no opponent stone) counting our stones; ties go to the most central column, then to
    the seeded random generator.
 
-The kernels are hot functions (:mod:`util.jit`) on the position's ints, compiled by numba when
+The kernels are hot functions (:mod:`base.jit`) on the position's ints, compiled by numba when
 the board fits 63 bits.
 """
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typing import Any, ClassVar
 
 from agents.connectx.base import PositionAgent
 from agents.engine.info import SearchInfo
+from base.jit import hot, kernels
 from core.connectx.bitboard import possible_moves, winning_cells
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.jit import hot, kernels
 
 
 @hot

@@ -20,15 +20,15 @@ from typing import TextIO
 
 from agents.engine import exact as ek
 from agents.engine import solver as engine_solver
+from base.bounds import TT_SLOTS
+from base.cli import OneLineParser, exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
+from base.jit import numba_enabled
 from core.connectx.cli import parse_moves, shape_type
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
 from core.connectx.search_hooks import expand as connectx_expand
 from core.connectx.shape import STANDARD, Shape
 from core.connectx.threats import win_cells
-from util.bounds import TT_SLOTS
-from util.cli import OneLineParser, exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
-from util.jit import numba_enabled
 
 DEFAULT_TT_SIZE = 1 << 23
 """Table slots by default (about 8 M slots of 8 bytes: 64 MB)."""
@@ -217,7 +217,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad).
 
     ``progress``: a tqdm line on ``err`` (positions answered, the current one's nodes);
-    None = when ``err`` is a terminal. Raises :class:`util.cli.Interrupted` /
+    None = when ``err`` is a terminal. Raises :class:`base.cli.Interrupted` /
     KeyboardInterrupt within a slice of a signal, every answer so far printed and flushed."""
     from tqdm import tqdm
 

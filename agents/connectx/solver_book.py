@@ -111,7 +111,7 @@ class Book:
         """Write atomically (a reader never sees half a book)."""
         import io
 
-        from util.atomic import write_bytes
+        from base.atomic import write_bytes
 
         buf = io.BytesIO()
         s = self.shape

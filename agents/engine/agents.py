@@ -7,7 +7,7 @@ Values in ``info()`` are for the side to move in search units: an outcome of 1 i
 when it proves the position).
 
 Compiling the kernel for a game takes seconds. As in :mod:`agents.connectx.alphabeta`, a move with
-less than :data:`util.jit.COMPILE_IN_MOVE` seconds never waits for it beyond
+less than :data:`base.jit.COMPILE_IN_MOVE` seconds never waits for it beyond
 ``compile_share`` of its time: a thread compiles while the plain path plays.
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ from agents.engine.exact import refuse_exact
 from agents.engine.info import SearchInfo
 from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import INTERNAL, NAMED, heuristic_values, parse_params
+from base.budget import Speed, clock_share, deadline_ns
+from base.jit import CompileGate, numba_available
 from core.game import State, first_decision
-from util.budget import Speed, clock_share, deadline_ns
-from util.jit import CompileGate, numba_available
 
 
 def _resolve_heuristic(game: Any, name: str) -> str:

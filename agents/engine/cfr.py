@@ -181,7 +181,7 @@ class GameTree:
 
 def kernels(jit: bool | None) -> Any:
     """The CFR kernels compiled (numba present and ``jit`` not False) or plain."""
-    from util import jit as J
+    from base import jit as J
 
     use = J.numba_available() if jit is None else jit
     return J.compiled(CK) if use else CK
@@ -236,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     import sys
     import time
 
+    from base.cli import Interrupted, OneLineParser, exit_code, int_in, stop_on_signals
     from core.games import add_game_arguments, game_from_args
-    from util.cli import Interrupted, OneLineParser, exit_code, int_in, stop_on_signals
 
     parser = OneLineParser(prog="python -m agents.engine.cfr",
                            description="CFR+ (or vanilla CFR, or sampling MCCFR) on a game small enough to enumerate, with the "

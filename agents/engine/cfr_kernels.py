@@ -13,8 +13,8 @@ the reach of player 0, player 1 and chance, and player 0's value (``GW_``).
 """
 from __future__ import annotations
 
-from util.jit import hot
-from util.layout import Layout
+from base.jit import hot
+from base.layout import Layout
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 TERMINAL = -2

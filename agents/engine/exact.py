@@ -27,7 +27,7 @@ settings (the slots below), the table, then the per-ply action lists (``ply * st
 ``mem[E_BUF]``). One on purpose: numba passes each array argument as a seven-word struct and
 reference-counts it (an atomic add and subtract) in every call of the recursive kernel, and
 the hooks take it too (three arrays measured 5-10% fewer nodes/s than one on Pons' sets); the
-entry points pass it down :func:`util.hints.borrowed` (not reference-counted at all).
+entry points pass it down :func:`base.hints.borrowed` (not reference-counted at all).
 The table is far larger than the cache, so a node's probe is a read from memory: compiled, the
 node prefetches its own slot before ``expand`` runs and, once ordered, its children's slots,
 which then load in parallel (kernel-only vs 4df94ed's ConnectX kernel: 0.93 -> 1.13x nodes/s on
@@ -48,14 +48,14 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.engine.negamax import FULL, key_words, slot_of
+from base.budget import NO_DEADLINE_NS, NO_LIMIT
+from base.hints import borrowed, prefetch
+from base.hotclock import clock_ns
+from base.jit import hot, is_inline
+from base.layout import Layout
 from core.game import search_constants
 from core.kernel_defaults import bounds, key, order, play, to_move
 from core.kernel_expand import expand
-from util.budget import NO_DEADLINE_NS, NO_LIMIT
-from util.hints import borrowed, prefetch
-from util.hotclock import clock_ns
-from util.jit import hot, is_inline
-from util.layout import Layout
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
 MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH")
@@ -72,7 +72,7 @@ CODE_MASK = (1 << CODE_BITS) - 1
 BIAS = 1 << 14
 MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
 MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
-COMPILED = False  # True in the compiled copies (util.jit.COMPILED_FLAG)
+COMPILED = False  # True in the compiled copies (base.jit.COMPILED_FLAG)
 
 
 @hot(inline=True)
@@ -92,7 +92,7 @@ def tt_get(mem, k, size: int, words: int) -> int:
 
 @hot(inline=True)
 def tt_prefetch(mem, k, size: int, words: int) -> None:
-    """Start loading the slot of key ``k`` (see :func:`util.hints.prefetch`)."""
+    """Start loading the slot of key ``k`` (see :func:`base.hints.prefetch`)."""
     if len(k) == 1:
         prefetch(mem, STATS + k[0] % size)
     else:
@@ -358,7 +358,7 @@ class ExactSearch:
 
     def start(self, node_limit: int | None = None, deadline_ns: int | None = None) -> None:
         """Zero the counters of the next call and set its node limit and deadline
-        (``time.perf_counter_ns`` units; see :func:`util.budget.deadline_ns`)."""
+        (``time.perf_counter_ns`` units; see :func:`base.budget.deadline_ns`)."""
         mem = self.mem
         mem[E_NODES] = mem[E_ABORTED] = mem[E_CHANCE_SEEN] = mem[E_CUT] = 0
         mem[E_LIMIT] = NO_LIMIT if node_limit is None else max(1, int(node_limit))

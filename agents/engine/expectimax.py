@@ -72,11 +72,11 @@ from agents.engine.negamax import (
     tt_slot,
     tt_store,
 )
+from base.budget import NO_DEADLINE_NS, NO_LIMIT
+from base.jit import hot, numba_available
+from base.layout import Layout
 from core.game import bind, constants_array, first_decision, kernel_state
 from core.kernel_defaults import chance_prob, evaluate, key, legal, order, outcome, play, terminal, to_move
-from util.budget import NO_DEADLINE_NS, NO_LIMIT
-from util.jit import hot, numba_available
-from util.layout import Layout
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 # Code switches, set per binding (:func:`code_flags`, core.game.bind's ``flags``): constants, so
@@ -300,7 +300,7 @@ def star2_probes(g, s, depth: int, ply: int, alpha: float, beta: float, view: in
     return False, 0.0, lb_done, ub_done
 
 
-from util.hotclock import clock_ns  # noqa: E402  (hot: bound by name like the kernels)
+from base.hotclock import clock_ns  # noqa: E402  (hot: bound by name like the kernels)
 
 
 class Search(TableSearch):

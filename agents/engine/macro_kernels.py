@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import math
 
+from base.jit import hot
+from base.xorshift import rng_next
 from core.kernel_defaults import actor, chance_prob, evaluate, key, legal, outcome, play, terminal, to_move
-from util.jit import hot
-from util.xorshift import rng_next
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 W_STAMP = 0  # work[W_STAMP]: the last stamp handed out (stops are marked with a turn's stamp)

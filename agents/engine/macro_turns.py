@@ -16,8 +16,8 @@ from agents.engine import macro_kernels as K
 from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
+from base.jit import CompileGate, numba_available
 from core.game import CHANCE, State, as_words, bind, kernel_state, search_constants
-from util.jit import CompileGate, numba_available
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
 

@@ -11,7 +11,7 @@ Why this shape (the seed kept a 5 GB pickle of Python dicts and reached 33% agai
 - the table is three numpy arrays, sorted ``int64`` keys, ``float32`` means and ``uint32``
   counts, saved as an ``.npz`` atomically (16 bytes a state, read back in a second);
 - episodes run in compiled code (:func:`play_batch`, bound to the game's kernels like the
-  engine's searches), in parallel on local processes or Ray tasks (:mod:`util.backends`);
+  engine's searches), in parallel on local processes or Ray tasks (:mod:`base.backends`);
 - training goes in rounds: workers play a round's episodes against the table
   saved at the end of the previous round (they read its file: local processes, or Ray on
   this machine or a shared folder), and the driver merges their (key, return) sums into it,
@@ -39,10 +39,10 @@ import numpy as np
 
 from agents.engine.info import SearchInfo
 from agents.engine.spec import GENERIC_AGENT_SPEC
+from base.cli import SEED
+from base.jit import hot
+from base.xorshift import rng_next
 from core.kernel_defaults import key, legal, outcome, play, terminal, to_move
-from util.cli import SEED
-from util.jit import hot
-from util.xorshift import rng_next
 
 P31 = 2147483647
 # ints settings
@@ -186,7 +186,7 @@ class ValueTable:
         self.counts = np.minimum(cnt, 2**32 - 1).astype(np.uint32)
 
     def save(self, path: str | Path) -> None:
-        from util.atomic import write_bytes
+        from base.atomic import write_bytes
 
         buf = io.BytesIO()
         np.savez(buf, keys=self.keys, values=self.values, counts=self.counts,
@@ -306,7 +306,7 @@ def train(game: Any, episodes: int, out: str | Path, workers: int = 1, epsilon: 
     ``max_plies``, or 400)."""
     from tqdm import tqdm
 
-    from util.backends import Runner
+    from base.backends import Runner
 
     out = Path(out)
     table = ValueTable.load(out) if resume and out.exists() else ValueTable(game=game.spec())
@@ -411,8 +411,8 @@ class MCLearnerAgent:
 
 # --- CLI ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
+    from base.cli import OneLineParser, check_writable, exit_code, positive_int, signal_name, stop_on_signals
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser, check_writable, exit_code, positive_int, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.mc_learner",
                       description="Every-visit Monte-Carlo self-play learning on canonical keys (see the module docstring).")
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     game = game_from_args(p, args, "the learner plays games without chance")
     if args.resume and not Path(args.out).exists():
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
-    from util.backends import missing
+    from base.backends import missing
 
     if missing(args.backend):
         p.error(missing(args.backend))

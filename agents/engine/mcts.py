@@ -19,9 +19,9 @@ from typing import Any
 from agents.engine import mcts_kernels as K
 from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
+from base.batches import run_batches
+from base.jit import CompileGate, is_hot, numba_available
 from core.game import CHANCE, State, bind, kernel_state, search_constants
-from util.batches import run_batches
-from util.jit import CompileGate, is_hot, numba_available
 
 LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
 EXPAND_MODES = {"prune": K.EXPAND_PRUNE, "prove": K.EXPAND_PROVE, "off": K.EXPAND_OFF}
@@ -306,7 +306,7 @@ class MCTSAgent:
     def _kernels(self, deadline: float) -> tuple[Any, bool]:
         """(the kernels this move runs, whether compiled). A move with a minute or more
         compiles in place; a shorter one starts a thread that compiles and searches on the plain
-        path until it is done (see :class:`util.jit.CompileGate`), in the same arrays."""
+        path until it is done (see :class:`base.jit.CompileGate`), in the same arrays."""
         plain = self.bound_kernels(False)
         if not self._compiled_possible():
             return plain, False

@@ -6,11 +6,11 @@ Bound to a game with :func:`core.game.bind` (every kernel below is imported by n
 **The tree** lives in two flat arrays (numpy int64 / float64 compiled or when the compiled
 path may take over mid-game; Python lists on the plain-only path, where list indexing is
 several times faster). The module is compiled without numba's reference counting
-(``NO_NRT``, :data:`util.jit.NO_NRT_FLAG`): numba counts each array a function receives with
+(``NO_NRT``, :data:`base.jit.NO_NRT_FLAG`): numba counts each array a function receives with
 an atomic add and subtract, inlined calls included, which cost a quarter of the run on
 ConnectX; nothing here allocates except the two cache walks at the end (``@hot(nrt=True)``).
 
-**Layouts.** Each region's slots are named once, by a :class:`util.layout.Layout`:
+**Layouts.** Each region's slots are named once, by a :class:`base.layout.Layout`:
 :data:`TREE_INTS` (``I_*``), :data:`SETTINGS` (``F_*``), the node records :data:`NODE_INTS`
 (``N_*``) and :data:`NODE_FLOATS` (``V_*``).
 
@@ -82,13 +82,13 @@ from __future__ import annotations
 
 import math
 
+from base.jit import hot
+from base.layout import Layout
+from base.xorshift import rng_next
 from core.kernel_defaults import bounds, chance_prob, evaluate, key, legal, outcome, play, rollout, terminal, to_move
 from core.kernel_expand import expand
-from util.jit import hot
-from util.layout import Layout
-from util.xorshift import rng_next
 
-NO_NRT = True  # compiled without reference counting: util.jit.NO_NRT_FLAG (nothing here allocates)
+NO_NRT = True  # compiled without reference counting: base.jit.NO_NRT_FLAG (nothing here allocates)
 CHANCE = -1  # core.game.CHANCE (a literal here: numba reads module globals as constants)
 
 # Code switches: constants that :func:`code_flags` overrides per binding, so that numba drops the

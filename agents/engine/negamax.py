@@ -31,7 +31,7 @@ With canonical keys (a symmetric image) an entry's move may not be ours: it only
 when it is legal here, and the root never takes a table cut-off.
 
 Time: ``ints[D_LIMIT]`` nodes and a deadline (``ints[D_DEADLINE]``, ``time.perf_counter_ns``
-units) read with :func:`util.hotclock.clock_ns` every ``ints[D_CLOCK_MASK] + 1`` nodes; past
+units) read with :func:`base.hotclock.clock_ns` every ``ints[D_CLOCK_MASK] + 1`` nodes; past
 either the kernel sets ``ints[D_ABORTED]`` and unwinds without writing the table.
 
 Two arrays carry everything (numpy compiled, lists plain; laid out by :class:`Search`):
@@ -49,13 +49,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from base.budget import NO_DEADLINE_NS, NO_LIMIT
+from base.hotclock import COMPILED_CLOCK, clock_ns
+from base.jit import hot
+from base.layout import Layout
 from core.game import CHANCE, bind, kernel_state, key_function, search_constants
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
 from core.kernel_expand import expand
-from util.budget import NO_DEADLINE_NS, NO_LIMIT
-from util.hotclock import COMPILED_CLOCK, clock_ns
-from util.jit import hot
-from util.layout import Layout
 
 WIN_SCALE = 1.0e6  # agents' value of an outcome of 1
 DECISIVE = 5.0e5  # |value| from here on comes from a terminal state; heuristics stay below

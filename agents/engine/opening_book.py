@@ -112,7 +112,7 @@ class OpeningBook:
     def save(self, path: str | Path) -> None:
         import numpy as np
 
-        from util.atomic import write_bytes
+        from base.atomic import write_bytes
 
         keys = sorted(self.entries)
         width = max((len(self.entries[k][1]) for k in keys), default=1)
@@ -213,8 +213,8 @@ class BookSolverAgent(SolverAgent):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from base.cli import OneLineParser, check_writable, exit_code, signal_name, stop_on_signals
     from core.games import add_game_arguments, game_from_args
-    from util.cli import OneLineParser, check_writable, exit_code, signal_name, stop_on_signals
 
     p = OneLineParser(prog="python -m agents.engine.opening_book", description=__doc__.split("\n\n")[0])
     add_game_arguments(p, default="quantik")

@@ -1,7 +1,7 @@
 """A heuristic's parameters as the engine's agents take them, read here once for every agent
 (alpha-beta, minimax, expectimax, the solver's fallback, MCTS's leaves, the turn searches).
 
-Each game's heuristics declare their parameters by name (``PARAMS``, :class:`util.params.Param`:
+Each game's heuristics declare their parameters by name (``PARAMS``, :class:`base.params.Param`:
 name, default, bounds, meaning). An agent spec names them like any agent parameter
 (``alphabeta:heuristic=lines,w3=5``, ``mcts:leaf=heuristic,heuristic=lines,power=3``):
 :func:`agents.engine.spec.convert_params` gathers the keys an agent with a heuristic does not
@@ -20,9 +20,9 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from base.bounds import as_float, shown
+from base.params import Param, from_defaults, values
 from core.game import search_params
-from util.bounds import as_float, shown
-from util.params import Param, from_defaults, values
 
 NAMED = {"heuristic_params": True}
 """Metadata of an agent's ``params`` field holding its heuristic's parameters: spec keys that are

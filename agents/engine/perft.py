@@ -2,8 +2,8 @@
 as actions), the first check of a game's kernels against independent enumerations."""
 from __future__ import annotations
 
+from base.jit import hot
 from core.kernel_defaults import legal, play, terminal
-from util.jit import hot
 
 
 @hot

@@ -34,7 +34,7 @@ ENGINE_AGENTS: dict[str, str] = {
 
 
 BUNDLE_PREFIX = __name__[:-len("agents.engine.registry")]
-"""The private top package a submission bundles the toolkit under (util/bundle.py), with its dot
+"""The private top package a submission bundles the toolkit under (base/bundle.py), with its dot
 ('' in the repo): an agent named here by string is imported under it, as the bundle has it."""
 
 

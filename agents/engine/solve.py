@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TextIO
 
-from util.cli import Interrupted, OneLineParser, check_writable, exit_code, stop_on_signals
+from base.cli import Interrupted, OneLineParser, check_writable, exit_code, stop_on_signals
 
 
 def _fmt(v: float) -> str:
@@ -106,8 +106,8 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 def main(argv: list[str] | None = None) -> int:
     from agents.engine.exact import too_big
     from agents.engine.spec import FIELD_BOUNDS
+    from base.cli import int_in
     from core.games import add_game_arguments, game_from_args
-    from util.cli import int_in
 
     parser = OneLineParser(prog="python -m agents.engine.solve",
                            description="Exact values for the side to move of positions read from stdin, one move "

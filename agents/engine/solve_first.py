@@ -20,8 +20,8 @@ from typing import Any
 
 from agents.engine.exact import refuse_exact
 from agents.engine.mcts import MCTSAgent
+from base.jit import CompileGate
 from core.game import State
-from util.jit import CompileGate
 
 
 @dataclass

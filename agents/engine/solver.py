@@ -20,13 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.engine.exact import E_LIMIT, ExactSearch, narrow
-from util.budget import NO_LIMIT, deadline_ns
-from util.hotclock import COMPILED_CLOCK
-from util.watch import INLINE_SECONDS, call_watched
+from base.budget import NO_LIMIT, deadline_ns
+from base.hotclock import COMPILED_CLOCK
+from base.watch import INLINE_SECONDS, call_watched
 
 INLINE_NODES = 1_000_000
 """With ``slice_seconds``, where compiled code cannot read the clock: the nodes a call runs in
-the caller's thread before it starts again watched (about :data:`util.watch.INLINE_SECONDS` of
+the caller's thread before it starts again watched (about :data:`base.watch.INLINE_SECONDS` of
 a compiled solve here)."""
 
 
@@ -75,9 +75,9 @@ class Solver:
         ``node_limit`` nodes (this call's) and ``deadline`` (``time.perf_counter()`` seconds);
         its result, or None when either came first. Its nodes are added to :attr:`nodes`.
 
-        With ``slice_seconds``, a call that outlasts :data:`util.watch.INLINE_SECONDS` (or,
+        With ``slice_seconds``, a call that outlasts :data:`base.watch.INLINE_SECONDS` (or,
         compiled where compiled code cannot read the clock, :data:`INLINE_NODES`) runs again, to
-        its end, in a thread (:func:`util.watch.call_watched`) while this one wakes every
+        its end, in a thread (:func:`base.watch.call_watched`) while this one wakes every
         ``slice_seconds`` to run the signal handlers and ``on_slice``; an exception there stops
         the kernel at its next node (its node limit set to 0) and is re-raised. The search is the
         one ``slice_seconds=None`` does, bar that restart, whose first try's proofs are still in
@@ -274,7 +274,7 @@ class Solver:
 
 def can_compile(game: Any) -> bool:
     """Whether the solver's kernel runs compiled for ``game`` here (numba, a state within int64)."""
-    from util.jit import numba_available
+    from base.jit import numba_available
 
     return numba_available() and game.fits_int64()
 

@@ -13,7 +13,7 @@ import stat
 import typing
 from typing import Any
 
-from util.bounds import INT64, MEMORY_BUDGET, PATH_SHOWN, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
+from base.bounds import INT64, MEMORY_BUDGET, PATH_SHOWN, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
 
 
 class SpecError(ValueError):

@@ -194,7 +194,7 @@ def to_svg(dot_text: str) -> str:
 def write(root: Node, path: str, title: str = "") -> str:
     """Write the tree to ``path`` atomically: ``.json`` dicts, ``.svg`` (needs ``dot``), else DOT.
     Returns the format written."""
-    from util.atomic import write_text
+    from base.atomic import write_text
 
     if path.endswith(".json"):
         write_text(path, json.dumps(root.to_dict()) + "\n")

@@ -26,12 +26,12 @@ from agents.engine.info import SearchInfo
 from agents.engine.params import resolve_heuristic
 from agents.engine.turn_plan import ALTERNATIVES, TurnPlanAgent, likeliest_line
 from agents.reinforce_tactics import planner
+from base import jit as J
+from base.budget import NO_DEADLINE_NS, deadline_ns
+from base.jit import CompileGate
 from core.game import State, constants_array
 from core.reinforce_tactics.layout import A_END, A_UNIT, NUM_ACTIONS, SUB_TARGET, UNIT_STRIDE
 from heuristics.reinforce_tactics.params import Weights, weights_of
-from util import jit as J
-from util.budget import NO_DEADLINE_NS, deadline_ns
-from util.jit import CompileGate
 
 MAX_TURN = 1000  # sub-actions a planned turn holds at most (each unit moves and acts once; a backstop)
 

@@ -396,7 +396,7 @@ def _turn_server(agent: Any, base: str) -> Any:
         return lambda a, state, deadline: a.plan_labels(state, deadline)
     import numpy as np
 
-    jit = importlib.import_module(base + "util.jit")
+    jit = importlib.import_module(base + "base.jit")
     k = jit.compiled(importlib.import_module(base + "core.reinforce_tactics.kernels"))
     buf = np.empty(NUM_ACTIONS, np.int64)
 

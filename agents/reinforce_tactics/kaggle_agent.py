@@ -4,7 +4,7 @@ around any of our agents, never raising.
 :class:`RTKaggleAdapter` reads the observation into our game and state (the game's map is the
 observation's ``board``, so a seed's terrain flips come along; ``episodeSteps`` from the
 configuration), creates the agent for that game (once per board), notices a new game (calls
-``reset()``), takes the deadline from Kaggle's clock (:mod:`util.clock`: ``actTimeout`` 5 s
+``reset()``), takes the deadline from Kaggle's clock (:mod:`base.clock`: ``actTimeout`` 5 s
 and the bank), asks the agent for the turn (``plan_labels(state, deadline)`` of
 :class:`agents.engine.turn_plan.TurnPlanAgent`; an agent with only ``choose`` is asked one
 decision at a time until it ends the turn) and turns the plan into Kaggle's action dicts.
@@ -30,11 +30,11 @@ import traceback
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from base.clock import RT_ACT_TIMEOUT, ClockPolicy, kaggle_times, read_field
 from core.game import State
 from core.reinforce_tactics import ReinforceTactics
 from core.reinforce_tactics.kaggle import OBS_FIELDS
 from core.reinforce_tactics.layout import TILE_CODES, UNIT_CODES, H, W
-from util.clock import RT_ACT_TIMEOUT, ClockPolicy, kaggle_times, read_field
 
 END_TURN_ONLY: list[dict] = [{"type": "end_turn"}]
 EPISODE_STEPS = (2, 100_000)  # accepted range of configuration.episodeSteps (Kaggle's default 200)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from base.hotclock import clock_ns
+from base.jit import hot
 from core.reinforce_tactics.kernels import chance_prob, legal, occupancy, play, unit_legal
 from core.reinforce_tactics.layout import (
     A_CREATE,
@@ -54,8 +56,6 @@ from core.reinforce_tactics.layout import (
     UNIT_STRIDE,
 )
 from heuristics.reinforce_tactics import evaluate
-from util.hotclock import clock_ns
-from util.jit import hot
 
 WIN = 2.0  # a won game's value: above every estimate (the heuristic's top is at most 1)
 NEG = -1.0e18  # below every value: "none yet"

@@ -14,8 +14,8 @@ so the state needs nothing else. Action = column (0-based).
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import can_play, mirror_key, move_bit, popcount, position_key
-from util.jit import hot
 
 ROWS, COLUMNS, INAROW, BOARD, BITS = 0, 1, 2, 3, 4  # slots of ``g``
 

@@ -5,13 +5,13 @@ and row, row 0 at the **bottom**. The top bit of each column is a sentinel that 
 empty: it stops shifted lines from wrapping into the next column. A position is two integers:
 ``mask`` (every stone) and ``current`` (the stones of the side to move).
 
-Every function here is hot (see :mod:`util.jit`): plain Python on unbounded ints, or compiled
+Every function here is hot (see :mod:`base.jit`): plain Python on unbounded ints, or compiled
 by numba on int64 when the board fits 63 bits. They take the shape as plain ints so that the
 compiled versions need no objects.
 """
 from __future__ import annotations
 
-from util.jit import hot
+from base.jit import hot
 
 
 @hot

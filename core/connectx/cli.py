@@ -1,6 +1,6 @@
 """ConnectX on the command line: the board argument (``ROWSxCOLUMNSxINAROW``) and move strings
 in Pons' notation (1-based column digits). The game-free pieces of the command-line tools are in
-:mod:`util.cli`."""
+:mod:`base.cli`."""
 from __future__ import annotations
 
 import argparse

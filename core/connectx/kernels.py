@@ -10,12 +10,12 @@ made a line or the board is full; ``outcome`` is +-1, or Pons' score with ``pons
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import can_play, has_won, move_bit
 from core.connectx.mcts_hooks import rollout  # noqa: F401 (the generic MCTS's playout hook)
 from core.connectx.search_hooks import expand, key, order, win_outcome  # noqa: F401 (hooks of the depth-first searches)
 from core.connectx.solver_hooks import bounds  # noqa: F401 (the exact solver's Pons bounds)
 from core.connectx.threats import popcnt
-from util.jit import hot
 
 
 @hot

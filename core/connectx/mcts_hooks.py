@@ -10,11 +10,11 @@ game's kernels) and pay for it at every node; decided positions reach MCTS throu
 """
 from __future__ import annotations
 
+from base.jit import hot
+from base.xorshift import rng_next
 from core.connectx.bitboard import has_won
 from core.connectx.search_hooks import win_outcome
 from core.connectx.threats import popcnt
-from util.jit import hot
-from util.xorshift import rng_next
 
 
 @hot

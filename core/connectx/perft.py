@@ -2,8 +2,8 @@
 early stop there). A standard check of move generation and win detection."""
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import can_play, has_won, move_bit
-from util.jit import hot
 
 
 @hot

@@ -20,8 +20,8 @@ which is what an exact solver of ConnectX reports.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.threats import popcnt, win_cells
-from util.jit import hot
 
 
 @hot(inline=True)  # one add: cheap enough for the exact solver to prefetch its table slots with it

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from base.bounds import as_int
 from core.connectx import bitboard
-from util.bounds import as_int
 
 MAX_ROWS = 32
 MAX_COLUMNS = 32

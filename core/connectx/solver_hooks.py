@@ -15,8 +15,8 @@ beyond the outcome's range.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.threats import popcnt
-from util.jit import hot
 
 
 @hot

@@ -8,8 +8,8 @@ undefined behaviour in LLVM: they are split into steps of at most 62). Layout: :
 """
 from __future__ import annotations
 
-from util.hints import bit_count  # noqa: F401  (the CPU's popcount when compiled; heuristics import it from here)
-from util.jit import hot
+from base.hints import bit_count  # noqa: F401  (the CPU's popcount when compiled; heuristics import it from here)
+from base.jit import hot
 
 
 @hot

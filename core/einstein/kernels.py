@@ -28,7 +28,7 @@ State, two words below 2**63:
 """
 from __future__ import annotations
 
-from util.jit import hot
+from base.jit import hot
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 GONE = 31

@@ -13,8 +13,8 @@ A player observes its own card and every bet, never the other card.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.hidden import draw
-from util.jit import hot
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 NONE = 3  # a card not dealt yet

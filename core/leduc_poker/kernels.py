@@ -16,8 +16,8 @@ their count. The chips, raises and the player to move follow from the actions (:
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.hidden import draw
-from util.jit import hot
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 NONE = 6  # a card not dealt yet

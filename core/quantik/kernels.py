@@ -23,8 +23,8 @@ board symmetries whose image of ``o`` is least, as a 128-bit set (see :func:`can
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import popcount as popcount16  # the one popcount (hot: compiled copies swap in)
-from util.jit import hot
 
 PLANE = 0xFFFF
 TABLES = 2  # offset of the symmetry tables in g

@@ -26,8 +26,8 @@ to 14 times a node).
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import popcount
-from util.jit import hot
 
 G_N, G_MAXPLY, G_NACT, G_NLINES, G_FULL, G_SYMBASE, G_ROWBASE = 0, 1, 2, 3, 4, 5, 6
 G_LINES = 8  # up to 2 * 5 + 2 = 12 line masks

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from base.jit import hot
 from core.quixo.kernels import G_ACT, G_NACT, constants, has_line, symmetry_maps
-from util.jit import hot
 
 DRAW, WIN, LOSS = 0, 1, 2  # val for the side to move; DRAW also means "not known yet" while solving
 CHUNK = 1 << 19  # states per compiled call (well under a second): progress and Ctrl-C between calls
@@ -190,7 +190,7 @@ class Solution:
 
 def solve(n: int, jit: bool = True, progress: bool = False) -> Solution:
     """Every state of the n×n game (n = 3 or 4) with its value and distance to the end."""
-    from util import jit as J
+    from base import jit as J
 
     if n not in (3, 4):
         raise ValueError(f"retrograde solves n = 3 or 4, not {n} (5×5 has 2·3^25 states)")
@@ -224,7 +224,7 @@ def solve(n: int, jit: bool = True, progress: bool = False) -> Solution:
 
 def pack(sol: Solution, jit: bool = True, progress: bool = False) -> tuple[np.ndarray, int]:
     """The uint8 code table (canonical states only) and the count of symmetry mismatches."""
-    from util import jit as J
+    from base import jit as J
 
     if int(sol.dist.max()) > 126:
         raise ValueError(f"a distance of {int(sol.dist.max())} plies does not fit the 8-bit code")
@@ -301,8 +301,8 @@ class Table:
 
 # --- CLI --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    from util.atomic import write_bytes
-    from util.cli import OneLineParser, check_writable, exit_code, stop_on_signals
+    from base.atomic import write_bytes
+    from base.cli import OneLineParser, check_writable, exit_code, stop_on_signals
 
     p = OneLineParser(prog="python -m core.quixo.retrograde",
                       description="Solve n×n Quixo (n = 3, 4) by retrograde analysis and write the packed table.")

@@ -13,6 +13,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from base.bounds import INT64
 from core.game import CHANCE, Game, State
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
@@ -45,9 +46,8 @@ from core.reinforce_tactics.layout import (
     H,
     W,
 )
-from util.bounds import INT64
 
-MAX_SEED = INT64[1]  # Kaggle's seed: any int; ours: -1 (no flips) to int64's largest (util.cli.SEED's range)
+MAX_SEED = INT64[1]  # Kaggle's seed: any int; ours: -1 (no flips) to int64's largest (base.cli.SEED's range)
 MAX_STEPS = 100_000  # episodeSteps: 500 times Kaggle's 200
 MAX_GOLD = 10 ** 9  # with a turn's income at most NSMAX * 150 for MAX_STEPS turns, gold stays below 2**31
 assert MAX_GOLD + NSMAX * max(INCOME) * MAX_STEPS < 2 ** 31

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from base.jit import hot
 from core.reinforce_tactics.layout import (
     A_CREATE,
     A_END,
@@ -117,7 +118,6 @@ from core.reinforce_tactics.layout import (
     UNIT_STRIDE,
     W,
 )
-from util.jit import hot
 
 CHANCE = -1  # core.game.CHANCE (a literal: numba reads module globals as constants)
 COMPILED = False

@@ -6,8 +6,8 @@ to move follows from the stone counts. Action = cell. ``g`` is unused (``[0]``).
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import popcount as popcount9
-from util.jit import hot
 
 LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 

@@ -12,10 +12,10 @@ so the value is antisymmetric and mirror symmetric.
 """
 from __future__ import annotations
 
+from base.jit import hot
+from base.params import Param, default_lists
 from core.connect4_count.kernels import count_lines
 from heuristics.connectx.lines import direction, open_windows, popcnt, window_starts, windows_with
-from util.jit import hot
-from util.params import Param, default_lists
 
 
 @hot
@@ -64,8 +64,8 @@ def evaluate_score(g, s, params) -> float:
 # The first is the engine agents' "auto" choice.
 HEURISTICS = {"lines": evaluate_lines, "score": evaluate_score}
 
-# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param). score
-# takes none (searches still hand its kernel one unused number: util.params.defaults).
+# Each heuristic's parameters, in the order ``params`` holds them (base.params.Param). score
+# takes none (searches still hand its kernel one unused number: base.params.defaults).
 PARAMS = {
     "lines": (
         Param("open_weight", 0.5, -100.0, 100.0, "value in points of an open window one stone short (completed "

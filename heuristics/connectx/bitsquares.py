@@ -5,8 +5,8 @@ it is a sum over all windows of a function of the window's contents.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from heuristics.connectx.lines import line_diff
-from util.jit import hot
 
 
 @hot

@@ -3,13 +3,13 @@ so game-generic searches can use them; parameters as declared in
 :data:`heuristics.connectx.params.PARAMS`."""
 from __future__ import annotations
 
+from base.jit import hot
+from base.params import default_lists
 from heuristics.connectx.bitsquares import bitsquares
 from heuristics.connectx.gameovers import gameovers
 from heuristics.connectx.liberties import liberties
 from heuristics.connectx.oddeven import oddeven
 from heuristics.connectx.params import PARAMS as CONNECTX_PARAMS
-from util.jit import hot
-from util.params import default_lists
 
 
 @hot

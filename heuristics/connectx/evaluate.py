@@ -1,11 +1,11 @@
 """One dispatcher for every heuristic, so a compiled search calls any of them by integer id."""
 from __future__ import annotations
 
+from base.jit import hot
 from heuristics.connectx.bitsquares import bitsquares
 from heuristics.connectx.gameovers import gameovers
 from heuristics.connectx.liberties import liberties
 from heuristics.connectx.oddeven import oddeven
-from util.jit import hot
 
 
 @hot

@@ -8,9 +8,9 @@ Exactly antisymmetric and mirror symmetric.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import board_mask
 from heuristics.connectx.lines import line_value, popcnt, threat_cells
-from util.jit import hot
 
 
 @hot

@@ -8,9 +8,9 @@ mirror swaps the two diagonals, so the sum over directions is mirror symmetric.
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import board_mask
 from heuristics.connectx.lines import direction, lsh, open_windows, popcnt, rsh, threat_cells, window_starts
-from util.jit import hot
 
 
 @hot

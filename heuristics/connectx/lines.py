@@ -10,11 +10,11 @@ ints, defined on numba's int64); threat cells and bit counts are rule facts in :
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import board_mask
 
 # The rule-level primitives, re-exported for the heuristics that import them from here.
 from core.connectx.threats import bit_count, direction, lsh, popcnt, rsh, threat_cells  # noqa: F401
-from util.jit import hot
 
 
 @hot

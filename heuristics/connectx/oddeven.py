@@ -16,9 +16,9 @@ under a colour swap; with ``parity_threat = parity_two = 0`` the score is exactl
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.connectx.bitboard import board_mask, bottom_mask
 from heuristics.connectx.lines import direction, line_diff, lsh, open_windows, popcnt, rsh, threat_cells, window_starts, windows_with
-from util.jit import hot
 
 
 @hot

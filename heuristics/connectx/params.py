@@ -3,7 +3,7 @@
 Every heuristic is a hot function ``name(current, mask, rows, columns, inarow, params) -> float``
 in its own module, dispatched by :func:`heuristics.connectx.evaluate.evaluate` on an integer id (numba
 cannot pass functions around cheaply). Parameters travel as one float array in the order of
-:data:`PARAMS` (named, bounded, documented: :class:`util.params.Param`), so searches and the tuner
+:data:`PARAMS` (named, bounded, documented: :class:`base.params.Param`), so searches and the tuner
 set them by name with :func:`params_array`.
 
 All heuristics count *lines*: every window of ``inarow`` cells in a row, column or diagonal. A
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from util.params import Param, names, values
+from base.params import Param, names, values
 
 # Integer ids for the compiled dispatcher; "none" scores every position 0 (pure search).
 HEURISTIC_IDS: dict[str, int] = {"none": -1, "gameovers": 0, "bitsquares": 1, "oddeven": 2, "liberties": 3}
 
-# Each heuristic's parameters in the order of its params array (util.params.Param: name,
+# Each heuristic's parameters in the order of its params array (base.params.Param: name,
 # default, lo, hi, meaning). Published defaults (design.md: bitsquares power 1.75; gameovers
 # double-attack 0.5, single square 0.1; odd/even rewards 0 / 1 / 0.05); liberties' threat
 # weight is our own choice.
@@ -50,7 +50,7 @@ DEFAULTS: dict[str, dict[str, float]] = {h: {p.name: p.default for p in ps} for 
 
 def params_array(name: str, **overrides: Any) -> np.ndarray:
     """The float64 parameter array of heuristic ``name`` (defaults, then ``overrides`` by name,
-    each within its bounds: :func:`util.params.values`).
+    each within its bounds: :func:`base.params.values`).
 
     Raises ValueError naming the valid heuristics or parameters on a bad name.
     """

@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 
+from base.jit import hot
+from base.params import Param, default_lists
 from core.einstein.kernels import GONE, cube_cell, movable
-from util.jit import hot
-from util.params import Param, default_lists
 
 HORIZON = 20  # turns in the race table; 19 moves always bring some cube home (6 cubes x 3 steps + 1)
 _STRIDE = HORIZON + 1
@@ -204,7 +204,7 @@ def evaluate_odds(g, s, params) -> float:
 
 HEURISTICS = {"odds": evaluate_odds, "race": evaluate_race}
 
-# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param).
+# Each heuristic's parameters, in the order ``params`` holds them (base.params.Param).
 _TOP = Param("top", 0.9, 0.0, 1.0, "the largest |estimate| (below the win value 1)")
 PARAMS = {
     "odds": (Param("sharpness", 1.5, 0.0, 100.0, "slope of the estimate at even odds"), _TOP),

@@ -14,10 +14,10 @@ the mover's longest line (most own cubes in one line) minus the opponent's, an i
 """
 from __future__ import annotations
 
+from base.jit import hot
+from base.params import Param, default_lists
 from core.connectx.bitboard import popcount
 from core.quixo.kernels import G_LINES, G_NLINES
-from util.jit import hot
-from util.params import Param, default_lists
 
 
 @hot
@@ -53,7 +53,7 @@ def evaluate_longest(g, s, params) -> float:
 
 HEURISTICS = {"lines": evaluate_lines, "longest": evaluate_longest}
 
-# Each heuristic's parameters, in the order ``params`` holds them (util.params.Param); longest
+# Each heuristic's parameters, in the order ``params`` holds them (base.params.Param); longest
 # takes none.
 PARAMS = {
     "lines": tuple(Param(f"w{k}", float(w), -1.0e6, 1.0e6, f"weight of a line holding {k}{' (or more)' * (k == 4)} "

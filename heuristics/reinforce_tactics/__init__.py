@@ -24,6 +24,7 @@ image with the sides swapped score opposite values (``tests/test_rt_agents.py``)
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.reinforce_tactics.kernels import dist, unit_at
 from core.reinforce_tactics.layout import (
     COST,
@@ -70,7 +71,6 @@ from heuristics.reinforce_tactics.params import (
     Weights,
     declared,
 )
-from util.jit import hot
 
 MAX_DIST = W + H - 2  # the largest Manhattan distance on the board: position terms count from it
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from base.jit import hot
 from core.reinforce_tactics.layout import H_OVER, H_PLAYER, H_WINNER
 from heuristics.reinforce_tactics.learned_features import NAMES, NF, features
-from util.jit import hot
 
 MAGIC = 38.0  # the issue that introduced the format; a params vector not starting so is refused
 M_MAGIC = 0
@@ -107,15 +107,15 @@ def pack(model: dict[str, np.ndarray]) -> np.ndarray:
 
 def to_file_arrays(model: dict[str, np.ndarray], plain: bool = False) -> dict[str, Any]:
     """The arrays a weights file holds: float32, and the feature names (an array; ``plain``:
-    a list of str, as :mod:`util.codec` embeds data in a submission)."""
+    a list of str, as :mod:`base.codec` embeds data in a submission)."""
     out: dict[str, Any] = {k: np.asarray(model[k], np.float32) for k in ARRAYS}
     out["features"] = list(NAMES) if plain else np.array(NAMES)
     return out
 
 
 def write_npz(path: str | os.PathLike, arrays: dict[str, Any]) -> None:
-    """``arrays`` as an .npz at ``path``, written atomically (util.atomic): whole or not at all."""
-    from util.atomic import write_bytes
+    """``arrays`` as an .npz at ``path``, written atomically (base.atomic): whole or not at all."""
+    from base.atomic import write_bytes
 
     buf = io.BytesIO()
     np.savez(buf, **arrays)

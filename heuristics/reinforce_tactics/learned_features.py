@@ -26,6 +26,7 @@ knows). Words are in natural units; the model standardises them (mean and scale 
 """
 from __future__ import annotations
 
+from base.jit import hot
 from core.reinforce_tactics.kernels import dist
 from core.reinforce_tactics.layout import (
     COST,
@@ -60,7 +61,6 @@ from core.reinforce_tactics.layout import (
 )
 from heuristics.reinforce_tactics import evaluate as hand_evaluate
 from heuristics.reinforce_tactics.params import Weights
-from util.jit import hot
 
 MAX_DIST = W + H - 2
 NEAR = 3  # cells from an enemy HQ that count as near it (PF_NEAR_HQ)

@@ -5,7 +5,7 @@
 :meth:`Weights.vector` is the ``params`` array the hot ``evaluate(g, s, params)`` reads, by the
 index constants ``P_*`` below (one per field, in field order). The engine's generic agents take
 the same names (``macro_mcts:w_gold=0.5``; :func:`declared`, as every game's heuristics
-declare theirs: :mod:`util.params`), or all the numbers by position (``params=1.35/0.3/...``).
+declare theirs: :mod:`base.params`), or all the numbers by position (``params=1.35/0.3/...``).
 
 Values are in gold (a unit's cost is what it is worth at full health), then squashed:
 ``top * z / (scale + |z|)`` keeps every estimate inside ``(-top, top)``, below the win value 1.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from util.params import Param
+from base.params import Param
 
 WEIGHT = {"bounds": (-1.0e6, 1.0e6)}
 SHARE = {"bounds": (0.0, 1.0)}
@@ -76,7 +76,7 @@ def help_text() -> dict[str, str]:
 
 def declared() -> tuple[Param, ...]:
     """The weights as the engine's searches read every heuristic's parameters
-    (:class:`util.params.Param`: name, default, bounds, meaning), from :class:`Weights`' fields."""
+    (:class:`base.params.Param`: name, default, bounds, meaning), from :class:`Weights`' fields."""
     docs = help_text()
     out = []
     for f in fields(Weights):

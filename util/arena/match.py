@@ -62,7 +62,7 @@ class GameJob:
     seed: int  # seeds the players' randomness for this game
     plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
     base_seed: int = 0  # the tournament's seed: openings and dice of game pair index // 2 come from it
-    overage: float | None = None  # seconds in an agent file's bank (None: Kaggle's for the game, util.clock.kaggle_overage)
+    overage: float | None = None  # seconds in an agent file's bank (None: Kaggle's for the game, base.clock.kaggle_overage)
 
     @property
     def game_obj(self) -> Game:
@@ -183,7 +183,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
     Players have ``choose(state, deadline)`` (``deadline = perf_counter() + time_per_move``) and
     optionally ``reset()``, called before the game. In a game whose turn is several decisions
     ``time_per_move`` is the time of a whole turn (:class:`TurnClock`), and the hard limit
-    applies to the turn's total. A player with a ``kaggle_clock`` (a :class:`util.clock.KaggleBank`:
+    applies to the turn's total. A player with a ``kaggle_clock`` (a :class:`base.clock.KaggleBank`:
     an agent file) is judged by Kaggle's clock instead: a move (turn) may overrun ``actTimeout``
     by what is left of its bank, which pays for the overrun; past that it loses on time. ``opening``: actions (chance outcomes
     included) played first; raises ValueError when one is illegal. ``hard_limit``: seconds

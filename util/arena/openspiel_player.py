@@ -11,9 +11,9 @@ from typing import Any
 from agents.connectx.base import PositionAgent
 from agents.engine.info import EMPTY, SearchInfo
 from agents.engine.spec import SpecError
+from base.bounds import as_float, as_int
 from core.connectx.position import Position
 from core.connectx.shape import Shape
-from util.bounds import as_float, as_int
 
 # MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, simulations until the
 # move's deadline (MCTSBot's own ``max_wall_clock_time``), for strength at equal time.

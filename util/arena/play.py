@@ -21,13 +21,13 @@ from typing import Any, TextIO
 
 from agents.engine.info import SearchInfo, info_of
 from agents.engine.spec import SpecError
+from base.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, signal_name, stop_on_signals, unwritable
 from core.game import Game, State, play_line
 from core.games import add_game_arguments
 from util.arena import openings, players
 from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
 from util.arena.tournament import DEFAULT_DB, UsageError, parse_game_args, shape_text
-from util.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, signal_name, stop_on_signals, unwritable
 
 HUMAN = "human"
 MAX_TREE_DEPTH = 12  # --tree-depth (the tree is capped in nodes too)

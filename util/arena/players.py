@@ -203,7 +203,7 @@ def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int
     """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
     ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
     unset; Python's ``random`` for Kaggle built-ins and files). ``overage``: an agent file's bank
-    (None: Kaggle's, :func:`util.clock.kaggle_overage`). Every player chooses on a
+    (None: Kaggle's, :func:`base.clock.kaggle_overage`). Every player chooses on a
     :class:`core.game.State`."""
     if spec.kind == "file":
         return file_player(spec.name, shape, time_per_move, seed, overage)
@@ -422,7 +422,7 @@ class FilePlayer(StatelessPlayer):
     """A Kaggle agent file in its own process (``python -m util.arena.players --serve``), one JSON
     line per request and reply over pipes, on Kaggle's clock: the file reads ``config``'s
     ``actTimeout`` (the arena's ``--time``) and, as ``remainingOverageTime``, what is left of its
-    bank (:attr:`kaggle_clock`, a :class:`util.clock.KaggleBank` of ``overage`` seconds, Kaggle's
+    bank (:attr:`kaggle_clock`, a :class:`base.clock.KaggleBank` of ``overage`` seconds, Kaggle's
     when None: 60 s for ConnectX and Reinforce Tactics), which the game loop charges with every
     move's overrun of ``actTimeout`` and judges by Kaggle's rule (:func:`util.arena.match.play`).
     As in kaggle-environments the file is executed inside its first move, whose time covers it;
@@ -432,7 +432,7 @@ class FilePlayer(StatelessPlayer):
 
     def __init__(self, path: str, config: dict[str, Any], seed: int = 0, overage: float | None = None,
                  env: str = "connectx", load_now: bool = False, shape: Shape | None = None) -> None:
-        from util.clock import KaggleBank, kaggle_overage
+        from base.clock import KaggleBank, kaggle_overage
         self.path, self.shape, self._config = path, shape, config
         self.time_per_move = float(config["actTimeout"])
         self.kaggle_clock = KaggleBank(self.time_per_move, kaggle_overage(env) if overage is None else overage)
@@ -471,7 +471,7 @@ class FilePlayer(StatelessPlayer):
         when the file raised, TimeoutError when it gave no reply by actTimeout + the
         observation's bank + :data:`FILE_GRACE`."""
         start = time.perf_counter()
-        from util.clock import kaggle_times
+        from base.clock import kaggle_times
         act, bank = kaggle_times(obs, config, self.time_per_move)
         assert self._proc.stdin is not None
         request = {"obs": dict(obs), "config": dict(config)}
@@ -513,7 +513,7 @@ def load_agent_file(path: str) -> Callable[[Any, Any], Any]:
     propagate."""
     import inspect
 
-    from util.cli import read_text_file
+    from base.cli import read_text_file
 
     try:
         source = read_text_file(path, "")

@@ -8,8 +8,8 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
+from base.atomic import write_bytes
 from util.arena.ratings import Rating
-from util.atomic import write_bytes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -19,7 +19,7 @@ whose winner the sign predicts, beside the hand heuristic's (feature ``hand``).
 ``loop DIR``: generations, each fitted on every game so far, the games of the next played by the
 hand ``greedy`` and greedy with the last model (:func:`loop`).
 
-SIGINT and SIGTERM stop any of them at once (:func:`util.cli.stop_on_signals`): what was written is
+SIGINT and SIGTERM stop any of them at once (:func:`base.cli.stop_on_signals`): what was written is
 whole (shards, checkpoints), the next run resumes from it.
 """
 from __future__ import annotations
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from base.cli import Interrupted, OneLineParser, exit_code, float_in, int_in, signal_name, stop_on_signals, unwritable
 from core.reinforce_tactics.layout import H_STEP
 from heuristics.reinforce_tactics import learned as L
 from heuristics.reinforce_tactics.learned_features import F_HAND, NF
-from util.cli import Interrupted, OneLineParser, exit_code, float_in, int_in, signal_name, stop_on_signals, unwritable
 
 JITTER = ("w_material", "w_gold", "w_income", "w_hq", "w_advance", "w_capture", "scale")  # greedy's weights varied per game
 
@@ -94,9 +94,9 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
 
 def featurizer() -> Any:
     """``featurize(game, state) -> features``: the compiled kernel when numba is importable."""
+    from base import jit as J
     from core.game import constants_array
     from heuristics.reinforce_tactics import learned_features as LF
-    from util import jit as J
 
     jit = J.numba_available()
     k = J.compiled(LF) if jit else LF

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from util.cli import unwritable
+from base.cli import unwritable
 
 SCHEMA_VERSION = 3  # 2: runs, run_games, claims; 3: game, chance, movers, returns
 

@@ -38,15 +38,15 @@ from typing import Any
 import numpy as np
 
 from agents.engine.spec import SpecError
+from base import backends
+from base.cli import MAX_ID, SEED, OneLineParser, exit_code, float_in, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
+from base.clock import kaggle_overage
 from core.connectx.shape import Shape
 from core.game import Game
 from core.games import add_game_arguments
-from util import backends
 from util.arena import match, openings, players, sprt
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
-from util.cli import MAX_ID, SEED, OneLineParser, exit_code, float_in, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
-from util.clock import kaggle_overage
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
 # Specs shown in --help (tests build each one): keep them valid.
@@ -379,7 +379,7 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
                 bar.set_postfix_str(state.status())
                 if state.decision():
                     break  # leaving the loop stops the games in progress
-    except KeyboardInterrupt as exc:  # util.cli.Interrupted: SIGINT or SIGTERM
+    except KeyboardInterrupt as exc:  # base.cli.Interrupted: SIGINT or SIGTERM
         bar.close()
         _release(store, me)
         print(f"interrupted: {store.count()} games are saved in {store.path}; rerun the same command to resume", file=sys.stderr)
@@ -463,8 +463,8 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
 
 
 def replay(args: argparse.Namespace, store: Store) -> int:
+    from base.atomic import write_text
     from util.arena.kaggle_play import replay_html
-    from util.atomic import write_text
     for gid in args.replay:
         game = store.game(gid)
         if game is None:

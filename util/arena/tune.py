@@ -41,15 +41,15 @@ import numpy as np
 
 from agents import registry
 from agents.engine.spec import SpecError, parameters_of, parse_spec
+from base import backends
+from base.atomic import write_text
+from base.bounds import as_float, as_int
+from base.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, stop_on_signals, unwritable
 from core.connectx.shape import Shape
 from core.game import Game
 from core.games import add_game_arguments
-from util import backends
 from util.arena import match, players, sprt
 from util.arena.tournament import MAX_GAMES, MAX_WORKERS, UsageError, parse_game_args
-from util.atomic import write_text
-from util.bounds import as_float, as_int
-from util.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, stop_on_signals, unwritable
 
 # The example in the help text (tests resolve it): keep it valid.
 EXAMPLE = {"agent": "alphabeta", "fixed": "max_depth=4", "space": "power=float:1:3", "opponents": "rules,kaggle:negamax"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 
-from util.cli import OneLineParser, exit_code, int_in, raise_if_signalled, stop_on_signals
+from base.cli import OneLineParser, exit_code, int_in, raise_if_signalled, stop_on_signals
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,13 +25,13 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from agents import registry
+from base.bounds import as_int
 from core import games as game_registry
 from core.game import Game, param_bounds
 from util.arena.web.render import frame
 from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError, SessionStore, request_time
 from util.arena.web.views import replay_moves, replay_session, view
-from util.bounds import as_int
 
 LOG = logging.getLogger(__name__)
 

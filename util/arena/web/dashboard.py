@@ -18,10 +18,10 @@ from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, request
 
+from base.bounds import as_float, as_int
 from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError
 from util.arena.web.views import replay_session, view
-from util.bounds import as_float, as_int
 
 ROOT = Path(__file__).resolve().parents[3]
 MAX_MATCH_GAMES = 40  # games a match started from the page may have

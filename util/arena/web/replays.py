@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from base.bounds import as_int
 from core.game import Game, State, as_words
 from core.games import make_game
-from util.bounds import as_int
 
 MAX_EPISODE_STEPS = 10_000  # steps a replayed episode may have (Kaggle's games have 200)
 MAX_LOG = 2_000  # entries one turn's action log may have (a side has at most 50 units)

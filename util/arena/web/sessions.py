@@ -20,9 +20,9 @@ from typing import Any
 
 from agents import registry
 from agents.engine.spec import parse_spec, table_bytes
+from base.bounds import as_float, shown
 from core.game import Game, State
 from util.arena.web.render import report_dict
-from util.bounds import as_float, shown
 
 LOG = logging.getLogger(__name__)
 

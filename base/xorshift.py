@@ -6,7 +6,7 @@ hooks (``core/<game>/``) and searches (``agents/``) draw from one definition.
 """
 from __future__ import annotations
 
-from util.jit import hot
+from base.jit import hot
 
 
 @hot

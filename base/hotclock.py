@@ -40,7 +40,7 @@ def _monotonic_clock():
 _SYMBOL = "connectx_clock_gettime"
 """The name compiled code calls ``clock_gettime`` by: registered with LLVM in each process
 (``llvmlite.binding.add_symbol``), so that machine code kept in the on-disk cache
-(:mod:`util.jitcache`) holds a name, not this process's address of the function."""
+(:mod:`base.jitcache`) holds a name, not this process's address of the function."""
 
 
 def _register_clock() -> None:

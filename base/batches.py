@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from util.budget import Speed
+from base.budget import Speed
 
 
 def run_batches(step: Callable[[int], int], end: float, limit: int = 0, first: int = 8,

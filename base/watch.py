@@ -6,7 +6,7 @@ SIGTERM used to return to Python every fraction of a second and start again, res
 table. That loses the search's stack: every subtree finished before the slice's end must be
 found in the table again, and in a long proof the table has long since overwritten the early
 ones (a position the kernel proves in 27 s ran for minutes in 0.2 s slices). Here the call runs
-once, to its end, in a thread (hot kernels are compiled ``nogil``, see :mod:`util.jit`), while
+once, to its end, in a thread (hot kernels are compiled ``nogil``, see :mod:`base.jit`), while
 the calling thread waits in steps: it runs the signal handlers, calls ``tick`` for progress, and
 on an exception asks the call to stop (``stop``, e.g. a node limit set to zero in the kernel's
 memory), waits for it and re-raises.

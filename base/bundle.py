@@ -4,7 +4,7 @@ Why this shape (see ``submissions/README.md`` for the user's view):
 
 - **Import graph with ast.** :func:`import_graph` follows ``import`` and ``from ... import``
   statements (anywhere in a module, relative ones included; not those under
-  ``if TYPE_CHECKING:``), transitively, for the project's packages only (core, util,
+  ``if TYPE_CHECKING:``), transitively, for the project's packages only (base, core, util,
   heuristics, agents, and the agent module's own top package). Parent packages come along
   (importing ``core.connectx.position`` runs ``core/__init__.py``).
 - **Each module keeps its own namespace,** under a private top package ``_connectx_<hash>``
@@ -15,7 +15,7 @@ Why this shape (see ``submissions/README.md`` for the user's view):
   modules (and their compiled kernels).
 - **Imports are rewritten in place** (:func:`rewrite_imports`): the module name of each
   project import gets the prefix, on the same line, so line numbers in tracebacks stay right.
-  ``util.jit.compiled`` keeps working: it finds modules by ``__module__`` in ``sys.modules``,
+  ``base.jit.compiled`` keeps working: it finds modules by ``__module__`` in ``sys.modules``,
   which now holds the prefixed names.
 - Dynamic imports by string (``importlib.import_module("agents.x")``) cannot be rewritten:
   :func:`dynamic_imports` lists them so the builder can warn; validation in a process without
@@ -29,8 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_PACKAGES = ("core", "util", "heuristics", "agents")
-LOADER_MODULES = ("agents.connectx.kaggle", "util.clock", "util.codec")  # what the file itself uses
+PROJECT_PACKAGES = ("base", "core", "util", "heuristics", "agents")
+LOADER_MODULES = ("agents.connectx.kaggle", "base.clock", "base.codec")  # what the file itself uses
 
 
 @dataclass(frozen=True)

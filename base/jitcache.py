@@ -1,6 +1,6 @@
 """Compiled kernels kept on disk between processes, keyed by everything that changes them.
 
-:func:`util.jit.compiled` makes copies of a module's hot functions with new globals, so one
+:func:`base.jit.compiled` makes copies of a module's hot functions with new globals, so one
 source function has several compiled variants (one per set of overrides: a game's kernels bound
 into a generic search, a heuristic, ``NO_NRT``, ``inline``). numba's own ``cache=True`` keys a
 function by its file, qualified name and signature only, and checks the stamp of that one file:
@@ -25,7 +25,7 @@ Where: ``CONNECTX_JIT_CACHE`` (a folder, or ``0`` for no cache), else ``$NUMBA_C
 else ``$XDG_CACHE_HOME/connectx-toolkit/numba`` (``~/.cache/...``). A module without a file of its
 own (a Kaggle submission serves them from embedded source) is never cached.
 
-Every dispatcher also calls :func:`util.compile_checkpoint.compile_checkpoint` before and after each compile: a
+Every dispatcher also calls :func:`base.compile_checkpoint.compile_checkpoint` before and after each compile: a
 command that stops on signals raises there the interrupt that numba's compiler swallowed.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 
 from numba.core import caching
 
-from util.compile_checkpoint import compile_checkpoint
+from base.compile_checkpoint import compile_checkpoint
 
 ENV = "CONNECTX_JIT_CACHE"
 _KEY_MARK = "__connectx_cache_key__"  # on a compiled copy: (folder, source stamp, variant key)

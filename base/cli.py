@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
-from util.bounds import SECONDS_MAX, as_float, as_int
+from base.bounds import SECONDS_MAX, as_float, as_int
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -45,7 +45,7 @@ def _freeze_at_exit() -> None:
 
 
 def int_in(lo: int | None, hi: int | None) -> Callable[[str], int]:
-    """argparse type for an integer from ``lo`` to ``hi`` (:func:`util.bounds.as_int`: ASCII
+    """argparse type for an integer from ``lo`` to ``hi`` (:func:`base.bounds.as_int`: ASCII
     digits only); argparse's one line then names the flag: ``argument --games: ...``."""
     def parse(text: str) -> int:
         try:
@@ -83,7 +83,7 @@ SEED = int_in(0, MAX_ID)  # argparse type of a --seed
 
 
 def positive_int(text: str) -> int:
-    """argparse type for an integer of at least 1 (ASCII digits: :func:`util.bounds.as_int`)."""
+    """argparse type for an integer of at least 1 (ASCII digits: :func:`base.bounds.as_int`)."""
     try:
         return as_int(text, "value", 1, None)
     except ValueError:
@@ -185,9 +185,9 @@ def stop_on_signals() -> Iterator[None]:
     non-interactive shell inherits SIGINT ignored, and Python then leaves it so): a person's or
     a test's Ctrl-C must stop the command. Compiled (numba) code runs no Python handler, so a
     long kernel call runs in a watched thread while the main thread wakes to take signals and
-    stops the kernel through its node limit (:mod:`util.watch`); a
+    stops the kernel through its node limit (:mod:`base.watch`); a
     signal whose raise numba's compiler swallowed is raised again when that compile ends
-    (:func:`util.jit.set_compile_checkpoint`). The previous handlers come back on exit; outside
+    (:func:`base.jit.set_compile_checkpoint`). The previous handlers come back on exit; outside
     the main thread this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -199,7 +199,7 @@ def stop_on_signals() -> Iterator[None]:
         if not _AT_CHECKPOINTS:
             raise Interrupted(signum)
 
-    from util import jit
+    from base import jit
 
     installed = sys.unraisablehook is not _quiet_when_stopping
     if installed:

@@ -1,7 +1,7 @@
 """Pack plain data into one line of text for a submission file, and unpack it with a checksum.
 
 Why so strict: a submission file is loaded in a process where the toolkit's modules live under
-a private bundle prefix (see :mod:`util.bundle`), so a pickled instance of a project class
+a private bundle prefix (see :mod:`base.bundle`), so a pickled instance of a project class
 would not find its class there (or, worse, would find the installed toolkit's). Only plain
 data goes in: ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``list``, ``tuple``,
 ``dict``, ``set``, ``frozenset`` (exact types: subclasses such as namedtuples, enums or

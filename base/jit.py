@@ -14,7 +14,7 @@ Rules for hot modules:
   (:func:`numba_enabled` says whether a shape may use the compiled path).
 
 Compiled kernels are kept between processes in a cache of the project's own keying (see
-:mod:`util.jitcache`): numba's ``cache=True`` keys a function by its file and name, while one hot
+:mod:`base.jitcache`): numba's ``cache=True`` keys a function by its file and name, while one hot
 function here has a compiled variant per set of overrides and flags, and numba would not see a
 change in a called function. A Kaggle submission (modules without a file of their own) compiles
 as before, with no cache.
@@ -30,7 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from util import compile_checkpoint as checkpoint
+from base import compile_checkpoint as checkpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,7 +100,7 @@ def numba_enabled(bits: int) -> bool:
     return bits <= 63 and numba_available()
 
 
-set_compile_checkpoint = checkpoint.set_compile_checkpoint  # re-exported: callers know them as util.jit's
+set_compile_checkpoint = checkpoint.set_compile_checkpoint  # re-exported: callers know them as base.jit's
 compile_checkpoint = checkpoint.compile_checkpoint
 
 
@@ -123,7 +123,7 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
     dispatcher compiles only that heuristic, since numba compiles everything a caller may
     reach. Compilation itself happens lazily, on each function's first call (numba's usual
     behaviour), and loads the machine code from the on-disk cache when an earlier process
-    compiled the same variant (:mod:`util.jitcache`). Safe from many threads. Raises
+    compiled the same variant (:mod:`base.jitcache`). Safe from many threads. Raises
     ImportError without numba.
     """
     if isinstance(module, str):
@@ -154,7 +154,7 @@ def compiled(module: types.ModuleType | str, overrides: dict[str, Any] | None = 
 def _fill(ns: types.SimpleNamespace, module: types.ModuleType, extra: dict[str, Any], nrt_on: bool = False) -> None:
     import numba
 
-    from util import jitcache
+    from base import jitcache
 
     name = module.__name__
     glob = dict(module.__dict__)
@@ -198,7 +198,7 @@ def _cache_keys(module: types.ModuleType, glob: dict[str, Any], linked: dict[str
     imports: their machine code is linked into the callers', constants included). A None where
     the namespace cannot be cached (no cache folder, a module without a file, a linked function
     that is not a cached compiled copy)."""
-    from util import jitcache
+    from base import jitcache
 
     folder = jitcache.cache_dir()
     if folder is None:

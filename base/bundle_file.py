@@ -1,4 +1,4 @@
-"""Write the text of a submission file from bundled modules (see :mod:`util.bundle`).
+"""Write the text of a submission file from bundled modules (see :mod:`base.bundle`).
 
 The file, top to bottom: a docstring saying what was built; ``_LOAD_STARTED`` (Kaggle's timer
 for the first move already runs while the file loads, so the adapter counts from here); the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from util.bundle import ModuleSource, rewrite_imports
+from base.bundle import ModuleSource, rewrite_imports
 
 _HEADER = '''"""{title} submission for Kaggle, built by build_submission.py: do not edit, rebuild.
 
@@ -79,7 +79,7 @@ def _make_adapter():
 
     _install_bundle(_PREFIX, _SOURCES)
     kaggle = importlib.import_module(_PREFIX + ".agents.connectx.kaggle")
-    clock = importlib.import_module(_PREFIX + ".util.clock")
+    clock = importlib.import_module(_PREFIX + ".base.clock")
     return kaggle.KaggleAdapter(_make_agent, policy=clock.ClockPolicy(**_CLOCK), packed_data=_DATA, started_at=_LOAD_STARTED)
 
 
@@ -153,7 +153,7 @@ def render(
         commit=meta.get("commit", "?"),
         count=len(modules),
         prefix=prefix,
-        data="none" if packed_data is None else f"{len(packed_data)} characters (util.codec, checksum verified on load)",
+        data="none" if packed_data is None else f"{len(packed_data)} characters (base.codec, checksum verified on load)",
     )
     parts = [
         header,

@@ -3,16 +3,16 @@ code, and how fast an agent's search goes.
 
 Why one place: compiled kernels cannot read Python's clock, so every search turns its deadline
 into two things the kernel can check: a ``time.perf_counter_ns()`` value read through
-:func:`util.hotclock.clock_ns` (where that clock is readable from compiled code), and a budget
+:func:`base.hotclock.clock_ns` (where that clock is readable from compiled code), and a budget
 of work units (nodes, simulations) planned from a measured speed. The Kaggle side of time
-(act timeout, bank, safety margins) stays in :mod:`util.clock`; this module starts where an
+(act timeout, bank, safety margins) stays in :mod:`base.clock`; this module starts where an
 agent holds one absolute deadline.
 """
 from __future__ import annotations
 
 import time
 
-from util.hotclock import COMPILED_CLOCK
+from base.hotclock import COMPILED_CLOCK
 
 NO_DEADLINE_NS = 1 << 62  # "never" in the kernels' ``perf_counter_ns`` units
 NO_LIMIT = 1 << 62  # "no limit" for a unit budget
