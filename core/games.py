@@ -21,6 +21,7 @@ GAME_CLASSES: dict[str, str] = {
     "reinforce_tactics": "core.reinforce_tactics:ReinforceTactics",
     "kuhn_poker": "core.kuhn_poker:KuhnPoker",
     "leduc_poker": "core.leduc_poker:LeducPoker",
+    "liars_dice": "core.liars_dice:LiarsDice",
 }
 
 

@@ -5,7 +5,7 @@ run on any game that implements the contract.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from base.jit import hot
 from core.game import Game, State, named_action
@@ -25,7 +25,7 @@ def draw(seed: int, k: int) -> int:
 
 
 def determinizer_mismatch(game: Game, states: Iterable[State], seeds: Iterable[int],
-                          reachable: set | None = None) -> str | None:
+                          reachable: Container | None = None) -> str | None:
     """The contract's determinizer checked on ``states``, for each player and seed: the sample
     has the player's information state (the observations do not rule it out), the mover's legal
     actions when the player is to move, is one of the ``reachable`` words (when given: every
