@@ -29,6 +29,7 @@ ENGINE_AGENTS: dict[str, str] = {
     "evolution": "agents.engine.evolution:EvolutionAgent",
     "ismcts": "agents.engine.ismcts:ISMCTSAgent",
     "pimc": "agents.engine.pimc:PIMCAgent",
+    "root_parallel": "agents.engine.root_parallel:RootParallelAgent",
     "cfr": "agents.engine.cfr_agent:CFRAgent",
 }
 

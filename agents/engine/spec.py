@@ -122,8 +122,10 @@ TABLE_BYTES: dict[str, Any] = {
 
 def table_bytes(agent: Any) -> int:
     """An upper estimate of the bytes ``agent``'s tables may hold (its table-sizing fields, and
-    those of an agent it wraps as ``inner``): what a server counts against its memory cap."""
-    objs = [obj for obj in (agent, getattr(agent, "inner", None)) if dataclasses.is_dataclass(obj)]
+    those of an agent it wraps as ``inner`` or of the searches it runs at once as ``trees``):
+    what a server counts against its memory cap."""
+    wrapped = (agent, getattr(agent, "inner", None), *getattr(agent, "trees", ()))
+    objs = [obj for obj in wrapped if dataclasses.is_dataclass(obj)]
     return sum(sized_bytes({name: getattr(obj, name, None) for name in TABLE_BYTES}) for obj in objs)
 
 
