@@ -79,30 +79,40 @@ class RootParallelAgent:
         return self._last
 
     def choose(self, state: State, deadline: float) -> int:
-        start = time.perf_counter()
-        if self.threads == 1:
-            actions = [self._trees[0].choose(state, deadline)]
-        else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="root-parallel")
-            jobs = [self._pool.submit(tree.choose, state, deadline) for tree in self._trees]
-            actions = [job.result() for job in jobs]
-        infos = [info_of(tree) for tree in self._trees]
-        action = self._decide(state, actions, infos)
-        self._last = merged(infos, action, time.perf_counter() - start)
+        if self._pool is None and self.threads > 1:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="root-parallel")
+        action, self._last = search_at_once(self._trees, state, deadline, self._pool)
         return action
 
-    @staticmethod
-    def _decide(state: State, actions: list[int], infos: list[SearchInfo]) -> int:
-        for a, info in zip(actions, infos):
-            if info.exact:
-                return a
-        visits, values = summed(infos)
-        if not visits:
-            return actions[0]
-        legal = set(state.legal_actions())
-        return max(sorted(a for a in visits if a in legal) or actions[:1],
-                   key=lambda a: (visits.get(a, 0), values.get(a, 0.0)))
+
+def search_at_once(trees: list[Any], state: State, deadline: float,
+                   pool: ThreadPoolExecutor | None = None) -> tuple[int, SearchInfo]:
+    """Each of ``trees`` (tree-search agents, e.g. a game's own MCTS built with other seeds)
+    chooses at ``state`` before ``deadline`` at once, on ``pool``'s threads (None: one after
+    another); the action of the summed roots and their summed info."""
+    start = time.perf_counter()
+    if pool is None:
+        actions = [tree.choose(state, deadline) for tree in trees]
+    else:
+        jobs = [pool.submit(tree.choose, state, deadline) for tree in trees]
+        actions = [job.result() for job in jobs]
+    infos = [info_of(tree) for tree in trees]
+    action = decide(state, actions, infos)
+    return action, merged(infos, action, time.perf_counter() - start)
+
+
+def decide(state: State, actions: list[int], infos: list[SearchInfo]) -> int:
+    """A tree's action whose root value is proven, else the most visited over all trees (ties:
+    the better summed value)."""
+    for a, info in zip(actions, infos):
+        if info.exact:
+            return a
+    visits, values = summed(infos)
+    legal = set(state.legal_actions())
+    known = sorted(a for a in visits if a in legal)
+    if not known:
+        return actions[0]
+    return max(known, key=lambda a: (visits[a], values.get(a, 0.0)))
 
 
 def summed(infos: list[SearchInfo]) -> tuple[dict[int, int], dict[int, float]]:
