@@ -23,6 +23,10 @@ GAME_CLASSES: dict[str, str] = {
     "leduc_poker": "core.leduc_poker:LeducPoker",
 }
 
+DEFAULT_GAME = "connectx"
+"""The game of a command without ``--game`` and of store rows written before games had specs
+(:meth:`core.game.Game.from_legacy_key`)."""
+
 
 def game_class(name: str) -> type[Game]:
     if name not in GAME_CLASSES:

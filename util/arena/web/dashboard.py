@@ -54,20 +54,19 @@ def _open():
 
 
 def _shape(text: str | None):
-    """The game whose games a report shows: ``?game=SPEC`` (any game), else ConnectX's ``?shape=``."""
-    from core.connectx.shape import Shape
+    """The game whose games a report shows: ``?game=SPEC`` (any game), else ``?shape=``: the
+    default game's key from before games had specs (ConnectX's board ``RxCxK``:
+    :meth:`core.game.Game.from_legacy_key`), else the default game (:data:`core.games.DEFAULT_GAME`)."""
+    from core.games import DEFAULT_GAME, game_class, make_game, parse_game
 
     game = request.args.get("game")
     if game:
-        from core.games import parse_game
-
         try:
             return parse_game(game)
         except ValueError as exc:
             raise RequestError(f"bad game {game!r}: {exc}") from None
-
     try:
-        return Shape.parse(text or "6x7x4")
+        return game_class(DEFAULT_GAME).from_legacy_key(text) if text else make_game(DEFAULT_GAME)
     except ValueError as exc:
         raise RequestError(f"bad shape {text!r}: {exc}") from None
 
@@ -108,17 +107,22 @@ def _turn_over(states: list, i: int) -> bool:
     return s.current_player() != mover
 
 
-def _which(store: Any, runs: list[int] | None):
-    """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
-    run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
+def _which(store: Any, runs: list[int] | None) -> tuple[Any, str]:
+    """The game a report shows and its label: ``?game=`` or ``?shape=`` when given, else the game
+    of the run's latest stored game (a run plays one game), else the default game (ConnectX
+    6x7x4). The label is the game's spec, or its key from before specs (``6x7x4``) for a game
+    of ``?shape=`` or the default, as the page has always shown those."""
     if request.args.get("game") or request.args.get("shape"):
-        return _shape(request.args.get("shape"))
+        game = _shape(request.args.get("shape"))
+        return game, game.spec() if request.args.get("game") else game.legacy_key() or game.spec()
     latest = None
     for g in store.games(runs=runs):
         latest = g
     if latest is not None and latest.game:
-        return _stored_game(latest.game)
-    return _shape(None)
+        game = _stored_game(latest.game)
+        return game, game.spec()
+    game = _shape(None)
+    return game, game.legacy_key() or game.spec()
 
 
 def _run_arg(store: Any) -> list[int] | None:
@@ -168,12 +172,12 @@ def register(app: Flask) -> None:
 
         with _open() as store:
             runs = _run_arg(store)
-            shape = _which(store, runs)
+            shape, label = _which(store, runs)
             names, ratings, n, s = tournament.standings(store, shape, runs)
             pairs = tournament.pair_report(store, shape, runs)
             clock = tournament.clock_report(store, shape, runs)
         return jsonify(
-            runs=runs, game=shape.spec() if hasattr(shape, "spec") else str(shape), names=names,
+            runs=runs, game=label, names=names,
             ratings=[{"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games, "score": r.score} for r in ratings],
             games=n.tolist(), scores=s.tolist(), pairs=pairs, clock=clock)
 
@@ -185,7 +189,7 @@ def register(app: Flask) -> None:
             raise RequestError("plot must be ratings or crosstable", 404)
         with _open() as store:
             runs = _run_arg(store)
-            names, ratings, n, s = tournament.standings(store, _which(store, runs), runs)
+            names, ratings, n, s = tournament.standings(store, _which(store, runs)[0], runs)
         if not names:
             raise RequestError("no games in this run yet", 404)
         buf = io.BytesIO()
