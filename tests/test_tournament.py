@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from agents.engine.spec import SpecError
+from core.connectx import openings as cx_openings
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
-from core.connectx import openings as cx_openings
-from util.arena import match, openings, players
+from util.arena import match, players
 from util.arena import store as store_mod
 from util.arena.store import Store
 from util.arena.tournament import format_report, main, standings

@@ -21,6 +21,7 @@ from core.game import Game, State, as_words
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics.layout import G_TERRAIN, TILE_CODES, H, W
 
+
 def _obj(value: Any, what: str) -> dict:
     if not isinstance(value, dict):
         raise ValueError(f"{what} must be a JSON object")
