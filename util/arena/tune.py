@@ -230,7 +230,7 @@ def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], ga
           time_per_move: float, seed: int, runner: backends.Runner) -> float:
     """The candidate's points per game against the opponents (a gauntlet of ``games`` each, on
     each game of ``shape`` when it is a list: :func:`variant_games`)."""
-    games_of: list[Game | HasGame] = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+    games_of: list[Game | HasGame] = list(shape) if isinstance(shape, (list, tuple)) else [shape]  # type: ignore[list-item]
     jobs = [job for g in games_of
             for job in match.schedule([candidate, *opponents], games, "gauntlet", g, time_per_move, "direct", seed,
                                       seed_names=["candidate", *(o.text for o in opponents)])]

@@ -19,7 +19,12 @@ def replayable() -> dict[str, type[Game]]:
     from core.games import game_class, names
 
     classes = (game_class(n) for n in names())
-    return {c.kaggle_env: c for c in classes if c.kaggle_env and c.kaggle_episode_states.__func__ is not Game.kaggle_episode_states.__func__}
+    return {c.kaggle_env: c for c in classes if c.kaggle_env and _replays(c)}
+
+
+def _replays(cls: type[Game]) -> bool:
+    """Whether ``cls`` has its own :meth:`core.game.Game.kaggle_episode_states` (not the default's refusal)."""
+    return any("kaggle_episode_states" in vars(k) for k in cls.__mro__ if k is not Game)
 
 
 def kaggle_states(episode: Any) -> list[State]:
