@@ -192,7 +192,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.play", description=__doc__.split("\n\n")[0],
                                 epilog="Commands at the prompt: an action (ConnectX: a column number), u (undo), q (quit). "
-                                       "Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows "
+                                       f"Games: --game NAME[:key=value,...] (default {DEFAULT_GAME}); python -m core --list shows "
                                        "the games and their parameters; other games play the engine agents, e.g. "
                                        "--game tictactoe --agent alphabeta.")
     p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")

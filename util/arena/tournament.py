@@ -184,7 +184,7 @@ MAX_OVERAGE = 3600.0  # seconds: an agent file's overage bank (Kaggle's is 60)
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.tournament", description=__doc__.split("\n\n")[0],
-                      epilog="Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows the games and "
+                      epilog=f"Games: --game NAME[:key=value,...] (default {DEFAULT_GAME}); python -m core --list shows the games and "
                              "their parameters. "
                              f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
                              f"{EXAMPLE_SPECS[2]}, {EXAMPLE_SPECS[3]}, a Kaggle agent file path, {EXAMPLE_SPECS[4]}. "
