@@ -7,6 +7,8 @@ Actions are 0-based columns; people read and type 1-based columns (Pons' notatio
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
@@ -164,10 +166,10 @@ class ConnectX(Game):
     def refused_input_text(self, state: State, text: str) -> str:
         return f"column {text} is full: choose another"
 
-    def play_kaggle(self, first, second, time_per_move: float, opening=()) -> dict:
+    def play_kaggle(self, first: Any, second: Any, time_per_move: float, opening: Sequence[int] = ()) -> dict:
         from core.connectx.kaggle_play import play_kaggle
         return play_kaggle(first, second, self.shape, time_per_move, opening)
 
-    def replay_html(self, moves, forfeit_mark: int = 0) -> str:
+    def replay_html(self, moves: Sequence[int], forfeit_mark: int = 0) -> str:
         from core.connectx.kaggle_play import replay_html
         return replay_html(moves, self.shape, forfeit_mark)
