@@ -238,12 +238,11 @@ def build(spec: PlayerSpec, game: Game | HasGame, time_per_move: float, seed: in
 
 
 def kaggle_builtin(game: Game, name: str) -> Callable[[Any, Any], Any]:
-    """kaggle-environments' built-in agent ``name`` of ``game``'s Kaggle board (``{name}_agent``
-    of its environment's module)."""
-    import importlib
+    """kaggle-environments' built-in agent ``name`` of ``game``'s Kaggle board (its environment's
+    ``agents`` table, as a turn-list game's: :func:`util.arena.kaggle_turns.builtins_of`)."""
+    from util.arena.kaggle_turns import builtins_of
 
-    env = game.kaggle_board_env
-    return getattr(importlib.import_module(f"kaggle_environments.envs.{env}.{env}"), f"{name}_agent")
+    return builtins_of(game.kaggle_board_env)[name]
 
 
 def state_player(spec: PlayerSpec, game: Game | HasGame, time_per_move: float, seed: int, overage: float | None = None) -> Any:
