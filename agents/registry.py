@@ -6,7 +6,10 @@ game's own table (:data:`GAME_TABLES`) merged over it, so a game's own agent of 
 A game's table is a module with ``AGENTS: dict[str, str]`` (``name -> "module:Class"``) and,
 optionally, ``build(cls, kwargs, game, spec)`` (how its classes are built for ``game``; the
 default is ``cls(game=game, **kwargs)``). A game adds its agents with one line in
-:data:`GAME_TABLES`. Specs and their parameters: :mod:`agents.engine.spec`.
+:data:`GAME_TABLES`. The table may also give the arena's hooks of its agents package:
+``PLAYERS`` (players that are no agent of the table, such as ConnectX's ``openspiel_mcts``:
+:func:`players`) and ``KAGGLE_ADAPTER`` (``"module:function"``: one of its agents as Kaggle's
+``agent(obs, config)``, :func:`kaggle_adapter`). Specs and their parameters: :mod:`agents.engine.spec`.
 """
 from __future__ import annotations
 
@@ -97,6 +100,34 @@ def builder(game_name: str, name: str) -> Callable[..., Any]:
     if module is not None and name in getattr(module, "AGENTS", {}):
         return getattr(module, "build", _default_build)
     return _default_build
+
+
+def players(game_name: str) -> dict[str, str]:
+    """``game_name``'s players that are no agent of its table: name -> the module path of one with
+    ``resolve_params(params) -> (text, name, params, version)`` and ``build(game, seed, **params)``."""
+    return dict(getattr(_table_module(game_name), "PLAYERS", {}))
+
+
+def player_module(game_name: str, name: str) -> Any:
+    """The module of ``game_name``'s player ``name`` (:func:`players`); SpecError when it is none."""
+    path = players(game_name).get(name)
+    if path is None:
+        raise SpecError(f"no player {name!r} on {game_name!r}")
+    return importlib.import_module(path)
+
+
+def player_games(name: str) -> list[str]:
+    """The games whose table has the player ``name`` (:func:`players`)."""
+    return [g for g in GAME_TABLES if name in players(g)]
+
+
+def kaggle_adapter(game_name: str) -> Callable[[Any], Callable[[Any, Any], Any]] | None:
+    """``game_name``'s ``adapter(agent) -> agent(obs, config)`` (its table's ``KAGGLE_ADAPTER``), or None."""
+    target = getattr(_table_module(game_name), "KAGGLE_ADAPTER", "")
+    if not target:
+        return None
+    module, function = target.split(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def names(game_name: str | None = None) -> list[str]:

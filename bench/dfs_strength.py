@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from agents.engine.spec import SpecError
 from base.cli import OneLineParser
+from core.connectx.openings import suite
 from core.connectx.shape import STANDARD
 from util.arena.game import play_game
-from util.arena.openings import suite
 from util.arena.players import build, resolve, split_specs
 
 

@@ -157,8 +157,8 @@ def _player(spec: str, time_per_move: float, seed: int) -> Any:
 def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, cache: SolverCache,
              strong_from: int) -> dict:
     """One kaggle-environments game of the file at ``path`` in ``seat`` against ``spec``."""
+    from core.connectx.kaggle_play import play_kaggle
     from util.arena.game import play_game
-    from util.arena.kaggle_play import play_kaggle
 
     learned: list[int] | None = None
     if spec == "perfect":  # learn the opponent's choices outside the clock

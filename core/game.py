@@ -313,6 +313,64 @@ class Game:
                           "cell": None if cell is None else [int(cell[0]), int(cell[1])]})
         return picture_frame(state, "grid", cells, ("first", "second"), moves)
 
+    # --- the arena, its store, play and the web app ask these: optional, generic defaults ------
+    kaggle_board_env: str = ""
+    """kaggle-environments' name of this game when its Kaggle agents return one action a step
+    (ConnectX): agent files and Kaggle's built-ins (:attr:`kaggle_builtins`) then play it through
+    :meth:`kaggle_observation` and :meth:`kaggle_configuration`, and ``--engine kaggle`` through
+    :meth:`play_kaggle`. Empty: no such agents (a game whose turn is a list: :attr:`kaggle_env`)."""
+    kaggle_builtins: tuple[str, ...] = ()  # kaggle-environments' ``{name}_agent`` built-ins of kaggle_board_env
+    action_noun: str = "action"  # what play and the arena call one action in messages ("column")
+
+    def opening_suite(self) -> list[tuple[int, ...]] | None:
+        """The fixed openings a pairing's games start from (game ``2k`` and ``2k + 1`` play entry
+        ``k`` with the seats swapped), or None: seeded random openings (:mod:`util.arena.openings`)."""
+        return None
+
+    def legacy_key(self) -> str:
+        """What stood for this game in the store's keys before games had specs (ConnectX: its
+        board, ``6x7x4``), so that stores written then resume; ``""``: a game that came later,
+        whose keys and run tags hold :meth:`spec`, the opening plies and the seed."""
+        return ""
+
+    @classmethod
+    def from_legacy_key(cls, text: str) -> Game:
+        """The game of a store row written before games had specs (see :meth:`legacy_key`)."""
+        raise ValueError(f"{cls.name} has no store rows from before games had specs ({text!r})")
+
+    def max_plies(self) -> int | None:
+        """The most plies a game can last (ConnectX: its cells), or None: no small bound."""
+        return None
+
+    def illegal_action_text(self, state: State, action: int) -> str:
+        """Why an agent's ``action`` (an int) is refused at ``state``: the game's record says it."""
+        return f"action {action} is not legal here; legal: {state.legal_text()}"
+
+    def input_hint(self, state: State) -> str:
+        """What a person types at ``state`` (ConnectX: ``1-7``); ``""``: the legal actions are listed."""
+        return ""
+
+    def refused_input_text(self, state: State, text: str) -> str:
+        """What a person is told when ``text`` names an action that is not legal at ``state``."""
+        return f"{text!r} is not legal here: type one of the legal actions listed above"
+
+    def play_kaggle(self, first: Any, second: Any, time_per_move: float, opening: Sequence[int] = ()) -> dict:
+        """One game in kaggle-environments (``--engine kaggle``) of players with ``kaggle_agent``;
+        the fields of :func:`util.arena.match.play`'s result. Only a :attr:`kaggle_board_env` game."""
+        raise NotImplementedError(f"{self.name} is not played in kaggle-environments here")
+
+    def replay_html(self, moves: Sequence[int], forfeit_mark: int = 0) -> str | None:
+        """An HTML page replaying a stored game (kaggle-environments' player), or None: the
+        arena's text replay. ``forfeit_mark``: the side that lost by error or time after ``moves``."""
+        return None
+
+    @classmethod
+    def kaggle_episode_states(cls, episode: dict, limits: dict[str, int]) -> list[State]:
+        """The states of a Kaggle episode (its JSON) from the start, one per action, for the web
+        app's replay of a :attr:`kaggle_env` game; ``limits``: ``steps``, ``log`` (entries of one
+        turn's log) and ``states``, each at most. ValueError (one line) for an episode it refuses."""
+        raise ValueError(f"{cls.name} episodes cannot be replayed here")
+
     # --- provided ----------------------------------------------------------------------------
     def import_module(self, path: str) -> Any:
         """The module at dotted ``path`` (``kernels``, ``heuristics``) beside this game's own: a

@@ -24,6 +24,10 @@ GAME_CLASSES: dict[str, str] = {
     "liars_dice": "core.liars_dice:LiarsDice",
 }
 
+DEFAULT_GAME = "connectx"
+"""The game of a command without ``--game`` and of store rows written before games had specs
+(:meth:`core.game.Game.from_legacy_key`)."""
+
 
 def game_class(name: str) -> type[Game]:
     if name not in GAME_CLASSES:
@@ -84,7 +88,7 @@ def game_from_text(game: str | None, shape: str | None = None) -> Game:
     (ConnectX's board shorthand, for ``--game connectx:rows=R,columns=C,inarow=K``). Bad input
     is a ValueError of one line that says what is wrong and names the games."""
     try:
-        g = parse_game(game or "connectx")
+        g = parse_game(game or DEFAULT_GAME)
     except ValueError as exc:
         raise ValueError(f"bad --game {game!r}: {exc} ({_GAME_HELP})") from None
     if shape is not None:
@@ -102,7 +106,7 @@ def game_from_text(game: str | None, shape: str | None = None) -> Game:
     return g
 
 
-def add_game_arguments(parser: Any, default: str | None = "connectx", note: str = "") -> None:
+def add_game_arguments(parser: Any, default: str | None = DEFAULT_GAME, note: str = "") -> None:
     """Add ``--game NAME[:key=value,...]`` and ``--shape RxCxK`` to ``parser`` (an
     :class:`argparse.ArgumentParser` or a subcommand's); :func:`game_from_args` reads them.
     ``default``: the game when neither is given (None: ``--game`` is required). Both options

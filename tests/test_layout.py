@@ -19,6 +19,13 @@ Besides, ``agents/engine/`` (the game-generic searches) imports no game: no ``co
 :mod:`agents.registry`, which knows every game's table); and no two packages (a package: the
 folder a module is in) import each other, directly or round a circle.
 
+And ``util/arena/`` (the game-generic arena: matches, players, store, tournaments, tuning, play,
+the web app) names no game: no import of a game's package (``core.<game>``,
+``heuristics.<game>``, ``agents.<game>``; :mod:`agents.registry` is how it asks a game's agents
+package) and no comparison of a ``.name`` with a game's name (``game.name == "connectx"``, found
+by ast). What differs between games is asked of the game (:class:`core.game.Game`'s hooks) or of
+its agents package (:mod:`agents.registry`), so a new game edits only its own folders.
+
 The games are the sub-packages of ``core/`` and ``agents/`` (folders), found on disk.
 """
 from __future__ import annotations
@@ -69,6 +76,11 @@ def game_packages(root: Path = ROOT) -> tuple[str, ...]:
     return subpackages("core", root) + subpackages("heuristics", root) + agents + ("agents.registry",)
 
 
+def game_names(root: Path = ROOT) -> tuple[str, ...]:
+    """The games' names: the sub-packages of ``core/`` (``connectx``, ``quixo``, ...)."""
+    return tuple(p.rpartition(".")[2] for p in subpackages("core", root))
+
+
 def reaches(name: str, banned: tuple[str, ...]) -> bool:
     return any(name == b or name.startswith(b + ".") for b in banned)
 
@@ -91,6 +103,38 @@ def floor_violations(root: Path = ROOT) -> list[str]:
 def engine_violations(root: Path = ROOT) -> list[str]:
     """Imports of a game by a module of ``agents/engine/``."""
     return violations(modules("agents/engine", root), game_packages(root), root)
+
+
+ARENA = "util/arena"
+
+
+def names_compared(path: Path, games: tuple[str, ...]) -> list[str]:
+    """``line: text`` of each comparison in ``path`` of a ``.name`` (``game.name``,
+    ``state.game.name``, ...) with a game's name: ``==``, ``!=``, ``in``/``not in`` a literal."""
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(x, ast.Attribute) and x.attr == "name" for x in sides):
+            continue
+        literals = [c for x in sides for c in ast.walk(x) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        if any(c.value in games for c in literals):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def arena_violations(root: Path = ROOT) -> list[str]:
+    """Where ``util/arena/`` names a game: an import of a game's package (:mod:`agents.registry`
+    allowed: the arena asks a game's agents through it), or a ``.name`` compared with a game's name."""
+    paths = modules(ARENA, root)
+    banned = tuple(p for p in game_packages(root) if p != "agents.registry")
+    games = game_names(root)
+    found = violations(paths, banned, root)
+    for p in paths:
+        found += [f"{p.relative_to(root)}:{where} names a game" for where in names_compared(p, games)]
+    return found
 
 
 # --- packages and their circles -----------------------------------------------------------------
@@ -180,6 +224,11 @@ def test_engine_imports_no_game():
     assert engine_violations() == []
 
 
+def test_the_arena_names_no_game():
+    assert len(modules(ARENA)) >= 20 and "connectx" in game_names(), "util/arena/ or the games not found"
+    assert arena_violations() == []
+
+
 def test_no_import_circle_between_packages():
     edges = package_graph()
     assert ("agents", "agents.engine") in edges, "the graph misses a known edge"  # the registry's
@@ -216,7 +265,8 @@ TOY = {  # a small tree by the rules: every package's __init__, one module each
     "agents/engine/__init__.py": "", "agents/engine/search.py": "import core.game\nimport base.jit\n",
     "agents/toy/__init__.py": "from agents.engine.search import f\nimport core.toy\nimport heuristics.toy\n",
     "base/__init__.py": "", "base/jit.py": "import numpy\n", "util/__init__.py": "",
-    "util/arena/__init__.py": "", "util/arena/match.py": "import agents.registry\nimport core.toy\n",
+    "util/arena/__init__.py": "", "util/arena/match.py": "import agents.registry\nimport core.game\n",
+    "util/toy_train.py": "import core.toy\nimport heuristics.toy\n",  # an application of one game, outside the arena
 }
 
 
@@ -224,6 +274,7 @@ def test_the_rules_pass_a_tree_that_keeps_them(tmp_path):
     write_tree(tmp_path, TOY)
     assert engine_violations(tmp_path) == []
     assert floor_violations(tmp_path) == []
+    assert arena_violations(tmp_path) == []
     edges = package_graph(tmp_path)
     assert ("agents.toy", "agents.engine") in edges and ("agents", "agents.engine") in edges
     assert cycles(edges) == []
@@ -253,6 +304,29 @@ def test_the_floor_rule_sees_an_import_of_a_higher_floor(tmp_path, rel, line):
     write_tree(tmp_path, {**TOY, rel: TOY[rel] + line})
     found = floor_violations(tmp_path)
     assert found and all(s.startswith(rel) for s in found), found
+
+
+@pytest.mark.parametrize("line", [
+    "import core.toy.kernels\n",  # a game's core
+    "def f():\n    from agents.toy import strategy\n",  # a game's agents, inside a function
+    "from heuristics.toy import evaluate\n",  # a game's heuristic
+    "def f(game):\n    return game.name == 'toy'\n",  # a test of the game's name
+    "def f(state):\n    return 'toy' != state.game.name\n",  # either side, through attributes
+    "def f(game):\n    return game.name in ('other', 'toy')\n",  # one of a tuple
+])
+def test_the_arena_rule_sees_a_game_named(tmp_path, line):
+    rel = "util/arena/match.py"
+    write_tree(tmp_path, {**TOY, rel: TOY[rel] + line})
+    found = arena_violations(tmp_path)
+    assert found and all(f.startswith(rel) for f in found), found
+
+
+def test_the_arena_rule_allows_what_names_no_game(tmp_path):
+    rel = "util/arena/match.py"
+    text = ("import agents.registry\nimport core.games\n"
+            "def f(game, d):\n    return game.name == d.name or game.name == 'other' or d.kind == 'toy'\n")
+    write_tree(tmp_path, {**TOY, rel: text})
+    assert arena_violations(tmp_path) == []
 
 
 def test_the_floor_rule_allows_imports_of_lower_floors(tmp_path):

@@ -1,4 +1,4 @@
-"""The learned evaluation's trainer (util.arena.rt_train): the numpy fit learns what it
+"""The learned evaluation's trainer (util.rt_train): the numpy fit learns what it
 can fail to learn, resumes from its checkpoint, and the command stores self-play games in shards
 it resumes from."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from heuristics.reinforce_tactics import learned as L
 from heuristics.reinforce_tactics.learned_features import F_ME, F_OPP, NF, PF_GOLD, PF_MATERIAL
-from util.arena import rt_train as T
+from util import rt_train as T
 
 
 def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +113,7 @@ def test_selfplay_stops_on_sigterm_with_whole_shards(tmp_path):
     from tests.test_signals import Running, last_lines
 
     d = tmp_path / "sp"
-    run = Running(["-m", "util.arena.rt_train", "selfplay", str(d), "--games", "100000", "--shard", "1",
+    run = Running(["-m", "util.rt_train", "selfplay", str(d), "--games", "100000", "--shard", "1",
                    "--maps", "beginner", "starter", "--episode-steps", "30", "--time", "30"])
     run.wait_for("3/100000")  # past the compile, inside the games
     code, _, _ = run.stop(signal.SIGTERM, "stopped by SIGTERM")

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from agents.engine.spec import SpecError
+from core.connectx import openings as cx_openings
 from core.connectx.position import Position
 from core.connectx.shape import STANDARD, Shape
-from util.arena import match, openings, players
+from util.arena import match, players
 from util.arena import store as store_mod
 from util.arena.store import Store
 from util.arena.tournament import format_report, main, standings
@@ -66,10 +67,10 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 def test_standard_openings_are_solved_draws() -> None:
     scores = dict(line.split() for line in PONS.read_text().splitlines())
     scores["3"] = "0"  # first-move table in PROVENANCE.md: column 3 is a draw
-    for text in openings.STANDARD_OPENINGS:
+    for text in cx_openings.STANDARD_OPENINGS:
         assert scores.get(text) == "0", text
-    suite = set(openings.STANDARD_OPENINGS)
-    assert len(suite) == len(openings.STANDARD_OPENINGS)
+    suite = set(cx_openings.STANDARD_OPENINGS)
+    assert len(suite) == len(cx_openings.STANDARD_OPENINGS)
     for text in suite:
         mirror = "".join(str(8 - int(c)) for c in text)
         assert mirror == text or mirror not in suite, text  # no game twice, mirrored
@@ -77,7 +78,7 @@ def test_standard_openings_are_solved_draws() -> None:
 
 @pytest.mark.parametrize("shape", [Shape(5, 6, 4), Shape(4, 4, 3), Shape(7, 8, 4)])
 def test_other_shapes_get_legal_two_ply_openings(shape: Shape) -> None:
-    suite = openings.suite(shape)
+    suite = cx_openings.suite(shape)
     assert suite and all(len(o) == 2 for o in suite)
     for opening in suite:
         assert not Position.from_moves(list(opening), shape).is_terminal()
@@ -85,7 +86,7 @@ def test_other_shapes_get_legal_two_ply_openings(shape: Shape) -> None:
 
 
 def test_each_opening_is_played_with_seats_swapped() -> None:
-    seen = [openings.opening_for(i) for i in range(4)]
+    seen = [cx_openings.opening_for(i) for i in range(4)]
     assert seen[0][0] == seen[1][0] != seen[2][0] == seen[3][0]
     assert [s for _, s in seen] == [0, 1, 0, 1]
 
@@ -290,7 +291,7 @@ def test_plots_are_written(tmp_path: Path) -> None:
 def test_move_order_rebuilds_any_position() -> None:
     import random
 
-    from util.arena.openspiel_player import move_order
+    from agents.connectx.openspiel_player import move_order
     rng = random.Random(4)
     for shape in (STANDARD, Shape(5, 6, 4), Shape(4, 9, 3)):
         for _ in range(150):
@@ -317,7 +318,7 @@ def test_timed_openspiel_mcts_uses_the_move_time() -> None:
     pytest.importorskip("pyspiel")
     import time
 
-    from util.arena.openspiel_player import OpenSpielMCTS
+    from agents.connectx.openspiel_player import OpenSpielMCTS
 
     bot = OpenSpielMCTS(STANDARD, seed=1, sims=200, timed=True)
     pos = Position.from_moves("4453")

@@ -8,8 +8,10 @@ import pytest
 
 pytest.importorskip("flask")
 
-from util.arena.web import app as app_mod  # noqa: E402
-from util.arena.web import dashboard  # noqa: E402
+from util.arena.web import (
+    dashboard,  # noqa: E402
+    play_api,  # noqa: E402  (the play screen's blueprint: a bug in it is patched in)
+)
 from util.arena.web.app import MAX_BODY, create_app  # noqa: E402
 from util.arena.web.request_body import json_depth  # noqa: E402
 from util.arena.web.sessions import SessionStore  # noqa: E402
@@ -220,7 +222,7 @@ def test_a_bug_is_a_json_500_with_no_traceback(client, monkeypatch) -> None:
     def broken(*a, **k):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(app_mod, "view", broken)
+    monkeypatch.setattr(play_api, "view", broken)
     r = client.post(NEW, json={"game": "tictactoe", "agent": "random", "time": 0.05})
     assert r.status_code == 500 and "internal error (ZeroDivisionError)" in r.json["error"]
     assert "Traceback" not in r.get_data(as_text=True)

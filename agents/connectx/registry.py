@@ -32,6 +32,15 @@ AGENT_CLASSES: dict[str, str] = {
 AGENTS = AGENT_CLASSES
 """The ConnectX table :mod:`agents.registry` merges over the generic names."""
 
+PLAYERS: dict[str, str] = {"openspiel_mcts": "agents.connectx.openspiel_player"}
+"""Players of ConnectX that are no agent of the table (the arena's ``--agents`` names them): name ->
+a module with ``resolve_params(params) -> (text, name, params, version)`` and
+``build(game, seed, **params)`` (:mod:`agents.registry`'s :func:`~agents.registry.players`)."""
+
+KAGGLE_ADAPTER = "agents.connectx.arena:kaggle_adapter"
+"""How the arena plays one of these agents in kaggle-environments (``--engine kaggle``):
+``adapter(agent) -> agent(obs, config)`` (:func:`agents.registry.kaggle_adapter`)."""
+
 STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
 
 

@@ -7,6 +7,8 @@ Actions are 0-based columns; people read and type 1-based columns (Pons' notatio
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
@@ -54,6 +56,9 @@ class ConnectX(Game):
     kernels = "core.connectx.kernels"
     heuristics = "heuristics.connectx.engine"
     click_whole_column = True
+    kaggle_board_env = "connectx"
+    kaggle_builtins = ("negamax", "random")
+    action_noun = "column"
     PARAMS = {
         "rows": (int, 6, "board rows", (1, MAX_ROWS)),
         "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
@@ -122,3 +127,49 @@ class ConnectX(Game):
         if state.is_terminal():
             pic["note"] = f"{self.shape.inarow} in a row" if pic["lines"] else "the board is full"
         return pic
+
+    # --- the arena's hooks (core.game.Game): Kaggle's board, the opening suite, the old store keys
+    def kaggle_observation(self, state: State, remaining: float = 60.0) -> dict:
+        """Kaggle's ConnectX observation for the side to move."""
+        position = self.position(state)
+        return {"board": position.to_board(), "mark": position.side_to_move, "step": position.ply,
+                "remainingOverageTime": remaining}
+
+    def kaggle_configuration(self, time_per_move: float) -> dict:
+        """Kaggle's ConnectX configuration of this board with ``actTimeout = time_per_move``."""
+        s = self.shape
+        return {"rows": s.rows, "columns": s.columns, "inarow": s.inarow, "actTimeout": time_per_move,
+                "episodeSteps": 1000, "runTimeout": 1200, "timeout": time_per_move, "agentTimeout": 60}
+
+    def opening_suite(self) -> list[tuple[int, ...]]:
+        from core.connectx.openings import suite
+        return suite(self.shape)
+
+    def legacy_key(self) -> str:
+        return str(self.shape)
+
+    @classmethod
+    def from_legacy_key(cls, text: str) -> ConnectX:
+        s = Shape.parse(text)
+        return cls(rows=s.rows, columns=s.columns, inarow=s.inarow)
+
+    def max_plies(self) -> int:
+        return self.shape.cells
+
+    def illegal_action_text(self, state: State, action: int) -> str:
+        why = "full" if 0 <= action < self.num_actions else f"out of range 0..{self.num_actions - 1}"
+        return f"column {action} is {why}"  # as ConnectX players have always been told
+
+    def input_hint(self, state: State) -> str:
+        return f"1-{self.num_actions}"
+
+    def refused_input_text(self, state: State, text: str) -> str:
+        return f"column {text} is full: choose another"
+
+    def play_kaggle(self, first: Any, second: Any, time_per_move: float, opening: Sequence[int] = ()) -> dict:
+        from core.connectx.kaggle_play import play_kaggle
+        return play_kaggle(first, second, self.shape, time_per_move, opening)
+
+    def replay_html(self, moves: Sequence[int], forfeit_mark: int = 0) -> str:
+        from core.connectx.kaggle_play import replay_html
+        return replay_html(moves, self.shape, forfeit_mark)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from base.bounds import as_int
 from core.connectx import bitboard
@@ -76,6 +77,12 @@ class Shape:
 
     def __str__(self) -> str:
         return f"{self.rows}x{self.columns}x{self.inarow}"
+
+    def game(self) -> Any:
+        """ConnectX on this board (a :class:`core.connectx.game.ConnectX`): tools that take a
+        game or a shape ask a shape for its game (:func:`util.arena.players.as_game`)."""
+        from core.connectx.game import ConnectX
+        return ConnectX(rows=self.rows, columns=self.columns, inarow=self.inarow)
 
 
 STANDARD = Shape(6, 7, 4)

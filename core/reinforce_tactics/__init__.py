@@ -125,6 +125,11 @@ class ReinforceTactics(Game):
         return {"episodeSteps": p["episode_steps"], "actTimeout": time_per_move, "runTimeout": 1200,
                 "mapName": p["map"], "enabledUnits": ",".join(UNIT_CODES), "startingGold": p["starting_gold"]}
 
+    @classmethod
+    def kaggle_episode_states(cls, episode: dict, limits: dict[str, int]) -> list[State]:
+        from core.reinforce_tactics.replay import episode_states  # the web app's replay of a Kaggle episode
+        return episode_states(cls, episode, limits)
+
     def action_to_string(self, state: State, action: int) -> str:
         if state.current_player() == CHANCE:
             return "evade" if action == OUT_EVADE else "counter"

@@ -24,10 +24,11 @@ def builtin_names(game: Game) -> list[str]:
     """The names of kaggle-environments' built-in agents for ``game`` (empty: none)."""
     if not game.kaggle_env:
         return []
-    return sorted(_builtins(game.kaggle_env))
+    return sorted(builtins_of(game.kaggle_env))
 
 
-def _builtins(env: str) -> dict[str, Callable[[Any, Any], Any]]:
+def builtins_of(env: str) -> dict[str, Callable[[Any, Any], Any]]:
+    """kaggle-environments' built-in agents of environment ``env``: name -> ``agent(obs, config)``."""
     module = importlib.import_module(f"kaggle_environments.envs.{env}.{env}")
     return dict(getattr(module, "agents", {}))
 
@@ -94,7 +95,7 @@ class KaggleTurnPlayer(TurnListPlayer):
     the module-level ``random`` the built-ins draw from (this worker owns it for the game)."""
 
     def __init__(self, name: str, game: Game, time_per_move: float, seed: int = 0) -> None:
-        agents = _builtins(game.kaggle_env)
+        agents = builtins_of(game.kaggle_env)
         if name not in agents:
             raise ValueError(f"kaggle-environments has no built-in {name!r} for {game.name}; valid: {', '.join(sorted(agents))}")
         self.name = name

@@ -27,11 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.connectx.shape import Shape
 from core.game import CHANCE, Game, State
 from core.games import parse_game
 from util.arena import openings
-from util.arena.players import PlayerSpec, as_game, build, state_player
+from util.arena.players import HasGame, PlayerSpec, as_game, build, state_player
 
 ENGINES = ("direct", "kaggle")
 FORMATS = ("round-robin", "gauntlet")
@@ -44,8 +43,8 @@ def game_of(spec: str) -> Game:
     return parse_game(spec)
 
 
-def game_spec(game: Game | Shape | str) -> str:
-    """``Game.spec()`` of a game, a ConnectX shape, or a spec (canonicalized)."""
+def game_spec(game: Game | HasGame | str) -> str:
+    """``Game.spec()`` of a game, what stands for one (a ConnectX shape), or a spec (canonicalized)."""
     if isinstance(game, str):
         return game_of(game).spec()
     return as_game(game).spec()
@@ -58,20 +57,15 @@ class GameJob:
     index: int  # game number within the pairing: opening index // 2, seats swapped on odd
     game: str  # the game's spec (core.game.Game.spec()), e.g. connectx:rows=6,columns=7,inarow=4
     time_per_move: float  # seconds per move (per turn in a game whose turn is several decisions: match.play)
-    engine: str  # "direct" (this module's loop) or "kaggle" (kaggle-environments, ConnectX only)
+    engine: str  # "direct" (this module's loop) or "kaggle" (kaggle-environments: core.game.Game.play_kaggle)
     seed: int  # seeds the players' randomness for this game
-    plies: int | None = None  # random opening plies of games other than ConnectX (None: the game's default)
+    plies: int | None = None  # random opening plies of games without an opening suite (None: the game's default)
     base_seed: int = 0  # the tournament's seed: openings and dice of game pair index // 2 come from it
     overage: float | None = None  # seconds in an agent file's bank (None: Kaggle's for the game, base.clock.kaggle_overage)
 
     @property
     def game_obj(self) -> Game:
         return game_of(self.game)
-
-    @property
-    def shape(self) -> Shape:
-        """ConnectX's board (ConnectX jobs only)."""
-        return self.game_obj.shape  # type: ignore[attr-defined]
 
     def _opening(self) -> tuple[tuple[int, ...], int]:
         return openings.game_opening(self.game_obj, self.index, self.plies, self.base_seed)
@@ -95,9 +89,9 @@ class GameJob:
 
     @property
     def key(self) -> str:
-        g = self.game_obj
-        if g.name == "connectx":  # as before games had specs: stores written then resume
-            ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, str(g.shape),  # type: ignore[attr-defined]
+        legacy = self.game_obj.legacy_key()
+        if legacy:  # a game of the store from before games had specs (core.game.Game.legacy_key): its keys as then
+            ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, legacy,
                      self.time_per_move, self.engine, self.seed]
         else:
             ident = [self.a.text, self.a.version, self.b.text, self.b.version, self.index, self.game,
@@ -115,13 +109,13 @@ def game_seed(base: int, a: str, b: str, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | Shape | str, time_per_move: float, engine: str,
+def schedule(specs: list[PlayerSpec], games: int, fmt: str, game: Game | HasGame | str, time_per_move: float, engine: str,
              seed: int, seed_names: list[str] | None = None, plies: int | None = None,
              overage: float | None = None) -> list[GameJob]:
     """Every game of the tournament, pairing by pairing. ``fmt``: ``round-robin`` (all pairs)
     or ``gauntlet`` (the first spec against each other one); ``games``: games per pairing;
     ``game``: the game (a ConnectX shape stands for ConnectX on that board); ``plies``: random
-    opening plies (games other than ConnectX; None: the game's default); ``seed_names``: names
+    opening plies (games without an opening suite; None: the game's default); ``seed_names``: names
     the game seeds are derived from, one per spec (default: the specs' text); ``overage``: the bank
     of agent files (None: Kaggle's, :class:`util.arena.players.FilePlayer`). Tuning names its
     candidate the same in every trial, so that every trial plays with the same seeds and
@@ -262,12 +256,7 @@ def play(first: Any, second: Any, game: Game, time_per_move: float = 1.0, openin
         try:
             state = state.apply(action)  # checks legality
         except ValueError:
-            if game.name == "connectx":  # as ConnectX players have always been told
-                why = "full" if 0 <= action < game.num_actions else f"out of range 0..{game.num_actions - 1}"
-                message = f"column {action} is {why}"
-            else:
-                message = f"action {action} is not legal here; legal: {state.legal_text()}"
-            return result(3 - mark, "illegal", {mark: message})
+            return result(3 - mark, "illegal", {mark: game.illegal_action_text(state, action)})
         moves.append(action)
 
 
@@ -300,7 +289,8 @@ def warm_up(spec: PlayerSpec, game: Game, time_per_move: float) -> None:
         try:
             compile_now(player, game)
             # The initial state and a middle-game one: agents often special-case the first.
-            later = openings.suite(game.shape)[-1] if game.name == "connectx" else openings.random_opening(game, 0, 4)  # type: ignore[attr-defined]
+            suite = game.opening_suite()
+            later = suite[-1] if suite else openings.random_opening(game, 0, 4)
             state = game.initial()
             for line in ((), later):
                 for a in line:
@@ -343,8 +333,7 @@ def run_job(job: GameJob) -> dict[str, Any]:
                         "errors": {mark: f"failed to start: {type(exc).__name__}: {exc}"}, "move_times": [], "movers": [],
                         "opening": list(opening), "returns": None}
         if job.engine == "kaggle":
-            from util.arena.kaggle_play import play_kaggle
-            r = play_kaggle(players[0], players[1], job.shape, job.time_per_move, opening)
+            r = job.game_obj.play_kaggle(players[0], players[1], job.time_per_move, opening)
             r["movers"] = [1 + (len(opening) + k) % 2 for k in range(len(r["move_times"]))]
             r["chance"] = []
             r["returns"] = None if r["errors"] else [float(v) for v in {0: (0, 0), 1: (1, -1), 2: (-1, 1)}[r["winner"]]]

@@ -23,7 +23,7 @@ from agents.engine.info import SearchInfo, info_of
 from agents.engine.spec import SpecError
 from base.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, signal_name, stop_on_signals, unwritable
 from core.game import Game, State, play_line
-from core.games import add_game_arguments
+from core.games import DEFAULT_GAME, add_game_arguments
 from util.arena import openings, players
 from util.arena.match import TurnClock
 from util.arena.store import Store, StoreError
@@ -61,16 +61,13 @@ def describe(info: Mapping[str, Any], state: State | None = None) -> str:
     return ", ".join(parts)
 
 
-def _connectx(state: State) -> bool:
-    return state.game.name == "connectx"
-
-
 def ask(state: State, inp: TextIO, out: TextIO) -> str | int:
     """The human's next command: a legal action, ``"undo"`` or ``"quit"`` (also at EOF). Bad
     input is explained and asked again."""
     legal = state.legal_actions()
-    if _connectx(state):
-        prompt = f"your move (1-{state.game.num_actions}, u = undo, q = quit): "
+    hint = state.game.input_hint(state)
+    if hint:
+        prompt = f"your move ({hint}, u = undo, q = quit): "
     else:
         out.write("legal: " + " ".join(state.action_to_string(a) for a in legal) + "\n")
         prompt = "your move (one of the legal actions, u = undo, q = quit): "
@@ -91,8 +88,7 @@ def ask(state: State, inp: TextIO, out: TextIO) -> str | int:
             out.write(f"{exc}\n")
             continue
         if action not in legal:
-            out.write(f"column {text} is full: choose another\n" if _connectx(state) else
-                      f"{text!r} is not legal here: type one of the legal actions listed above\n")
+            out.write(state.game.refused_input_text(state, text) + "\n")
             continue
         return action
 
@@ -177,7 +173,7 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
             took = time.perf_counter() - start
             clock.spend(took)
             if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
-                what = "column" if _connectx(state) else "action"
+                what = state.game.action_noun
                 out.write(f"the agent played an illegal {what} ({action!r}): you win\n")
                 return result(human_mark, "illegal", {3 - human_mark: f"{what} {action!r} is illegal"}, failed=took)
             info = info_of(agent)
@@ -196,11 +192,11 @@ def play(agent: Any, game: Game, human_mark: int, time_per_move: float, inp: Tex
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.play", description=__doc__.split("\n\n")[0],
                                 epilog="Commands at the prompt: an action (ConnectX: a column number), u (undo), q (quit). "
-                                       "Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows "
+                                       f"Games: --game NAME[:key=value,...] (default {DEFAULT_GAME}); python -m core --list shows "
                                        "the games and their parameters; other games play the engine agents, e.g. "
                                        "--game tictactoe --agent alphabeta.")
     p.add_argument("--agent", required=True, help="agent spec, as in util.arena.tournament (e.g. alphabeta:max_depth=6, kaggle:negamax, file.py)")
-    add_game_arguments(p, default="connectx")
+    add_game_arguments(p, default=DEFAULT_GAME)
     p.add_argument("--first", choices=("human", "agent"), default="human", help="who moves first (default: human)")
     p.add_argument("--time", type=seconds_in(), default=1.0, help="seconds per agent move; per turn in games whose turn is several decisions (default 1.0)")
     p.add_argument("--db", default=str(DEFAULT_DB), help=f"store for the finished game (default {DEFAULT_DB})")

@@ -13,18 +13,23 @@ Spec forms (``--agents`` takes them comma-separated, see :func:`split_specs`):
                                               its own process as Kaggle would, on Kaggle's clock
                                               (:class:`FilePlayer`; ConnectX, or a game whose turn
                                               is a list of action dicts: Reinforce Tactics);
-  ``openspiel_mcts:sims=1000``                OpenSpiel's C++ MCTS (when open_spiel is installed).
+  ``openspiel_mcts:sims=1000``                a game's players that are no agent of its table
+                                              (:func:`agents.registry.players`: ConnectX's is
+                                              OpenSpiel's C++ MCTS, when open_spiel is installed).
 
-Files, ``kaggle:negamax``/``kaggle:random`` and OpenSpiel's MCTS speak Kaggle's ConnectX board
-(:data:`BOARD_PLAYER_GAMES`); files also play the games of :attr:`core.game.Game.kaggle_env`
-(:class:`util.arena.kaggle_turns.FileTurnPlayer`).
+Files and ``kaggle:NAME`` speak Kaggle's board of a game whose Kaggle agents return one action a
+step (:attr:`core.game.Game.kaggle_board_env`: ConnectX, its built-ins
+:attr:`~core.game.Game.kaggle_builtins`); files also play the games of
+:attr:`core.game.Game.kaggle_env` (:class:`util.arena.kaggle_turns.FileTurnPlayer`). The arena
+names no game: what differs between games is asked of the game (:mod:`core.game`) or of its
+agents package (:mod:`agents.registry`).
 
 A :class:`PlayerSpec` is plain, picklable data: workers (processes or Ray tasks) rebuild the
 player from it for each game with :func:`build`, so no agent state crosses games or processes.
 A built player has ``choose(state, deadline)`` (a :class:`core.game.State`: the one protocol of
 the arena's game loop, every kind alike), ``reset()``, ``info()`` (a
-:class:`agents.engine.info.SearchInfo`), ``close()`` and, on ConnectX, ``kaggle_agent`` (an
-``agent(obs, config)`` callable for ``--engine kaggle``).
+:class:`agents.engine.info.SearchInfo`), ``close()`` and, on a game with a Kaggle board,
+``kaggle_agent`` (an ``agent(obs, config)`` callable for ``--engine kaggle``).
 
 Run as ``python -m util.arena.players --serve FILE`` this module is the host process of an agent file.
 """
@@ -46,24 +51,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.spec import SpecError, parse_spec
-from core.connectx.position import Position
-from core.connectx.shape import Shape
 from core.game import Game, State
 
 ROOT = Path(__file__).resolve().parents[2]
-KAGGLE_BUILTINS = ("negamax", "random")
 LOAD_TIMEOUT = 120.0  # seconds an agent file may take to load (a submission may compile with numba)
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
     text: str  # canonical spec: name and sorted parameters, or the file path
-    kind: str  # "agent", "kaggle", "file", "openspiel", "engine" or "kaggle_turns" (a turn-list game's Kaggle built-in)
+    kind: str  # "agent", "kaggle", "file", "player" (agents.registry.players), "engine" or "kaggle_turns" (a turn-list game's Kaggle built-in)
     name: str  # registry name, built-in name, or file path
     params: tuple[tuple[str, Any], ...] = ()  # parameters the agent is built with (converted values)
     version: str = ""  # code version: hash of the source the player runs
@@ -94,30 +96,36 @@ def _is_file(spec: str) -> bool:
     return spec.endswith(".py") or os.sep in spec.partition(":")[0]
 
 
-def as_game(game: Game | Shape | None) -> Game:
-    """A :class:`core.game.Game` from a game, a ConnectX board shape, or None (standard ConnectX)."""
+class HasGame(Protocol):
+    """What stands for a game where a game is taken: ConnectX's board shape (its ``game()``)."""
+
+    def game(self) -> Game: ...
+
+
+def as_game(game: Game | HasGame | None) -> Game:
+    """A :class:`core.game.Game` from a game, something with a ``game()`` (a ConnectX board
+    shape), or None (:data:`core.games.DEFAULT_GAME` with its default parameters)."""
     if isinstance(game, Game):
         return game
-    from core.games import make_game
-    shape = game if game is not None else Shape(6, 7, 4)
-    return make_game("connectx", rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
+    if game is None:
+        from core.games import DEFAULT_GAME, make_game
+        return make_game(DEFAULT_GAME)
+    return game.game()
 
 
-def _shape_of(game: Game | Shape) -> Shape:
-    return game if isinstance(game, Shape) else game.shape  # type: ignore[attr-defined]
+def board_games() -> list[str]:
+    """The games of the players that speak Kaggle's board of one action a step (agent files,
+    ``kaggle:NAME``: :attr:`core.game.Game.kaggle_board_env`)."""
+    from core.games import game_class, names
 
-
-BOARD_PLAYER_GAMES = ("connectx",)
-"""The games of the players that speak Kaggle's ConnectX board (kaggle-environments'
-``kaggle:negamax`` and ``kaggle:random``, agent files, OpenSpiel's MCTS: :func:`observation`,
-:class:`FilePlayer`, :mod:`util.arena.openspiel_player`)."""
+    return [n for n in names() if game_class(n).kaggle_board_env]
 
 
 def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
-    """Check ``spec`` for ``game`` (default ConnectX) and return its :class:`PlayerSpec`; raises
-    SpecError (one line) if bad, naming the games an agent plays when ``game`` is not one. Every
-    game alike: a Kaggle built-in of a game whose turn is a list of action dicts, a player that
-    speaks Kaggle's ConnectX board (:data:`BOARD_PLAYER_GAMES`), or an agent of
+    """Check ``spec`` for ``game`` (default :func:`as_game`'s) and return its :class:`PlayerSpec`;
+    raises SpecError (one line) if bad, naming the games an agent plays when ``game`` is not one.
+    Every game alike: a Kaggle built-in or an agent file of a game with a Kaggle environment, a
+    player of the game's agents package (:func:`agents.registry.players`), or an agent of
     :mod:`agents.registry`."""
     spec = spec.strip()
     if not spec:
@@ -125,44 +133,44 @@ def resolve(spec: str, game: Game | None = None) -> PlayerSpec:
     game = as_game(game)
     if spec.startswith("kaggle:") and game.kaggle_env:
         return _resolve_kaggle_turns(spec, game)
-    if _is_file(spec) and game.kaggle_env:  # a file of a game whose turn is a list of action dicts
-        return _resolve_board_player(spec)
-    if _is_file(spec) or spec.startswith("kaggle:") or parse_spec(spec)[0] == "openspiel_mcts":
-        if game.name not in BOARD_PLAYER_GAMES:
-            here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
+    here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
+    if _is_file(spec) or spec.startswith("kaggle:"):
+        if not (game.kaggle_env or game.kaggle_board_env):
             if _is_file(spec):
                 raise SpecError(f"{spec} is a Kaggle agent file: it plays only the games Kaggle runs "
                                 f"({', '.join(file_games())}), not {game.name!r}; {here}")
-            if spec.startswith("kaggle:"):
-                raise SpecError(f"{spec} is a Kaggle ConnectX agent: it plays only connectx, not {game.name!r}; {here}")
-            raise SpecError(f"agent 'openspiel_mcts' does not play {game.name!r}; it plays: connectx; {here}")
-        return _resolve_board_player(spec)
+            raise SpecError(f"{spec} is a Kaggle built-in agent: it plays only {', '.join(board_games())}, "
+                            f"not {game.name!r}; {here}")
+        return _resolve_board_player(spec, game)
+    name, params = parse_spec(spec)
+    if name in registry.players(game.name):
+        text, name, values, version = registry.player_module(game.name, name).resolve_params(params)
+        return PlayerSpec(text, "player", name, values, version)
+    if registry.player_games(name) and name not in registry.table(game.name):
+        raise SpecError(f"agent {name!r} does not play {game.name!r}; it plays: {', '.join(registry.player_games(name))}; {here}")
     return _resolve_agent(spec, game)
 
 
 def file_games() -> list[str]:
-    """The games an agent file plays: ConnectX's board and every game with a Kaggle environment."""
-    from core.games import make_game, names
+    """The games an agent file plays: every game with a Kaggle environment (a board of one action
+    a step, :func:`board_games`, first)."""
+    from core.games import game_class, names
 
-    return [*BOARD_PLAYER_GAMES, *(n for n in names() if n not in BOARD_PLAYER_GAMES and make_game(n).kaggle_env)]
+    return [*board_games(), *(n for n in names() if not game_class(n).kaggle_board_env and game_class(n).kaggle_env)]
 
 
-def _resolve_board_player(spec: str) -> PlayerSpec:
-    """An agent file, ``kaggle:negamax`` / ``kaggle:random`` or ``openspiel_mcts:...``: players of
-    Kaggle's ConnectX board."""
+def _resolve_board_player(spec: str, game: Game) -> PlayerSpec:
+    """An agent file, or ``kaggle:NAME`` of a game's Kaggle board (:attr:`core.game.Game.kaggle_builtins`)."""
     if _is_file(spec):
         path = Path(spec).expanduser()
         if not path.is_file():
             raise SpecError(f"agent file {spec} does not exist")
         return PlayerSpec(str(path.resolve()), "file", str(path.resolve()), (), _hash_bytes(path.read_bytes()))
-    if spec.startswith("kaggle:"):
-        which = spec.partition(":")[2].strip()
-        if which not in KAGGLE_BUILTINS:
-            raise SpecError(f"unknown kaggle built-in {which!r}; valid: kaggle:negamax, kaggle:random")
-        import kaggle_environments
-        return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
-    from util.arena.openspiel_player import resolve_params
-    return PlayerSpec(*resolve_params(parse_spec(spec)[1]))
+    which = spec.partition(":")[2].strip()
+    if which not in game.kaggle_builtins:
+        raise SpecError(f"unknown kaggle built-in {which!r}; valid: {', '.join('kaggle:' + b for b in game.kaggle_builtins)}")
+    import kaggle_environments
+    return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
 
 
 def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
@@ -171,7 +179,8 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
     here = f"agents that play {game.name}: {', '.join(registry.names(game.name))}"
     name, params = parse_spec(spec)
     if name not in registry.table(game.name) and not registry.games_of(name):
-        extra = ", kaggle:negamax, kaggle:random, openspiel_mcts, <agent file.py>" if game.name in BOARD_PLAYER_GAMES else ""
+        extra = "".join(f", {p}" for p in [*("kaggle:" + b for b in game.kaggle_builtins), *registry.players(game.name)])
+        extra += ", <agent file.py>" if game.kaggle_board_env else ""
         raise SpecError(f"unknown agent {name!r}; {here}{extra}")
     try:
         registry.agent_class(game.name, name)
@@ -199,49 +208,49 @@ def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
     return PlayerSpec(f"kaggle:{which}", "kaggle_turns", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
 
 
-def build(spec: PlayerSpec, shape: Shape | Game, time_per_move: float, seed: int, overage: float | None = None) -> Any:
-    """A fresh player for one game (``shape``: ConnectX's board, or any :class:`core.game.Game`).
-    ``seed`` seeds the player's randomness (an agent's ``seed`` field when the spec leaves it
-    unset; Python's ``random`` for Kaggle built-ins and files). ``overage``: an agent file's bank
-    (None: Kaggle's, :func:`base.clock.kaggle_overage`). Every player chooses on a
-    :class:`core.game.State`."""
+def build(spec: PlayerSpec, game: Game | HasGame, time_per_move: float, seed: int, overage: float | None = None) -> Any:
+    """A fresh player for one game of ``game`` (any :class:`core.game.Game`, or what
+    :func:`as_game` reads). ``seed`` seeds the player's randomness (an agent's ``seed`` field when
+    the spec leaves it unset; Python's ``random`` for Kaggle built-ins and files). ``overage``: an
+    agent file's bank (None: Kaggle's, :func:`base.clock.kaggle_overage`). Every player chooses on
+    a :class:`core.game.State`."""
+    game = as_game(game)
     if spec.kind == "file":
-        return file_player(spec.name, shape, time_per_move, seed, overage)
-    if spec.kind == "engine":
-        game = as_game(shape)
+        return file_player(spec.name, game, time_per_move, seed, overage)
+    if spec.kind in ("engine", "agent"):
         cls = registry.agent_class(game.name, spec.name)
         params = dict(spec.params)
         fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
         if "seed" in fields and params.get("seed") is None:
             params["seed"] = seed
-        return EnginePlayer(registry.builder(game.name, spec.name)(cls, params, game, spec.text))
+        agent = registry.builder(game.name, spec.name)(cls, params, game, spec.text)
+        return EnginePlayer(agent) if spec.kind == "engine" else AgentPlayer(agent, time_per_move, game)
     if spec.kind == "kaggle_turns":
         from util.arena.kaggle_turns import KaggleTurnPlayer
-        return KaggleTurnPlayer(spec.name, as_game(shape), time_per_move, seed)
-    if spec.kind == "agent":
-        game = as_game(shape)
-        cls = registry.agent_class(game.name, spec.name)
-        params = dict(spec.params)
-        if "seed" in {f.name for f in dataclasses.fields(cls)} and params.get("seed") is None:
-            params["seed"] = seed
-        return AgentPlayer(registry.builder(game.name, spec.name)(cls, params, game, spec.text), time_per_move)
-    shape = _shape_of(shape)
+        return KaggleTurnPlayer(spec.name, game, time_per_move, seed)
     if spec.kind == "kaggle":
-        from kaggle_environments.envs.connectx import connectx
         random.seed(seed)  # the built-ins draw from the module-level random; this worker owns it
-        return FunctionPlayer(getattr(connectx, f"{spec.name}_agent"), shape, time_per_move)
-    if spec.kind == "openspiel":
-        from util.arena.openspiel_player import OpenSpielMCTS
-        return AgentPlayer(OpenSpielMCTS(shape, seed=seed, **dict(spec.params)), time_per_move)
+        return FunctionPlayer(kaggle_builtin(game, spec.name), game, time_per_move)
+    if spec.kind == "player":
+        agent = registry.player_module(game.name, spec.name).build(game, seed, **dict(spec.params))
+        return AgentPlayer(agent, time_per_move, game)
     raise ValueError(f"unknown player kind {spec.kind!r}")
 
 
-def state_player(spec: PlayerSpec, game: Game, time_per_move: float, seed: int, overage: float | None = None) -> Any:
+def kaggle_builtin(game: Game, name: str) -> Callable[[Any, Any], Any]:
+    """kaggle-environments' built-in agent ``name`` of ``game``'s Kaggle board (its environment's
+    ``agents`` table, as a turn-list game's: :func:`util.arena.kaggle_turns.builtins_of`)."""
+    from util.arena.kaggle_turns import builtins_of
+
+    return builtins_of(game.kaggle_board_env)[name]
+
+
+def state_player(spec: PlayerSpec, game: Game | HasGame, time_per_move: float, seed: int, overage: float | None = None) -> Any:
     """:func:`build` on ``game`` (every player chooses on :class:`core.game.State`)."""
     return build(spec, game, time_per_move, seed, overage)
 
 
-def check_loads(spec: PlayerSpec, shape: Shape | Game, time_per_move: float) -> None:
+def check_loads(spec: PlayerSpec, shape: Game | HasGame, time_per_move: float) -> None:
     """Build and close the player once, so a file that fails to load stops the command early
     (an agent file is loaded here at once; in a game it loads inside its first move, as on Kaggle)."""
     if spec.kind == "file":
@@ -311,17 +320,6 @@ def _module_path(name: str) -> Path | None:
 
 
 # --- players ---------------------------------------------------------------------------------
-def observation(position: Position, remaining: float = 60.0) -> dict[str, Any]:
-    """Kaggle's observation for the side to move."""
-    return {"board": position.to_board(), "mark": position.side_to_move, "step": position.ply, "remainingOverageTime": remaining}
-
-
-def configuration(shape: Shape, time_per_move: float) -> dict[str, Any]:
-    """Kaggle's ConnectX configuration for ``shape`` with ``actTimeout = time_per_move``."""
-    return {"rows": shape.rows, "columns": shape.columns, "inarow": shape.inarow, "actTimeout": time_per_move,
-            "episodeSteps": 1000, "runTimeout": 1200, "timeout": time_per_move, "agentTimeout": 60}
-
-
 class EnginePlayer:
     """An agent in process with the player interface: every call goes to the agent
     (``choose(state, deadline)``, ``reset``, ``info``); nothing to release."""
@@ -343,35 +341,23 @@ class EnginePlayer:
 
 
 class AgentPlayer(EnginePlayer):
-    """One of ConnectX's own agents (:class:`agents.connectx.base.PositionAgent`); ``kaggle_agent``
-    adapts it to ``agent(obs, config)`` with the same adapter a submission uses
-    (:mod:`agents.connectx.kaggle`: Kaggle's clock, never raises)."""
+    """One of a game's own agents (ConnectX's :class:`agents.connectx.base.PositionAgent`);
+    ``kaggle_agent`` adapts it to ``agent(obs, config)`` with its agents package's adapter
+    (:func:`agents.registry.kaggle_adapter`: the one a submission uses)."""
 
-    def __init__(self, agent: Any, time_per_move: float) -> None:
+    def __init__(self, agent: Any, time_per_move: float, game: Game | None = None) -> None:
         super().__init__(agent)
         self.time_per_move = time_per_move
+        self.game = as_game(game)
         self._adapter: Callable[[Any, Any], int] | None = None
 
     def kaggle_agent(self, obs: Any, config: Any) -> int:
         if self._adapter is None:
-            try:
-                from agents.connectx.kaggle import kaggle_agent
-                # No numba retry: it would switch this whole worker process to pure Python.
-                self._adapter = kaggle_agent(lambda: self.agent, verbose=False, numba_retry=False)
-            except ImportError:
-                self._adapter = self._plain_adapter
+            adapter = registry.kaggle_adapter(self.game.name)
+            if adapter is None:
+                raise RuntimeError(f"{self.game.name}'s agents have no Kaggle adapter")
+            self._adapter = adapter(self.agent)
         return self._adapter(obs, config)
-
-    def _plain_adapter(self, obs: Any, config: Any) -> int:
-        start = time.perf_counter()
-        shape = Shape(int(config["rows"]), int(config["columns"]), int(config["inarow"]))
-        pos = Position.from_board(list(obs["board"]), shape, obs["mark"])
-        return int(self.agent.choose_position(pos, start + 0.9 * float(config["actTimeout"])))
-
-
-def _position(state: State) -> Position:
-    """The ConnectX state as Kaggle's players read it (their observation is built from it)."""
-    return state.game.position(state)  # type: ignore[attr-defined]
 
 
 class StatelessPlayer:
@@ -388,30 +374,33 @@ class StatelessPlayer:
 
 
 class FunctionPlayer(StatelessPlayer):
-    """A Kaggle ``agent(obs, config)`` function played on our positions."""
+    """A Kaggle ``agent(obs, config)`` function played on our states (the game's Kaggle board:
+    :meth:`core.game.Game.kaggle_observation`)."""
 
-    def __init__(self, fn: Callable[[Any, Any], int], shape: Shape, time_per_move: float) -> None:
+    def __init__(self, fn: Callable[[Any, Any], int], game: Game | HasGame, time_per_move: float) -> None:
         from kaggle_environments.utils import structify
-        self.fn, self.shape, self.kaggle_agent = fn, shape, fn
-        self._config = structify(configuration(shape, time_per_move))
+        self.game = as_game(game)
+        self.fn, self.kaggle_agent = fn, fn
+        self._config = structify(self.game.kaggle_configuration(time_per_move))
         self._structify = structify
 
     def choose(self, state: State, deadline: float) -> int:
-        return self.fn(self._structify(observation(_position(state))), self._config)
+        return self.fn(self._structify(state.game.kaggle_observation(state)), self._config)
 
 
-def file_player(path: str, game: Game | Shape, time_per_move: float, seed: int = 0, overage: float | None = None,
+def file_player(path: str, game: Game | HasGame, time_per_move: float, seed: int = 0, overage: float | None = None,
                 load_now: bool = False) -> Any:
-    """The player of the agent file at ``path`` for ``game``: a :class:`FilePlayer` on Kaggle's
-    ConnectX board, or on a game whose Kaggle agents return a turn's list of action dicts
-    (:attr:`core.game.Game.kaggle_env`) a :class:`util.arena.kaggle_turns.FileTurnPlayer`.
-    ``time_per_move`` is the ``actTimeout`` the file reads, ``overage`` its bank (None: Kaggle's
-    for the game); ``load_now``: load the file before returning (see :class:`FilePlayer`)."""
-    if isinstance(game, Game) and game.kaggle_env:
+    """The player of the agent file at ``path`` for ``game``: a :class:`FilePlayer` on a game's
+    Kaggle board of one action a step (:attr:`core.game.Game.kaggle_board_env`), or on a game
+    whose Kaggle agents return a turn's list of action dicts (:attr:`core.game.Game.kaggle_env`)
+    a :class:`util.arena.kaggle_turns.FileTurnPlayer`. ``time_per_move`` is the ``actTimeout``
+    the file reads, ``overage`` its bank (None: Kaggle's for the game); ``load_now``: load the
+    file before returning (see :class:`FilePlayer`)."""
+    game = as_game(game)
+    if game.kaggle_env:
         from util.arena.kaggle_turns import FileTurnPlayer
         return FileTurnPlayer(path, game, time_per_move, seed, overage, load_now)
-    shape = _shape_of(game)
-    return FilePlayer(path, configuration(shape, time_per_move), seed, overage, "connectx", load_now, shape)
+    return FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_board_env, load_now, game)
 
 
 FILE_GRACE = 1.0  # seconds past actTimeout + bank before a file that has not answered is killed (the loop judges the
@@ -423,7 +412,8 @@ class FilePlayer(StatelessPlayer):
     line per request and reply over pipes, on Kaggle's clock: the file reads ``config``'s
     ``actTimeout`` (the arena's ``--time``) and, as ``remainingOverageTime``, what is left of its
     bank (:attr:`kaggle_clock`, a :class:`base.clock.KaggleBank` of ``overage`` seconds, Kaggle's
-    when None: 60 s for ConnectX and Reinforce Tactics), which the game loop charges with every
+    when None: 60 s for ConnectX and Reinforce Tactics; ``game``: the game whose board
+    :meth:`choose` sends, :meth:`core.game.Game.kaggle_observation`), which the game loop charges with every
     move's overrun of ``actTimeout`` and judges by Kaggle's rule (:func:`util.arena.match.play`).
     As in kaggle-environments the file is executed inside its first move, whose time covers it;
     ``load_now`` loads it at once instead (a check that it loads, before any game). A reply that
@@ -431,9 +421,9 @@ class FilePlayer(StatelessPlayer):
     loses the game."""
 
     def __init__(self, path: str, config: dict[str, Any], seed: int = 0, overage: float | None = None,
-                 env: str = "connectx", load_now: bool = False, shape: Shape | None = None) -> None:
+                 env: str = "", load_now: bool = False, game: Game | None = None) -> None:
         from base.clock import KaggleBank, kaggle_overage
-        self.path, self.shape, self._config = path, shape, config
+        self.path, self.game, self._config = path, game, config
         self.time_per_move = float(config["actTimeout"])
         self.kaggle_clock = KaggleBank(self.time_per_move, kaggle_overage(env) if overage is None else overage)
         env_vars = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
@@ -464,7 +454,7 @@ class FilePlayer(StatelessPlayer):
         return json.loads(line)
 
     def choose(self, state: State, deadline: float) -> int:
-        return self.kaggle_agent(observation(_position(state), self.kaggle_clock.left), self._config)
+        return self.kaggle_agent(state.game.kaggle_observation(state, self.kaggle_clock.left), self._config)
 
     def call(self, obs: Any, config: Any) -> Any:
         """The file's answer to Kaggle's ``(observation, configuration)``; raises RuntimeError

@@ -93,12 +93,13 @@ FOREIGN_HINT = "give --db another file (a new path is created)"
 _NEW_COLUMNS = ("game", "chance", "movers", "returns")  # added by schema 3
 
 
-def connectx_spec(shape: str) -> str:
-    """The game spec of a ConnectX board ``RxCxK`` (what schema-3 rows hold in ``game``)."""
-    from core.games import make_game
+def legacy_spec(shape: str) -> str:
+    """The game spec of a row written before games had specs, by its ``shape`` (ConnectX's board
+    ``RxCxK``: :meth:`core.game.Game.from_legacy_key` of :data:`core.games.DEFAULT_GAME`), what
+    schema-3 rows hold in ``game``."""
+    from core.games import DEFAULT_GAME, game_class
 
-    rows, columns, inarow = (int(x) for x in shape.lower().split("x"))
-    return make_game("connectx", rows=rows, columns=columns, inarow=inarow).spec()
+    return game_class(DEFAULT_GAME).from_legacy_key(shape).spec()
 
 
 class StoreError(RuntimeError):
@@ -190,7 +191,7 @@ class Store:
                 self._db.execute(f"ALTER TABLE games ADD COLUMN {c} TEXT NOT NULL DEFAULT ''")
             shapes = [s for (s,) in self._db.execute("SELECT DISTINCT shape FROM games WHERE game=''")]
             for shape in shapes:
-                self._db.execute("UPDATE games SET game=? WHERE shape=? AND game=''", (connectx_spec(shape), shape))
+                self._db.execute("UPDATE games SET game=? WHERE shape=? AND game=''", (legacy_spec(shape), shape))
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -244,7 +245,7 @@ class Store:
         opening; optionally chance, movers, returns, see :func:`util.arena.match.play`) in its own
         transaction; a key already present is left as it is. ``game``: the game's spec (default:
         ConnectX on ``shape``); ``shape``: ConnectX's board, ``""`` for other games."""
-        game = game or connectx_spec(shape)
+        game = game or legacy_spec(shape)
         returns = result.get("returns")
         row = (
             key, first, second, shape, ",".join(map(str, result["opening"])), ",".join(map(str, result["moves"])),

@@ -41,10 +41,10 @@ from agents.engine.spec import SpecError
 from base import backends
 from base.cli import MAX_ID, SEED, OneLineParser, exit_code, float_in, int_in, raise_if_signalled, seconds_in, stop_on_signals, unwritable
 from base.clock import kaggle_overage
-from core.connectx.shape import Shape
 from core.game import Game
-from core.games import add_game_arguments
+from core.games import DEFAULT_GAME, add_game_arguments
 from util.arena import match, openings, players, sprt
+from util.arena.players import HasGame
 from util.arena.ratings import Rating, rate, tables
 from util.arena.store import Store, StoreError, runner_id
 
@@ -68,13 +68,14 @@ def parse_game_args(game: str | None, shape: str | None) -> Game:
         raise UsageError(str(exc)) from None
 
 
-def _spec(game: Game | Shape | str) -> str:
+def _spec(game: Game | HasGame | str) -> str:
     return match.game_spec(game)
 
 
 def shape_text(game: Game) -> str:
-    """What the store's ``shape`` column holds: ConnectX's board, '' for other games."""
-    return str(game.shape) if game.name == "connectx" else ""  # type: ignore[attr-defined]
+    """What the store's ``shape`` column holds: the game's key from before games had specs
+    (:meth:`core.game.Game.legacy_key`: ConnectX's board), '' for other games."""
+    return game.legacy_key()
 
 
 def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
@@ -85,7 +86,7 @@ def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
     return {i: known[i][0] + (f"@{known[i][1][:6]}" if specs.count(known[i][0]) > 1 else "") for i in ids}
 
 
-def standings(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
+def standings(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
     """(labels, ratings strongest first, games table, scores table) over the store's games of
     one game (a :class:`core.game.Game`, its spec, or a ConnectX :class:`Shape`; of ``runs``
     only, if given); table rows and columns follow ``labels``."""
@@ -119,7 +120,7 @@ def format_report(names: list[str], ratings: list[Rating], n: np.ndarray, s: np.
     return "\n".join(lines)
 
 
-def pair_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> str:
+def pair_report(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> str:
     """Per pairing: the first-listed agent's Elo against the other with its 95% interval, LOS,
     draw ratio and pentanomial counts, over game pairs (same opening, seats swapped); for games
     whose returns are scores (win_value above 1), the mean score difference too."""
@@ -150,7 +151,7 @@ def pair_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | N
     return "\n".join(lines)
 
 
-def clock_report(store: Store, shape: Game | Shape | str, runs: Sequence[int] | None = None) -> str:
+def clock_report(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> str:
     """Per agent: moves timed, median and slowest move, and games forfeited (error, timeout,
     illegal move), so that "no timeout, every move inside actTimeout" can be read off."""
     results = list(store.games(runs=runs, game=_spec(shape)))
@@ -183,7 +184,7 @@ MAX_OVERAGE = 3600.0  # seconds: an agent file's overage bank (Kaggle's is 60)
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m util.arena.tournament", description=__doc__.split("\n\n")[0],
-                      epilog="Games: --game NAME[:key=value,...] (default connectx); python -m core --list shows the games and "
+                      epilog=f"Games: --game NAME[:key=value,...] (default {DEFAULT_GAME}); python -m core --list shows the games and "
                              "their parameters. "
                              f"Agent specs: our names with parameters ({EXAMPLE_SPECS[0]}, {EXAMPLE_SPECS[1]}), "
                              f"{EXAMPLE_SPECS[2]}, {EXAMPLE_SPECS[3]}, a Kaggle agent file path, {EXAMPLE_SPECS[4]}. "
@@ -212,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=backends.BACKENDS, default="process", help="local process pool (default) or Ray tasks")
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray; default: a fresh local instance)")
     p.add_argument("--engine", choices=match.ENGINES, default="direct", help="direct loop (fast, default) or kaggle-environments (full fidelity)")
-    add_game_arguments(p, default="connectx", note="with --report: only this game")
+    add_game_arguments(p, default=DEFAULT_GAME, note="with --report: only this game")
     p.add_argument("--opening-plies", type=int_in(0, MAX_OPENING_PLIES), default=None, metavar="N",
                    help="games other than ConnectX: random opening plies, each opening played twice with seats swapped "
                         f"(default {openings.DEFAULT_PLIES}, 0 for games with chance); ConnectX plays its opening suite")
@@ -229,26 +230,23 @@ def run_tag(specs: Sequence[players.PlayerSpec], args: argparse.Namespace) -> st
     """The default name of a run: a hash of what it schedules, so that the same command (to
     resume, or from a second runner) joins the same run."""
     game = parse_game_args(args.game, args.shape)
-    where = str(game.shape) if game.name == "connectx" else game.spec()  # type: ignore[attr-defined]
+    where = game.legacy_key() or game.spec()
     ident = [[s.text, s.version] for s in specs] + [args.games, args.format, args.time, args.engine, args.seed, where, args.sprt]
-    if game.name != "connectx":
+    if not game.legacy_key():
         ident.append(args.opening_plies)
     if args.overage is not None or any(s.kind == "file" for s in specs):  # as match.GameJob.key
         ident.append(["kaggle-clock", args.overage])
     return "run-" + hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:8]
 
 
-LEASE_PLIES = 200  # plies of a long game of a game other than ConnectX, for claims' leases
+LEASE_PLIES = 200  # plies of a long game of a game without a small bound (Game.max_plies), for claims' leases
 
 
-def lease_seconds(game: Game | Shape, time_per_move: float, bank: float = 0.0) -> float:
+def lease_seconds(game: Game | HasGame, time_per_move: float, bank: float = 0.0) -> float:
     """How long a claim on a game lasts without news from its runner: twice the longest game
-    (ConnectX: every cell a move; others: :data:`LEASE_PLIES`) at the full time, plus a minute
+    (:meth:`core.game.Game.max_plies`, ConnectX's cells; else :data:`LEASE_PLIES`) at the full time, plus a minute
     for starting processes, plus twice ``bank`` (the overage banks agent files may spend)."""
-    if isinstance(game, Shape):
-        plies = game.cells
-    else:
-        plies = game.shape.cells if game.name == "connectx" else LEASE_PLIES  # type: ignore[attr-defined]
+    plies = players.as_game(game).max_plies() or LEASE_PLIES
     return 60.0 + 2.0 * plies * time_per_move + 2.0 * bank
 
 
@@ -317,9 +315,9 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
             raise UsageError(f"--sprt: {exc}") from None
     if args.engine == "kaggle":
         engine_only = [s.text for s in specs if s.kind == "engine"]
-        if game.name != "connectx" or engine_only:
-            raise UsageError("--engine kaggle plays ConnectX with ConnectX's agents only"
-                             + (f" ({engine_only[0]} is an engine agent)" if engine_only and game.name == "connectx" else "")
+        if not game.kaggle_board_env or engine_only:
+            raise UsageError(f"--engine kaggle plays {', '.join(players.board_games())} with their own agents only"
+                             + (f" ({engine_only[0]} is an engine agent)" if engine_only and game.kaggle_board_env else "")
                              + "; use --engine direct")
     for spec in specs:
         players.check_loads(spec, game, args.time)
@@ -329,10 +327,10 @@ def play(args: argparse.Namespace, store: Store, game: Game) -> tuple[int, int, 
     tag = args.tag or run_tag(specs, args)
     command = {"agents": [s.text for s in specs], "games": games, "format": args.format, "time": args.time,
                "engine": args.engine, "seed": args.seed, "shape": shape_text(game), "game": game.spec(), "sprt": args.sprt}
-    if game.name != "connectx":
+    if game.opening_suite() is None:
         command["opening_plies"] = openings.default_plies(game) if args.opening_plies is None else args.opening_plies
     files = [s for s in specs if s.kind == "file"]
-    bank = (kaggle_overage(game.kaggle_env or "connectx") if args.overage is None else args.overage) if files else 0.0
+    bank = (kaggle_overage(game.kaggle_env or game.kaggle_board_env) if args.overage is None else args.overage) if files else 0.0
     if files:
         command["overage"] = bank
     run = store.start_run(tag, command, [j.key for j in jobs])
@@ -464,14 +462,13 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
 
 def replay(args: argparse.Namespace, store: Store) -> int:
     from base.atomic import write_text
-    from util.arena.kaggle_play import replay_html
     for gid in args.replay:
         game = store.game(gid)
         if game is None:
             raise UsageError(f"no game {gid} in {store.path}")
         forfeit = next((int(m) for m in game.errors), 0) if game.termination in ("error", "timeout") else 0
         g = match.game_of(game.game)
-        html = replay_html(game.moves, g.shape, forfeit) if g.name == "connectx" else text_replay_html(g, game)  # type: ignore[attr-defined]
+        html = g.replay_html(game.moves, forfeit) or text_replay_html(g, game)
         path = Path(args.out) / f"game_{gid}.html"
         write_text(path, html)
         print(path)
@@ -510,9 +507,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     try:
         game = parse_game_args(args.game, args.shape)
-        if args.opening_plies is not None and (args.opening_plies < 0 or game.name == "connectx"):
+        if args.opening_plies is not None and (args.opening_plies < 0 or game.opening_suite() is not None):
             raise UsageError("--opening-plies must be >= 0" if args.opening_plies < 0 else
-                             "ConnectX games start from its opening suite (util.arena.openings); --opening-plies is for other games")
+                             f"{game.name} games start from its opening suite (core.game.Game.opening_suite); "
+                             "--opening-plies is for other games")
         for name in ("games", "workers"):
             if getattr(args, name) < 1:
                 raise UsageError(f"--{name} must be at least 1")

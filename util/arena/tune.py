@@ -45,10 +45,10 @@ from base import backends
 from base.atomic import write_text
 from base.bounds import as_float, as_int
 from base.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, stop_on_signals, unwritable
-from core.connectx.shape import Shape
 from core.game import Game
-from core.games import add_game_arguments
+from core.games import DEFAULT_GAME, add_game_arguments
 from util.arena import match, players, sprt
+from util.arena.players import HasGame
 from util.arena.tournament import MAX_GAMES, MAX_WORKERS, UsageError, parse_game_args
 
 # The example in the help text (tests resolve it): keep it valid.
@@ -101,20 +101,15 @@ def spec_parameters(agent: str, game: Game | None = None) -> dict[str, SpecParam
     from agents.engine.params import agent_parameters as heuristic_parameters
     from agents.engine.spec import field_bounds
 
-    cls = registry.agent_class(game.name if game is not None else "connectx", agent)
+    game = players.as_game(game)
+    cls = registry.agent_class(game.name, agent)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     out = {name: SpecParam(default, field_bounds(fields[name])) for name, default in parameters_of(cls).items()}
     named = fields.get("params")
     if named is not None and named.metadata.get("heuristic_params"):
-        for name, p in heuristic_parameters(game if game is not None else _connectx()).items():
+        for name, p in heuristic_parameters(game).items():
             out.setdefault(name, SpecParam(p.default, (p.lo, p.hi)))
     return out
-
-
-def _connectx() -> Game:
-    from core.games import make_game
-
-    return make_game("connectx")
 
 
 def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
@@ -207,7 +202,7 @@ def spec_text(agent: str, params: dict[str, Any]) -> str:
     return agent + (":" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) if params else "")
 
 
-def variant_games(game: Game | Shape, variants: str) -> list[Game | Shape]:
+def variant_games(game: Game, variants: str) -> list[Game]:
     """``--variants KEY=V1|V2|...``: ``game`` with parameter KEY set to each value (its other
     parameters kept), e.g. ``map=beginner|crossroads`` for several Reinforce Tactics maps; empty
     text: ``[game]``. A UsageError names a bad key or value."""
@@ -219,9 +214,9 @@ def variant_games(game: Game | Shape, variants: str) -> list[Game | Shape]:
     if not eq or not isinstance(params, dict) or key not in params:
         known = ", ".join(params) if isinstance(params, dict) else "none"
         raise UsageError(f"--variants must be KEY=V1|V2|... with KEY a parameter of the game ({known}), got {variants!r}")
-    out: list[Game | Shape] = []
+    out: list[Game] = []
     for value in filter(None, (v.strip() for v in values.split("|"))):
-        spec = f"{game.name}:" + ",".join(f"{k}={value if k == key else v}" for k, v in params.items())  # type: ignore[union-attr]
+        spec = f"{game.name}:" + ",".join(f"{k}={value if k == key else v}" for k, v in params.items())
         try:
             out.append(match.game_of(spec))
         except ValueError as exc:
@@ -231,11 +226,11 @@ def variant_games(game: Game | Shape, variants: str) -> list[Game | Shape]:
     return out
 
 
-def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Game | Shape | Sequence[Game | Shape],
+def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], games: int, shape: Game | HasGame | Sequence[Game | HasGame],
           time_per_move: float, seed: int, runner: backends.Runner) -> float:
     """The candidate's points per game against the opponents (a gauntlet of ``games`` each, on
     each game of ``shape`` when it is a list: :func:`variant_games`)."""
-    games_of: list[Game | Shape] = list(shape) if isinstance(shape, (list, tuple)) else [shape]  # type: ignore[list-item]
+    games_of: list[Game | HasGame] = list(shape) if isinstance(shape, (list, tuple)) else [shape]  # type: ignore[list-item]
     jobs = [job for g in games_of
             for job in match.schedule([candidate, *opponents], games, "gauntlet", g, time_per_move, "direct", seed,
                                       seed_names=["candidate", *(o.text for o in opponents)])]
@@ -248,7 +243,7 @@ def score(candidate: players.PlayerSpec, opponents: list[players.PlayerSpec], ga
     return points / len(jobs)
 
 
-def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games: int, shape: Game | Shape, time_per_move: float,
+def sprt_confirm(tuned: players.PlayerSpec, baseline: players.PlayerSpec, games: int, shape: Game | HasGame, time_per_move: float,
                  seed: int, runner: backends.Runner, test: sprt.Sprt) -> str:
     """Tuned against baseline pair by pair (same opening, seats swapped) until ``test``
     decides or ``games`` are played; the verdict and the pentanomial summary as text."""
@@ -302,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument("--storage", default="sqlite:///results/tune.sqlite", help="Optuna storage URL (default sqlite:///results/tune.sqlite)")
     p.add_argument("--study", default=None, help="study name (default: built from agent, space, fixed, opponents, games, time)")
-    add_game_arguments(p, default="connectx")
+    add_game_arguments(p, default=DEFAULT_GAME)
     p.add_argument("--seed", type=SEED, default=0, help="seeds the sampler and the games (default 0)")
     p.add_argument("--out", default=None, help="best parameters JSON (default results/tune/<study>.json)")
     p.add_argument("--confirm", type=int_in(0, MAX_GAMES), default=0, metavar="GAMES", help="then play best vs defaults over GAMES games (default: skip)")
@@ -365,7 +360,7 @@ def _main(args: argparse.Namespace) -> int:
             raise UsageError("--opponents needs at least one agent spec")
         for spec in opponents:
             players.check_loads(spec, shape, args.time)
-        where = str(shape.shape) if shape.name == "connectx" else shape.spec()  # type: ignore[attr-defined]
+        where = shape.legacy_key() or shape.spec()
         shapes = variant_games(shape, args.variants)
         if args.variants and args.confirm_sprt:
             raise UsageError("--confirm-sprt plays one game variant: use --confirm GAMES with --variants")
@@ -419,7 +414,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def _finish(args: argparse.Namespace, study: Any, out: Path, fixed: dict[str, str], baseline: players.PlayerSpec,
             opponents: list[players.PlayerSpec], shape: Game, runner: backends.Runner, test: sprt.Sprt | None,
-            shapes: Sequence[Game | Shape] = ()) -> int:
+            shapes: Sequence[Game | HasGame] = ()) -> int:
     """Write the best tuned parameters (not the fixed ones) and play the confirmation match."""
     from optuna.trial import TrialState
     if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):

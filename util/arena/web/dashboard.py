@@ -1,5 +1,6 @@
 """The tournament dashboard's API: runs, ratings with intervals, cross-table, pair statistics,
-clock report, plots, games with a replay, and small matches started from the page.
+clock report, plots, games with a replay (the blueprint :data:`dashboard`), and small matches
+started from the page (:mod:`util.arena.web.matches`).
 
 It reads the store that ``util.arena.tournament`` writes (never creating one) through the same
 functions as the command line's ``--report``, so the page and the terminal cannot disagree.
@@ -9,16 +10,14 @@ its progress is the number of its games in the store.
 from __future__ import annotations
 
 import io
-import secrets
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from base.bounds import as_float, as_int
+from base.bounds import as_int
 from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError
 from util.arena.web.views import replay_session, view
@@ -54,20 +53,19 @@ def _open():
 
 
 def _shape(text: str | None):
-    """The game whose games a report shows: ``?game=SPEC`` (any game), else ConnectX's ``?shape=``."""
-    from core.connectx.shape import Shape
+    """The game whose games a report shows: ``?game=SPEC`` (any game), else ``?shape=``: the
+    default game's key from before games had specs (ConnectX's board ``RxCxK``:
+    :meth:`core.game.Game.from_legacy_key`), else the default game (:data:`core.games.DEFAULT_GAME`)."""
+    from core.games import DEFAULT_GAME, game_class, make_game, parse_game
 
     game = request.args.get("game")
     if game:
-        from core.games import parse_game
-
         try:
             return parse_game(game)
         except ValueError as exc:
             raise RequestError(f"bad game {game!r}: {exc}") from None
-
     try:
-        return Shape.parse(text or "6x7x4")
+        return game_class(DEFAULT_GAME).from_legacy_key(text) if text else make_game(DEFAULT_GAME)
     except ValueError as exc:
         raise RequestError(f"bad shape {text!r}: {exc}") from None
 
@@ -108,17 +106,22 @@ def _turn_over(states: list, i: int) -> bool:
     return s.current_player() != mover
 
 
-def _which(store: Any, runs: list[int] | None):
-    """The game a report shows: ``?game=`` or ``?shape=`` when given, else the game of the
-    run's latest stored game (a run plays one game), else ConnectX 6x7x4."""
+def _which(store: Any, runs: list[int] | None) -> tuple[Any, str]:
+    """The game a report shows and its label: ``?game=`` or ``?shape=`` when given, else the game
+    of the run's latest stored game (a run plays one game), else the default game (ConnectX
+    6x7x4). The label is the game's spec, or its key from before specs (``6x7x4``) for a game
+    of ``?shape=`` or the default, as the page has always shown those."""
     if request.args.get("game") or request.args.get("shape"):
-        return _shape(request.args.get("shape"))
+        game = _shape(request.args.get("shape"))
+        return game, game.spec() if request.args.get("game") else game.legacy_key() or game.spec()
     latest = None
     for g in store.games(runs=runs):
         latest = g
     if latest is not None and latest.game:
-        return _stored_game(latest.game)
-    return _shape(None)
+        game = _stored_game(latest.game)
+        return game, game.spec()
+    game = _shape(None)
+    return game, game.legacy_key() or game.spec()
 
 
 def _run_arg(store: Any) -> list[int] | None:
@@ -132,7 +135,7 @@ def _run_arg(store: Any) -> list[int] | None:
         raise RequestError(f"run must be a run id (1 to {MAX_ID}) or 'all', got {raw[:40]!r}") from None
 
 
-_MATCHES = "connectx_matches"  # app.extensions key: the matches this app started, and their lock
+_MATCHES = "arena_matches"  # app.extensions key: the matches this app started, and their lock (util.arena.web.matches)
 STOP_WAIT = 30.0  # seconds a stopping server gives its matches to save and exit
 
 
@@ -151,176 +154,102 @@ def stop_matches(app: Flask) -> None:
             proc.kill()
 
 
-def register(app: Flask) -> None:
-    # Matches started by this app: tag -> {"proc", "total", "db"} (per app, never shared).
-    matches: dict[str, dict[str, Any]] = {}
-    matches_lock = threading.Lock()
-    app.extensions[_MATCHES] = (matches, matches_lock)
+dashboard = Blueprint("dashboard", __name__)
 
-    @app.get("/api/db/runs")
-    def runs():
-        with _open() as store:
-            return jsonify(runs=[{"id": i, "tag": t, "command": c, "updated": u, "games": n} for i, t, c, u, n in store.runs()])
 
-    @app.get("/api/db/standings")
-    def standings():
-        from util.arena import tournament
+@dashboard.get("/api/db/runs")
+def runs():
+    with _open() as store:
+        return jsonify(runs=[{"id": i, "tag": t, "command": c, "updated": u, "games": n} for i, t, c, u, n in store.runs()])
 
-        with _open() as store:
-            runs = _run_arg(store)
-            shape = _which(store, runs)
-            names, ratings, n, s = tournament.standings(store, shape, runs)
-            pairs = tournament.pair_report(store, shape, runs)
-            clock = tournament.clock_report(store, shape, runs)
-        return jsonify(
-            runs=runs, game=shape.spec() if hasattr(shape, "spec") else str(shape), names=names,
-            ratings=[{"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games, "score": r.score} for r in ratings],
-            games=n.tolist(), scores=s.tolist(), pairs=pairs, clock=clock)
+@dashboard.get("/api/db/standings")
+def standings():
+    from util.arena import tournament
 
-    @app.get("/api/db/plot/<kind>.png")
-    def plot(kind: str):
-        from util.arena import plots, tournament
+    with _open() as store:
+        runs = _run_arg(store)
+        shape, label = _which(store, runs)
+        names, ratings, n, s = tournament.standings(store, shape, runs)
+        pairs = tournament.pair_report(store, shape, runs)
+        clock = tournament.clock_report(store, shape, runs)
+    return jsonify(
+        runs=runs, game=label, names=names,
+        ratings=[{"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games, "score": r.score} for r in ratings],
+        games=n.tolist(), scores=s.tolist(), pairs=pairs, clock=clock)
 
-        if kind not in ("ratings", "crosstable"):
-            raise RequestError("plot must be ratings or crosstable", 404)
-        with _open() as store:
-            runs = _run_arg(store)
-            names, ratings, n, s = tournament.standings(store, _which(store, runs), runs)
-        if not names:
-            raise RequestError("no games in this run yet", 404)
-        buf = io.BytesIO()
-        if kind == "ratings":
-            plots.ratings_png(ratings, buf)
-        else:
-            plots.crosstable_png(names, n, s, buf)
-        return Response(buf.getvalue(), mimetype="image/png")
+@dashboard.get("/api/db/plot/<kind>.png")
+def plot(kind: str):
+    from util.arena import plots, tournament
 
-    @app.get("/api/db/games")
-    def games():
-        from util.arena import tournament
+    if kind not in ("ratings", "crosstable"):
+        raise RequestError("plot must be ratings or crosstable", 404)
+    with _open() as store:
+        runs = _run_arg(store)
+        names, ratings, n, s = tournament.standings(store, _which(store, runs)[0], runs)
+    if not names:
+        raise RequestError("no games in this run yet", 404)
+    buf = io.BytesIO()
+    if kind == "ratings":
+        plots.ratings_png(ratings, buf)
+    else:
+        plots.crosstable_png(names, n, s, buf)
+    return Response(buf.getvalue(), mimetype="image/png")
 
-        with _open() as store:
-            runs = _run_arg(store)
-            rows = list(store.games(runs=runs))
-            names = tournament.labels(store, sorted({g.first for g in rows} | {g.second for g in rows}))
-        return jsonify(games=[{"id": g.id, "first": names[g.first], "second": names[g.second], "shape": g.shape, "game": g.game,
-                               "plies": len(g.moves), "winner": g.winner, "termination": g.termination}
-                              for g in rows[-500:]])
+@dashboard.get("/api/db/games")
+def games():
+    from util.arena import tournament
 
-    @app.get("/api/db/games/<game_id>")
-    def game(game_id: str):
-        from util.arena import tournament
+    with _open() as store:
+        runs = _run_arg(store)
+        rows = list(store.games(runs=runs))
+        names = tournament.labels(store, sorted({g.first for g in rows} | {g.second for g in rows}))
+    return jsonify(games=[{"id": g.id, "first": names[g.first], "second": names[g.second], "shape": g.shape, "game": g.game,
+                           "plies": len(g.moves), "winner": g.winner, "termination": g.termination}
+                          for g in rows[-500:]])
 
-        number = _id(game_id, "game id")
-        with _open() as store:
-            g = store.game(number)
-            if g is None:
-                raise RequestError(f"no game {number} in the store", 404)
-            names = tournament.labels(store, [g.first, g.second])
-        cx = _stored_game(g.game)  # any game: its spec is stored with it
-        from util.arena.web.render import frame
+@dashboard.get("/api/db/games/<game_id>")
+def game(game_id: str):
+    from util.arena import tournament
 
-        with current_app.extensions["search_slot"]():  # a legal-set check a move: a long game is as heavy as a search
-            states = stored_states(cx, g.moves)
-        turns = cx.end_turn_action is not None
-        frames = []
-        texts: list[str] = []
-        for i, state in enumerate(states):
-            if i:
-                texts.append(("chance: " if (i - 1) in g.chance else "") + states[i - 1].action_to_string(state.history[-1]))
-            if turns and 0 < i < len(states) - 1 and not _turn_over(states, i):
-                continue  # a game of many moves a turn: one frame a turn, its moves joined
-            pic = frame(states[:i + 1])
-            if turns:
-                pic["moves"] = []  # a replay offers no moves: the frame stays small
-            frames.append({"grid": cx.grid(state), "text": str(state), "move": "; ".join(texts) if texts else None,
-                           "picture": pic, "ply": i})
-            texts = []
-        return jsonify(id=g.id, game=g.game, first=names[g.first], second=names[g.second], winner=g.winner,
-                       termination=g.termination, errors=g.errors, opening=len(g.opening),
-                       move_times=list(g.move_times), frames=frames, turns=turns)
-
-    @app.post("/api/replays/stored")
-    def stored_replay():
-        """A play-page session holding a stored game (``{"id": N}``): replayed there turn by
-        turn, and played on from its end when it stopped early."""
-
-        number = _id(body().get("id"), "game id")
-        with _open() as store:
-            g = store.game(number)
+    number = _id(game_id, "game id")
+    with _open() as store:
+        g = store.game(number)
         if g is None:
             raise RequestError(f"no game {number} in the store", 404)
-        with current_app.extensions["search_slot"]():
-            states = stored_states(_stored_game(g.game), g.moves)
-        return jsonify(view(replay_session(current_app.extensions["sessions"], states, None))), 201
+        names = tournament.labels(store, [g.first, g.second])
+    cx = _stored_game(g.game)  # any game: its spec is stored with it
+    from util.arena.web.render import frame
 
-    @app.post("/api/db/matches")
-    def start_match():
-        from agents import registry
-        from agents.engine.spec import SpecError
-        from util.arena import players
+    with current_app.extensions["search_slot"]():  # a legal-set check a move: a long game is as heavy as a search
+        states = stored_states(cx, g.moves)
+    turns = cx.end_turn_action is not None
+    frames = []
+    texts: list[str] = []
+    for i, state in enumerate(states):
+        if i:
+            texts.append(("chance: " if (i - 1) in g.chance else "") + states[i - 1].action_to_string(state.history[-1]))
+        if turns and 0 < i < len(states) - 1 and not _turn_over(states, i):
+            continue  # a game of many moves a turn: one frame a turn, its moves joined
+        pic = frame(states[:i + 1])
+        if turns:
+            pic["moves"] = []  # a replay offers no moves: the frame stays small
+        frames.append({"grid": cx.grid(state), "text": str(state), "move": "; ".join(texts) if texts else None,
+                       "picture": pic, "ply": i})
+        texts = []
+    return jsonify(id=g.id, game=g.game, first=names[g.first], second=names[g.second], winner=g.winner,
+                   termination=g.termination, errors=g.errors, opening=len(g.opening),
+                   move_times=list(g.move_times), frames=frames, turns=turns)
 
-        data = body()
-        if not data:
-            raise RequestError('send a JSON object: {"agents": ["a", "b"], "games": 10, "time": 0.1}')
-        agents = data.get("agents")
-        if not isinstance(agents, list) or len(agents) != 2 or not all(isinstance(a, str) and a for a in agents):
-            raise RequestError("agents must be a list of two agent specs")
-        for spec in agents:
-            if spec.endswith(".py") or "/" in spec:
-                raise RequestError("agent files cannot be started from the page: use the command line")
-            try:
-                registry.check_spec_tree(players.as_game(None), spec, server=True)  # every agent it builds
-                players.resolve(spec)
-            except SpecError as exc:
-                raise RequestError(str(exc)) from None
-        try:
-            games = as_int(data.get("games", 10), "games", 2, MAX_MATCH_GAMES)
-            t = as_float(data.get("time", 0.1), "time (seconds a move)", 0.01, 2.0)
-        except ValueError as exc:
-            raise RequestError(str(exc)) from None
-        tag = "web-" + secrets.token_hex(6)
-        cmd = [sys.executable, "-m", "util.arena.tournament", "--agents", ",".join(agents), "--games", str(games),
-               "--time", str(t), "--workers", "1", "--db", str(_db_path()), "--tag", tag, "--quiet"]
-        with matches_lock:  # counted and started under one lock: two requests cannot both pass the cap
-            running = sum(1 for m in matches.values() if m["proc"].poll() is None)
-            if running >= MAX_RUNNING_MATCHES:
-                raise RequestError(f"{running} matches are running (at most {MAX_RUNNING_MATCHES} at once): "
-                                   "wait for one to finish", 429)
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            matches[tag] = {"proc": proc, "total": games, "db": str(_db_path())}
-        return jsonify(id=tag, total=games), 202
+@dashboard.post("/api/replays/stored")
+def stored_replay():
+    """A play-page session holding a stored game (``{"id": N}``): replayed there turn by
+    turn, and played on from its end when it stopped early."""
 
-    @app.get("/api/db/matches/<tag>")
-    def match_status(tag: str):
-        from util.arena.store import Store, StoreError
-
-        with matches_lock:
-            m = matches.get(tag)
-        if m is None:
-            raise RequestError(f"no match {tag!r} started by this server", 404)
-        done = 0
-        try:
-            with Store(m["db"], create=False) as store:
-                run = store.run_id(tag)
-                if run is not None:
-                    done = sum(1 for _ in store.games(runs=[run]))
-        except StoreError:
-            pass  # the subprocess has not created the store yet
-        code = m["proc"].poll()
-        error = None
-        if code not in (None, 0):
-            error = (m["proc"].stderr.read() or "").strip().splitlines()[-1:] or [f"exit code {code}"]
-            error = error[0]
-        return jsonify(id=tag, done=done, total=m["total"], finished=code is not None, error=error,
-                       run=_run_of(m["db"], tag))
-
-
-def _run_of(db: str, tag: str) -> int | None:
-    from util.arena.store import Store, StoreError
-
-    try:
-        with Store(db, create=False) as store:
-            return store.run_id(tag)
-    except StoreError:
-        return None
+    number = _id(body().get("id"), "game id")
+    with _open() as store:
+        g = store.game(number)
+    if g is None:
+        raise RequestError(f"no game {number} in the store", 404)
+    with current_app.extensions["search_slot"]():
+        states = stored_states(_stored_game(g.game), g.moves)
+    return jsonify(view(replay_session(current_app.extensions["sessions"], states, None))), 201

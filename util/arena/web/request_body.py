@@ -74,3 +74,13 @@ def body() -> dict:
     if not isinstance(data, dict):
         raise RequestError("the request body must be a JSON object")
     return data
+
+
+def int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    """The integer query argument ``name`` (``default`` when absent), from ``lo`` to ``hi``; else a 400."""
+    from base.bounds import as_int
+
+    try:
+        return as_int(request.args.get(name, str(default)), name, lo, hi)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None

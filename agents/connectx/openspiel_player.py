@@ -1,4 +1,5 @@
-"""OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) as a tournament player: an independent opponent.
+"""OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) as a tournament player on ConnectX: an independent
+opponent, one of ConnectX's players (:data:`agents.connectx.registry.PLAYERS`).
 
 OpenSpiel states are built by replaying moves, and our agents see only a position, so the
 player rebuilds a legal move order from the board (:func:`move_order`) at each move.
@@ -22,7 +23,8 @@ BOUNDS = {"sims": (1, 10_000_000), "uct_c": (0.0, 1e6), "rollouts": (1, 10_000)}
 
 
 def resolve_params(params: dict[str, str]) -> tuple:
-    """(text, kind, name, params, version) for :class:`util.arena.players.PlayerSpec`."""
+    """(text, name, params, version) of a :class:`util.arena.players.PlayerSpec`; SpecError (one
+    line) for an unknown parameter, a value out of bounds, or no open_spiel."""
     try:
         import pyspiel
     except ImportError:
@@ -44,7 +46,12 @@ def resolve_params(params: dict[str, str]) -> tuple:
             raise SpecError(str(exc)) from None
     text = "openspiel_mcts" + (":" + ",".join(f"{k}={values[k]}" for k in sorted(values)) if values else "")
     version = f"open_spiel=={getattr(pyspiel, '__version__', 'unknown')}"
-    return text, "openspiel", "openspiel_mcts", tuple(sorted(values.items())), version
+    return text, "openspiel_mcts", tuple(sorted(values.items())), version
+
+
+def build(game: Any, seed: int, **params: Any) -> OpenSpielMCTS:
+    """The player of ``params`` (:func:`resolve_params`' values) on ``game`` (a ConnectX)."""
+    return OpenSpielMCTS(game.shape, seed=seed, **params)
 
 
 def move_order(position: Position) -> list[int]:

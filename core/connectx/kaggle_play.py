@@ -1,4 +1,5 @@
-"""Games through kaggle-environments: full-fidelity play (``--engine kaggle``) and HTML replays.
+"""ConnectX games through kaggle-environments (:meth:`core.connectx.game.ConnectX.play_kaggle`,
+:meth:`~core.connectx.game.ConnectX.replay_html`, the arena's hooks): full-fidelity play (``--engine kaggle``) and HTML replays.
 
 Kaggle's engine judges time (``actTimeout`` plus the overage bank), invalid columns and
 exceptions exactly as the competition does, at a fraction of the direct loop's speed
@@ -36,7 +37,7 @@ TERMINATION = {"ERROR": "error", "TIMEOUT": "timeout", "INVALID": "illegal"}
 
 def play_kaggle(first: Any, second: Any, shape: Shape, time_per_move: float, opening: Sequence[int] = ()) -> dict[str, Any]:
     """One game in kaggle-environments of ``first`` (mark 1) and ``second`` (players with a
-    ``kaggle_agent(obs, config)``); returns the same fields as :class:`util.arena.game.GameResult`."""
+    ``kaggle_agent(obs, config)``); returns the fields of :func:`util.arena.match.play`'s result."""
     opening = tuple(opening)
     times: list[float] = []
     raised: dict[int, str] = {}  # mark -> the exception Kaggle turns into status ERROR

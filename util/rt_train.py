@@ -1,0 +1,394 @@
+"""Self-play data and the learned evaluation's fit (issue 38):
+``python -m util.rt_train selfplay|fit|loop``.
+
+``selfplay DIR``: games between ``--agents`` (agent specs, each side drawn per game) on every
+built-in map in turn with Kaggle's seed-driven terrain flips, the compiled core when numba is
+importable. Game ``i`` is fixed by ``--seed`` and ``i`` (map, flips, the two specs, the greedy
+weights' jitter), so a run is reproducible and resumable: games are written in shards of
+``--shard`` games (``DIR/shard-00000.npz``, atomically) and a run skips the shards already
+there. A shard holds, per kept position (each decision state with probability ``--keep``): its
+features ``x`` (:mod:`heuristics.reinforce_tactics.learned_features`), the outcome ``z`` for the
+side to move (1 won, -1 lost, 0 drawn), the map's index in ``maps`` and the step.
+
+``fit DIR... --out M.npz``: a one-hidden-layer MLP (:mod:`heuristics.reinforce_tactics.learned`)
+fitted in numpy (minibatch Adam on the squared error of ``tanh(y)`` against ``z``; no PyTorch),
+every tenth game held out; a checkpoint after each epoch (``M.npz.ckpt.npz``) from which a run
+with the same arguments resumes. Prints the held-out error and the share of decisive positions
+whose winner the sign predicts, beside the hand heuristic's (feature ``hand``).
+
+``loop DIR``: generations, each fitted on every game so far, the games of the next played by the
+hand ``greedy`` and greedy with the last model (:func:`loop`).
+
+SIGINT and SIGTERM stop any of them at once (:func:`base.cli.stop_on_signals`): what was written is
+whole (shards, checkpoints), the next run resumes from it.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from base.cli import Interrupted, OneLineParser, exit_code, float_in, int_in, signal_name, stop_on_signals, unwritable
+from core.reinforce_tactics.layout import H_STEP
+from heuristics.reinforce_tactics import learned as L
+from heuristics.reinforce_tactics.learned_features import F_HAND, NF
+
+JITTER = ("w_material", "w_gold", "w_income", "w_hq", "w_advance", "w_capture", "scale")  # greedy's weights varied per game
+
+
+# --- self-play -------------------------------------------------------------------------------
+def game_setup(i: int, seed: int, names: list[str], specs: list[str], jitter: float) -> tuple[str, int, list[str]]:
+    """(map, flips seed, the two sides' specs) of game ``i`` of a run seeded ``seed``."""
+    rng = random.Random(seed * 1_000_003 + i)
+    name = names[i % len(names)]
+    flips = rng.randrange(1 << 30)
+    sides = [_jittered(rng.choice(specs), rng, jitter) for _ in range(2)]
+    return name, flips, sides
+
+
+def _jittered(spec: str, rng: random.Random, jitter: float) -> str:
+    """``spec`` with greedy's tuned weights each scaled by ``exp(N(0, jitter))`` (a league of
+    slightly different players; none when ``jitter`` is 0 or the agent has no such weights)."""
+    from agents.engine.spec import parse_spec
+    from heuristics.reinforce_tactics.params import Weights
+
+    name, params = parse_spec(spec)
+    if jitter <= 0 or name != "greedy" or params.get("heuristic", "standard") != "standard":
+        return spec
+    defaults = Weights()
+    extra = [f"{k}={float(getattr(defaults, k)) * math.exp(rng.gauss(0.0, jitter)):.6g}" for k in JITTER if k not in params]
+    return spec + ("," if ":" in spec else ":") + ",".join(extra)
+
+
+def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any) -> dict[str, np.ndarray]:
+    """One game's kept positions (features, outcome for the mover, map index, step)."""
+    from agents.registry import make
+    from core.reinforce_tactics import ReinforceTactics
+    from util.arena.match import play
+
+    name, flips, sides = game_setup(i, args.seed, names, args.agents, args.jitter)
+    g = ReinforceTactics(map=name, seed=flips, episode_steps=args.episode_steps)
+    agents = [make(spec, g) for spec in sides]
+    r = play(agents[0], agents[1], g, time_per_move=args.time, chance_seed=args.seed * 7919 + i)
+    winner = r["winner"] - 1  # -1: a draw
+    rng = random.Random(args.seed * 31 + i)
+    xs, zs, steps = [], [], []
+    s = g.initial()
+    for a in r["moves"]:
+        if not s.is_chance_node() and rng.random() < args.keep:
+            xs.append(featurize(g, s))
+            mover = s.current_player()
+            zs.append(0 if winner < 0 else (1 if winner == mover else -1))
+            steps.append(s.words[H_STEP])
+        s = s.apply(a)
+    n = len(xs)
+    return {"x": np.array(xs, np.float32).reshape(n, NF), "z": np.array(zs, np.int8),
+            "map": np.full(n, names.index(name), np.int16), "step": np.array(steps, np.int16),
+            "game": np.full(n, i, np.int32)}
+
+
+def featurizer() -> Any:
+    """``featurize(game, state) -> features``: the compiled kernel when numba is importable."""
+    from base import jit as J
+    from core.game import constants_array
+    from heuristics.reinforce_tactics import learned_features as LF
+
+    jit = J.numba_available()
+    k = J.compiled(LF) if jit else LF
+
+    def featurize(g: Any, s: Any) -> np.ndarray:
+        out = np.zeros(NF)
+        k.features(constants_array(g, jit), np.asarray(s.words, np.int64) if jit else s.words, out)
+        return out
+
+    return featurize
+
+
+def selfplay(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from core.reinforce_tactics import maps
+
+    names = list(args.maps) if args.maps else maps.map_names()
+    unknown = [n for n in names if n not in maps.map_names()]
+    if unknown:
+        return fail(f"unknown map {unknown[0]!r}; valid: {', '.join(maps.map_names())}")
+    out = Path(args.dir)
+    why = unwritable(out, folder=True)
+    if why:
+        return fail(why)
+    from agents.engine.spec import SpecError
+    from agents.registry import make
+    from core.reinforce_tactics import ReinforceTactics
+
+    for spec in args.agents:  # every spec checked before the first game
+        try:
+            make(spec, ReinforceTactics(map=names[0]))
+        except SpecError as exc:
+            return fail(str(exc))
+    featurize = featurizer()
+    shards = -(-args.games // args.shard)
+    todo = [k for k in range(shards) if not (out / f"shard-{k:05d}.npz").exists()]
+    total = sum(min(args.shard, args.games - k * args.shard) for k in todo)
+    with tqdm(total=total, unit="game", disable=args.quiet, file=sys.stderr) as bar:  # closed before a stop's line
+        for k in todo:
+            games = []
+            for i in range(k * args.shard, min(args.games, (k + 1) * args.shard)):
+                games.append(play_game(i, args, names, featurize))
+                bar.update(1)
+            data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
+            data["maps"] = np.array(names)
+            L.write_npz(out / f"shard-{k:05d}.npz", data)
+    print(f"{args.games} games in {shards} shards under {out} ({len(todo)} written now)")
+    return 0
+
+
+# --- fit ---------------------------------------------------------------------------------------
+def load_data(dirs: list[str]) -> dict[str, np.ndarray]:
+    """Every shard under ``dirs``, concatenated (``game`` made unique across folders)."""
+    parts: list[dict[str, np.ndarray]] = []
+    for d in dirs:
+        files = sorted(Path(d).glob("shard-*.npz"))
+        if not files:
+            raise ValueError(f"no shard-*.npz under {d}")
+        for f in files:
+            try:
+                with np.load(f, allow_pickle=False) as z:
+                    part = {k: np.asarray(z[k]) for k in ("x", "z", "game")}
+            except (OSError, ValueError, KeyError) as exc:
+                raise ValueError(f"{f} is not a self-play shard ({type(exc).__name__})") from None
+            if part["x"].ndim != 2 or part["x"].shape[1] != NF:
+                raise ValueError(f"{f} holds features of another layout ({part['x'].shape[1:]} words, this build {NF})")
+            part["game"] = part["game"].astype(np.int64) + 10_000_000 * len(parts)
+            parts.append(part)
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "z", "game")}
+
+
+def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the training and held-out positions: every ``hold``-th game held out."""
+    test = data["game"] % hold == 0
+    return np.flatnonzero(~test), np.flatnonzero(test)
+
+
+def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int, lr: float = 3e-3,
+              batch: int = 256, l2: float = 1e-4, state: dict | None = None, on_epoch: Any = None) -> dict:
+    """Minibatch Adam on ``mean((tanh(y) - z)^2) + l2 |W|^2``; returns the training state (the
+    model, Adam's moments, the epoch, the generator): ``state`` resumes one. ``on_epoch(state)``
+    after each epoch (a checkpoint)."""
+    x = np.asarray(x, np.float64)
+    z = np.asarray(z, np.float64)
+    if state is None:
+        mean, scale = x.mean(0), x.std(0)
+        scale = np.where(scale > 1e-9, scale, 1.0)
+        model = L.init_model(hidden, seed, mean, scale)
+        keys = ("w1", "b1", "w2", "b2")
+        state = {"model": model, "m": {k: np.zeros_like(model[k]) for k in keys},
+                 "v": {k: np.zeros_like(model[k]) for k in keys}, "t": 0, "epoch": 0,
+                 "rng": np.random.default_rng(seed).bit_generator.state}
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state["rng"]
+    m = state["model"]
+    xn = (x - m["mean"]) / m["scale"]
+    while state["epoch"] < epochs:
+        order = rng.permutation(len(z))
+        for start in range(0, len(z), batch):
+            idx = order[start:start + batch]
+            grads = gradients(m, xn[idx], z[idx], l2)
+            adam(state, grads, lr)
+        state["epoch"] += 1
+        state["rng"] = rng.bit_generator.state
+        if on_epoch is not None:
+            on_epoch(state)
+    return state
+
+
+def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float) -> dict[str, np.ndarray]:
+    """The loss's gradients at standardised inputs ``xn`` (backpropagation by hand)."""
+    a = xn @ m["w1"].T + m["b1"]
+    h = np.tanh(a)
+    p = np.tanh(h @ m["w2"] + m["b2"][0])
+    dy = 2.0 * (p - z) * (1.0 - p * p) / len(z)
+    da = np.outer(dy, m["w2"]) * (1.0 - h * h)
+    return {"w2": h.T @ dy + 2 * l2 * m["w2"], "b2": np.array([dy.sum()]),
+            "w1": da.T @ xn + 2 * l2 * m["w1"], "b1": da.sum(0)}
+
+
+def adam(state: dict, grads: dict[str, np.ndarray], lr: float, b1: float = 0.9, b2: float = 0.999) -> None:
+    state["t"] += 1
+    t = state["t"]
+    for k, gk in grads.items():
+        state["m"][k] = b1 * state["m"][k] + (1 - b1) * gk
+        state["v"][k] = b2 * state["v"][k] + (1 - b2) * gk * gk
+        mh = state["m"][k] / (1 - b1 ** t)
+        vh = state["v"][k] / (1 - b2 ** t)
+        state["model"][k] = state["model"][k] - lr * mh / (np.sqrt(vh) + 1e-8)
+
+
+def report(model: dict, x: np.ndarray, z: np.ndarray) -> dict[str, float]:
+    """Held-out squared error, and the share of decisive positions whose winner the sign of the
+    model (and of the hand heuristic's feature) predicts."""
+    p = L.forward_np(model, x)
+    decisive = z != 0
+    hand = x[:, F_HAND]
+    return {"positions": float(len(z)), "mse": float(np.mean((p - z) ** 2)), "mse_zero": float(np.mean(z.astype(float) ** 2)),
+            "accuracy": float(np.mean(np.sign(p[decisive]) == z[decisive])) if decisive.any() else math.nan,
+            "hand_accuracy": float(np.mean(np.sign(hand[decisive]) == z[decisive])) if decisive.any() else math.nan}
+
+
+def save_state(path: Path, state: dict, meta: dict) -> None:
+    arrays: dict[str, Any] = {f"model_{k}": v for k, v in state["model"].items()}
+    arrays.update({f"m_{k}": v for k, v in state["m"].items()})
+    arrays.update({f"v_{k}": v for k, v in state["v"].items()})
+    arrays.update(t=np.array(state["t"]), epoch=np.array(state["epoch"]),
+                  rng=np.frombuffer(repr(state["rng"]).encode(), np.uint8), meta=np.frombuffer(repr(meta).encode(), np.uint8))
+    L.write_npz(path, arrays)
+
+
+def load_state(path: Path, meta: dict) -> dict | None:
+    """The checkpoint at ``path`` when it was written by a run of the same ``meta`` (else None)."""
+    import ast
+
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            a = {k: np.asarray(z[k]) for k in z.files}
+        if ast.literal_eval(a["meta"].tobytes().decode()) != meta:
+            return None
+        return {"model": {k[6:]: v for k, v in a.items() if k.startswith("model_")},
+                "m": {k[2:]: v for k, v in a.items() if k.startswith("m_")},
+                "v": {k[2:]: v for k, v in a.items() if k.startswith("v_")},
+                "t": int(a["t"]), "epoch": int(a["epoch"]), "rng": ast.literal_eval(a["rng"].tobytes().decode())}
+    except (OSError, ValueError, KeyError, SyntaxError):
+        raise ValueError(f"checkpoint {path} is damaged: remove it to start again") from None
+
+
+def fit(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    out = Path(args.out)
+    why = unwritable(out)
+    if why:
+        return fail(why)
+    try:
+        data = load_data(args.dirs)
+        train_idx, test_idx = split(data)
+        if len(train_idx) == 0 or len(test_idx) == 0:
+            return fail(f"too few games to hold some out ({len(np.unique(data['game']))} games): play at least 11")
+        meta = {"dirs": [str(d) for d in args.dirs], "positions": int(len(data["z"])), "hidden": args.hidden,
+                "seed": args.seed, "lr": args.lr, "batch": args.batch}
+        ckpt = out.with_name(out.name + ".ckpt.npz")
+        state = load_state(ckpt, meta)
+    except ValueError as exc:
+        return fail(str(exc))
+    x, z = data["x"].astype(np.float64), data["z"].astype(np.float64)
+    with tqdm(total=args.epochs, initial=min(args.epochs, state["epoch"]) if state else 0, unit="epoch",
+              disable=args.quiet, file=sys.stderr) as bar:
+
+        def on_epoch(st: dict) -> None:
+            save_state(ckpt, st, meta)
+            bar.update(1)
+
+        state = fit_model(x[train_idx], z[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
+                          state=state, on_epoch=on_epoch)
+    L.save(out, state["model"])
+    r = report(L.read_model(str(out)), x[test_idx], z[test_idx])
+    print(f"{out}: {len(train_idx)} training positions, {int(r['positions'])} held out: mse {r['mse']:.4f} "
+          f"(predicting 0: {r['mse_zero']:.4f}), winner's sign right {r['accuracy']:.3f} (hand heuristic {r['hand_accuracy']:.3f})")
+    return 0
+
+
+# --- command line ------------------------------------------------------------------------------
+def fail(message: str) -> int:
+    print(f"train: error: {message}", file=sys.stderr)
+    return 2
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = OneLineParser(prog="python -m util.rt_train", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    sp = sub.add_parser("selfplay", help="play games and store their positions")
+    sp.add_argument("dir", help="folder of the shards (made; existing shards are kept and skipped)")
+    sp.add_argument("--games", type=int_in(1, 10_000_000), default=100)
+    sp.add_argument("--shard", type=int_in(1, 100_000), default=20, help="games a shard")
+    sp.add_argument("--agents", nargs="+", default=["greedy"], help="agent specs; each side of a game draws one")
+    sp.add_argument("--maps", nargs="*", default=None, help="built-in maps (default: all)")
+    sp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
+    sp.add_argument("--time", type=float_in(1e-3, 600.0), default=1.0, help="seconds a turn")
+    sp.add_argument("--keep", type=float_in(1e-6, 1.0), default=0.25, help="share of decision states stored")
+    sp.add_argument("--jitter", type=float_in(0.0, 2.0), default=0.2, help="log-scale spread of greedy's weights per game")
+    sp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
+    sp.add_argument("--quiet", action="store_true")
+    fp = sub.add_parser("fit", help="fit the value model to stored positions")
+    fp.add_argument("dirs", nargs="+", help="self-play folders")
+    fp.add_argument("--out", required=True, help="the weights file to write (.npz); its checkpoint beside it")
+    fp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
+    fp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
+    fp.add_argument("--lr", type=float_in(1e-6, 1.0), default=3e-3)
+    fp.add_argument("--batch", type=int_in(1, 1 << 20), default=256)
+    fp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
+    fp.add_argument("--quiet", action="store_true")
+    lp = sub.add_parser("loop", help="generations: self-play with the last model, fit the next on every game so far")
+    lp.add_argument("dir", help="folder of the generations (games-N/ and gen-N.npz; made)")
+    lp.add_argument("--generations", type=int_in(1, 1000), default=2)
+    lp.add_argument("--games", type=int_in(11, 10_000_000), default=190, help="games a generation")
+    lp.add_argument("--shard", type=int_in(1, 100_000), default=19)
+    lp.add_argument("--maps", nargs="*", default=None)
+    lp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
+    lp.add_argument("--time", type=float_in(1e-3, 600.0), default=1.0)
+    lp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
+    lp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
+    lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
+    lp.add_argument("--quiet", action="store_true")
+    return ap
+
+
+def loop(args: argparse.Namespace) -> int:
+    """Generation n (``gen-n.npz``) is fitted on the games of generations 0..n-1; the games of
+    generation k are played by the hand ``greedy`` and greedy with ``gen-k.npz`` (a league of
+    the last model and the hand heuristic; generation 0: the hand heuristic alone). Each step
+    resumes (shards, checkpoints) and a generation whose model exists is skipped."""
+    root = Path(args.dir)
+    common = ["--quiet"] if args.quiet else []
+    maps = ["--maps", *args.maps] if args.maps else []
+    for n in range(1, args.generations + 1):
+        model = root / f"gen-{n}.npz"
+        if model.exists():
+            continue
+        prev = root / f"gen-{n - 1}.npz"
+        agents = ["greedy"] + ([f"greedy:heuristic=learned,weights={prev}"] if n > 1 else [])
+        games = root / f"games-{n - 1}"
+        sp = parser().parse_args(["selfplay", str(games), "--games", str(args.games), "--shard", str(args.shard),
+                                  "--seed", str(args.seed + n - 1), "--time", str(args.time),
+                                  "--episode-steps", str(args.episode_steps), "--agents", *agents, *maps, *common])
+        code = selfplay(sp)
+        if code:
+            return code
+        fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
+                                  "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
+                                  *common])
+        code = fit(fp)
+        if code:
+            return code
+    print(f"generations 1..{args.generations} under {root}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        with stop_on_signals():
+            return {"selfplay": selfplay, "fit": fit, "loop": loop}[args.command](args)
+    except Interrupted as exc:
+        print(f"train: stopped by {signal_name(exc)}; written shards and checkpoints are whole: run again to resume",
+              file=sys.stderr)
+        return exit_code(exc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
