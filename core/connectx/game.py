@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from base.params import Param, table
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
 from core.connectx.position import Position
@@ -54,11 +55,11 @@ class ConnectX(Game):
     kernels = "core.connectx.kernels"
     heuristics = "heuristics.connectx.engine"
     click_whole_column = True
-    PARAMS = {
-        "rows": (int, 6, "board rows", (1, MAX_ROWS)),
-        "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
-        "inarow": (int, 4, "stones in a line to win (at most max(rows, columns))", (1, max(MAX_ROWS, MAX_COLUMNS))),
-    }
+    PARAMS = table(
+        Param("rows", 6, 1, MAX_ROWS, "board rows"),
+        Param("columns", 7, 1, MAX_COLUMNS, "board columns"),
+        Param("inarow", 4, 1, max(MAX_ROWS, MAX_COLUMNS), "stones in a line to win (at most max(rows, columns))"),
+    )
 
     def validate(self) -> None:
         self.shape = Shape(self.params["rows"], self.params["columns"], self.params["inarow"])

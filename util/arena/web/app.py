@@ -26,8 +26,9 @@ from werkzeug.exceptions import HTTPException
 
 from agents import registry
 from base.bounds import as_int
+from base.params import Param
 from core import games as game_registry
-from core.game import Game, param_bounds
+from core.game import Game
 from util.arena.web.render import frame
 from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError, SessionStore, request_time
@@ -295,10 +296,9 @@ def heuristic_params(cls: type) -> dict[str, list[dict]]:
             for h, params in declared(cls()).items()}
 
 
-def _param(name: str, spec: tuple) -> dict:
+def _param(name: str, p: Param) -> dict:
     """A game parameter as the page lists it: name, type, default, help, and its bounds."""
-    lo, hi = param_bounds(spec) or (None, None)
-    return {"name": name, "type": spec[0].__name__, "default": spec[1], "help": spec[2], "min": lo, "max": hi}
+    return {"name": name, "type": p.kind.__name__, "default": p.default, "help": p.doc, "min": p.lo, "max": p.hi}
 
 
 def make_game(name: Any, params: Any) -> Game:
