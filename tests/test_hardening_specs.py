@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import registry
-from agents.engine.spec import FIELD_BOUNDS, MAX_SPEC_DEPTH, SERVER_BOUNDS, SpecError, parse_spec
+from agents.engine.spec import AGENT_PARAMS, MAX_SPEC_DEPTH, SpecError, parse_spec
 from base.params import Param
 from core.game import parse_param
 from core.games import GAME_CLASSES, parse_game
@@ -106,12 +106,12 @@ TABLE_FIELDS = {"alphabeta": "tt_bits", "mcts": "capacity"}
        over=st.integers(1, 10 ** 9), generic=st.booleans())
 def test_fuzz_an_oversized_table_at_any_depth_is_refused(quixo, depth, agent, over, generic):
     key = TABLE_FIELDS[agent]
-    hi = SERVER_BOUNDS[key][1]
+    hi = AGENT_PARAMS[key].server[1]
     outer = "quixo_perfect:fallback=" * depth + ("mc_learner:fallback=" if generic else "quixo_perfect:fallback=")
     with pytest.raises(SpecError, match="on this server"):
         registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={hi + over}", server=True)
     registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={hi}", server=True)
-    wider = min(hi + over, FIELD_BOUNDS[key][1])
+    wider = min(hi + over, AGENT_PARAMS[key].hi)
     registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={wider}")  # a command line's own bounds are wider
 
 
@@ -131,9 +131,9 @@ def test_fuzz_any_spec_text_is_checked_or_refused_in_one_line(quixo, tmp_path_fa
         assert "\n" not in str(exc)
         return
     for node in tree.nodes():
-        for key, (lo, hi) in SERVER_BOUNDS.items():
-            if key in node.kwargs:
-                assert lo <= node.kwargs[key] <= hi
+        for key, p in AGENT_PARAMS.items():
+            if key in node.kwargs and p.server is not None:
+                assert p.server[0] <= node.kwargs[key] <= p.server[1]
 
 
 # --- point 6: numbers and keys bounded where they enter ---------------------------------------
