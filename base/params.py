@@ -24,7 +24,6 @@ Standard library only (submissions carry it beside the heuristics and the games)
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -34,7 +33,6 @@ from base.bounds import INT64, as_float, as_int, shown
 KINDS = (bool, int, float, str)  # the types a parameter may have
 PARAM = "param"  # the metadata key of a dataclass field's declaration (:func:`declare`)
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +92,8 @@ class Param:
     def arg_type(self) -> Callable[[str], Any]:
         """An argparse ``type=`` reading the parameter (argparse's one line names the flag:
         ``argument --tt-bits: value must be an integer from 4 to 26, got 30``)."""
+        import argparse  # here: a submission that reads parameters needs no argparse
+
         def parse(text: str) -> Any:
             try:
                 return self.parse(text, "value")

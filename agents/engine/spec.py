@@ -50,7 +50,7 @@ SERVER_SECONDS = (0.0, 30.0)  # a time an agent may spend past or before its dea
 
 
 def _shared(name: str, kind: type, bounds: tuple, doc: str, server: tuple | None = None) -> Param:
-    return Param(name, None, *bounds, doc, kind, server)  # no default: each agent's field gives its own
+    return Param(name, None, bounds[0], bounds[1], doc, kind, server)  # no default: each agent's field gives its own
 
 
 AGENT_PARAMS: dict[str, Param] = table(
@@ -181,15 +181,20 @@ def field_param(f: dataclasses.Field, annotation: Any = None) -> Param:
     (:func:`base.params.declare`), else its name's (:data:`AGENT_PARAMS`), else one of its type
     without bounds (an int within int64, a float finite); the default is the field's. A field of
     another type (text, a path, a spec) is declared ``str``."""
-    default = field_default(f)
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if len(args) == 1 and len(typing.get_args(annotation)) == 2:  # Optional[X], e.g. ``int | None``
-        annotation = args[0]
-    kind = annotation if isinstance(annotation, type) else type(default) if default is not None else str
     declared = of_field(f, AGENT_PARAMS)
     if declared is not None:
         return declared
+    default, annotation = field_default(f), _optional(annotation)[0]
+    kind = annotation if isinstance(annotation, type) else type(default) if default is not None else str
     return Param(f.name, default, kind=kind if kind in KINDS else str)
+
+
+def _optional(annotation: Any) -> tuple[Any, bool]:
+    """``(X, True)`` for ``Optional[X]`` (e.g. ``int | None``), else ``(annotation, False)``."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(args) == 1 and len(typing.get_args(annotation)) == 2:
+        return args[0], True
+    return annotation, False
 
 
 def agent_params(cls: type) -> dict[str, Param]:
@@ -202,9 +207,7 @@ def agent_params(cls: type) -> dict[str, Param]:
 def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
     """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
     key, default = f.name, field_default(f)
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    optional = len(args) == 1 and len(typing.get_args(annotation)) == 2  # Optional[X], e.g. ``int | None``
-    if optional and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
+    if _optional(annotation)[1] and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
         return None
     param = field_param(f, annotation)
     if param.kind in (bool, int, float):
