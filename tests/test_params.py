@@ -115,6 +115,15 @@ def test_a_server_bound_lies_inside_the_command_lines(hi, server_hi, value):
             assert p.parse(value) == value  # a command line's own bound is wider
 
 
+def test_every_server_bound_of_the_agents_is_tighter_than_the_command_lines():
+    servers = {k: p for k, p in AGENT_PARAMS.items() if p.server is not None}
+    assert {"tt_size", "tt_bits", "capacity", "margin", "compile_wait"} <= set(servers)
+    for key, p in servers.items():
+        assert p.lo <= p.server[0] <= p.server[1] < p.hi, key
+        with pytest.raises(ValueError, match=f"^parameter {key} must be"):
+            p.parse_server(p.hi, f"parameter {key}")
+
+
 def test_argparse_reads_a_declaration_in_one_line(capsys):
     parser = argparse.ArgumentParser(prog="t")
     parser.add_argument("--tt-bits", type=AGENT_PARAMS["tt_bits"].arg_type())
