@@ -164,7 +164,7 @@ def declared_field(param: Param, default: Any = dataclasses.MISSING) -> Any:
 def of_field(f: dataclasses.Field, by_name: Mapping[str, Param] | None = None) -> Param | None:
     """The declaration of dataclass field ``f``: its metadata's (:func:`field`), else the one its
     name has in ``by_name``, named after the field with the field's default; None without one."""
-    p = f.metadata.get(PARAM) or (by_name or {}).get(f.name)
+    p = f.metadata.get(PARAM) or _from_bounds(f) or (by_name or {}).get(f.name)
     if p is None:
         return None
     if f.default is not dataclasses.MISSING:
@@ -174,6 +174,15 @@ def of_field(f: dataclasses.Field, by_name: Mapping[str, Param] | None = None) -
     else:
         default = None
     return dataclasses.replace(p, name=f.name, default=default)
+
+
+def _from_bounds(f: dataclasses.Field) -> Param | None:
+    """The older field metadata ``{"bounds": (lo, hi)}`` read into a declaration (a float if
+    either end is one, else an int), so a field written that way keeps its bounds."""
+    if "bounds" not in f.metadata:
+        return None
+    lo, hi = f.metadata["bounds"]
+    return Param(f.name, None, lo, hi, str(f.metadata.get("doc", "")), float if float in (type(lo), type(hi)) else int)
 
 
 def declarations(cls: type) -> tuple[Param, ...]:

@@ -146,6 +146,19 @@ def test_a_dataclass_declares_its_fields_and_the_readers_name_them_after_the_fie
     assert Mixin().w_gold == 1.0
 
 
+def test_the_older_bounds_metadata_of_a_field_reads_into_a_declaration():
+    @dataclasses.dataclass
+    class Old:
+        threads: int = dataclasses.field(default=2, metadata={"bounds": (1, 64)})
+        share: float = dataclasses.field(default=0.5, metadata={"bounds": (0, 1.0)})
+
+    threads, share = declarations(Old)
+    assert (threads.name, threads.default, threads.bounds, threads.kind) == ("threads", 2, (1, 64), int)
+    assert (share.default, share.bounds, share.kind) == (0.5, (0, 1.0), float)
+    with pytest.raises(SpecError, match="threads of agent 'old' must be an integer from 1 to 64, got 65"):
+        convert_params(Old, "old", {"threads": "65"})
+
+
 def test_the_older_tuple_form_of_a_game_parameter_reads_into_a_declaration():
     assert from_tuple("rows", (int, 6, "board rows", (1, 20))) == Param("rows", 6, 1, 20, "board rows", int)
     assert from_tuple("map", (str, "", "a map")) == Param("map", "", doc="a map")
