@@ -175,7 +175,7 @@ def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.Pa
               generic: bool = False, depth: int = 0) -> SpecNode:
     """``spec`` parsed once into a tree of :class:`SpecNode` for ``game``, every agent it builds
     checked as a whole: names, parameters and bounds (:func:`agents.engine.spec.convert_params`;
-    with ``server``, :data:`~agents.engine.spec.SERVER_BOUNDS` and no file outside ``data_root``),
+    with ``server``, the server bounds of :data:`~agents.engine.spec.AGENT_PARAMS` and no file outside ``data_root``),
     at every depth (at most :data:`~agents.engine.spec.MAX_SPEC_DEPTH`). A file a parameter names
     must be a regular file (a FIFO would block the agent that opens it). ``generic``: the
     spec names a generic engine agent (:data:`~agents.engine.spec.GENERIC_AGENT_SPEC`)."""

@@ -1,8 +1,9 @@
 """Bounded, strictly parsed values: the one validator of every size, count and time a person
 gives, on the command line (a one-line error, exit 2) and on the web (a 400 with the same text).
 
-Each parameter declares its bounds where it is defined (a game's ``PARAMS`` entry, an agent
-field's ``metadata``); these functions check a value against them before any work starts:
+Each parameter declares its bounds where it is defined (:class:`base.params.Param`: a game's
+``PARAMS``, a heuristic's weights, an agent's fields); these functions check a value against
+them before any work starts:
 
 - integers: a Python int (not a bool) or text of ASCII digits with an optional sign (``"1.5"``,
   ``"1e3"`` and Unicode digits such as ``"٣"`` are refused: ``str.isdigit`` and ``int`` accept
@@ -123,16 +124,5 @@ def key_values(text: str, what: str, whole: str) -> dict[str, str]:
     return pairs
 
 
-def check(value: Any, name: str, bounds: Any) -> Any:
-    """``value`` checked against ``bounds``: ``(lo, hi)`` of ints (an integer) or with a float
-    (a number), either end None for no bound. No bounds: ``value`` as is."""
-    if bounds is None:
-        return value
-    lo, hi = bounds
-    if isinstance(lo, float) or isinstance(hi, float):
-        return as_float(value, name, lo, hi)
-    return as_int(value, name, lo, hi)
-
-
-__all__ = ["as_int", "as_float", "as_seconds", "check", "key_values", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB",
+__all__ = ["as_int", "as_float", "as_seconds", "key_values", "shown", "int_range", "SECONDS_MAX", "MEMORY_BUDGET", "GIB",
            "TT_SLOTS", "INT64"]

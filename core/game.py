@@ -100,6 +100,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from base import bounds as bounds_mod
+from base.params import Param, from_tuple
 
 CHANCE = -1  # ``to_move`` at a chance node (OpenSpiel's kChancePlayerId)
 Words = tuple  # a state: a tuple of ints
@@ -113,26 +114,14 @@ def as_words(words: Any) -> Words:
     return tuple(tolist()) if tolist is not None else tuple(int(w) for w in words)
 
 
-def param_bounds(spec: tuple) -> tuple | None:
-    """The ``(lo, hi)`` of a ``PARAMS`` entry, or None."""
-    return spec[3] if len(spec) > 3 else None
-
-
-def parse_param(value: Any, name: str, typ: type, bounds: tuple | None, game: str) -> Any:
-    """A game parameter's value of type ``typ`` within ``bounds`` (an int without bounds: within
-    int64, :data:`base.bounds.INT64`): ValueError of one line (``game 'connectx': rows must be
-    an integer from 1 to 20, got 100000``) otherwise."""
+def parse_param(value: Any, param: Param, game: str) -> Any:
+    """A game parameter's value (:meth:`base.params.Param.parse`: its kind within its bounds, an
+    int without bounds within int64): ValueError of one line (``game 'connectx': rows must be an
+    integer from 1 to 20, got 100000``) otherwise."""
     try:
-        if typ is int:
-            lo, hi = bounds or bounds_mod.INT64  # every int a game keeps fits its kernels' int64 words
-            return bounds_mod.as_int(value, name, lo, hi)
-        if typ is float:
-            lo, hi = bounds or (None, None)
-            return bounds_mod.as_float(value, name, lo, hi)
-        return typ(value)
+        return param.parse(value)
     except (TypeError, ValueError) as exc:
-        message = str(exc) if typ in (int, float) else f"{name}={bounds_mod.shown(value)} must be a {typ.__name__}"
-        raise ValueError(f"game {game!r}: {message}") from None
+        raise ValueError(f"game {game!r}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -149,11 +138,12 @@ class Game:
 
     Subclasses set ``name``, ``words``, ``num_actions``, ``kernels`` (the module path of the
     kernel contract), and implement :meth:`initial_words`, :meth:`action_to_string`,
-    :meth:`string_to_action`. Parameters are dataclass-like attributes described by
-    :attr:`PARAMS` (name -> ``(type, default, help)`` or ``(type, default, help, (lo, hi))``),
-    so tools can list and parse them; the bounds (:func:`base.bounds.check`, either end None
-    for none) are checked before anything is built. Text is parsed strictly: ``"1.5"`` is not
-    an int, nor are Unicode digits.
+    :meth:`string_to_action`. Parameters are declared in :attr:`PARAMS` (name ->
+    :class:`base.params.Param`: ``PARAMS = table(Param("rows", 6, 1, 20, "board rows"), ...)``;
+    the older tuple form ``(type, default, help[, (lo, hi)])`` is read into one when the class is
+    made), so tools can list and parse them; the bounds (either end None for none) are checked
+    before anything is built. Text is parsed strictly: ``"1.5"`` is not an int, nor are Unicode
+    digits.
     """
 
     name: str = ""
@@ -165,7 +155,7 @@ class Game:
     has_chance: bool = False
     array_state: bool = False  # kernels take and return the state as an int64 array (module docstring: array states)
     click_whole_column: bool = False  # pictures: a click anywhere in a column means that column's action (gravity games)
-    PARAMS: dict[str, tuple] = {}
+    PARAMS: dict[str, Param] = {}
     end_turn_action: int | None = None
     perfect_information: bool = True  # False: the kernels have info_key/observe/determinize (module docstring)
     key_plane_bits: int = 0  # > 0: the canonical key packs two planes of this many bits exactly (Quixo: n*n), else it is hashed
@@ -173,14 +163,20 @@ class Game:
     attack, recruitment, ...) name the action that ends the turn; None (every other game):
     each decision is a whole turn. See :meth:`turn_index`, :meth:`action_label`."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "PARAMS" in cls.__dict__:  # the older tuple form read into the one declaration
+            cls.PARAMS = {k: p if isinstance(p, Param) else from_tuple(k, p) for k, p in cls.PARAMS.items()}
+            wrong = [k for k, p in cls.PARAMS.items() if p.name != k]
+            if wrong:
+                raise ValueError(f"game {cls.name!r}: PARAMS key {wrong[0]!r} names another parameter; use table(...)")
+
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.PARAMS)
         if unknown:
             raise ValueError(f"game {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
                              f"valid: {', '.join(self.PARAMS) or '(none)'}")
-        self.params = {k: params.get(k, spec[1]) for k, spec in self.PARAMS.items()}
-        for k, spec in self.PARAMS.items():
-            self.params[k] = parse_param(self.params[k], k, spec[0], param_bounds(spec), self.name)
+        self.params = {k: parse_param(params.get(k, p.default), p, self.name) for k, p in self.PARAMS.items()}
         self.validate()
         self._k = self.import_module(self.kernels)
         self._g = self.constants()

@@ -9,7 +9,7 @@ import importlib
 from typing import Any
 
 from base.bounds import key_values, shown
-from core.game import Game, param_bounds
+from core.game import Game
 
 GAME_CLASSES: dict[str, str] = {
     "connectx": "core.connectx.game:ConnectX",
@@ -65,18 +65,10 @@ def describe() -> str:
     lines = []
     for name in names():
         cls = game_class(name)
-        params = ", ".join(f"{k}={spec[1]} ({_param_help(spec)})" for k, spec in cls.PARAMS.items()) or "no parameters"
+        params = ", ".join(f"{k}={p.default} ({p.help()})" for k, p in cls.PARAMS.items()) or "no parameters"
         doc = (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else ""
         lines.append(f"{name}: {params}" + (f"\n    {doc}" if doc else ""))
     return "\n".join(lines)
-
-
-def _param_help(spec: tuple) -> str:
-    bounds = param_bounds(spec)
-    if bounds is None:
-        return spec[2]
-    lo, hi = bounds
-    return f"{spec[2]}; {lo} to {hi}" if spec[0] is int else f"{spec[2]}; {lo:g} to {hi:g}"
 
 
 # --- one way for every command line to read its game ---------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from base.jit import hot
-from base.params import Param, default_lists
+from base.params import Param, default_lists, table
 from core.game import Game
 from core.tictactoe.kernels import LINES, popcount9
 
@@ -110,7 +110,7 @@ class Coins(Game):
     num_actions = 4
     kernels = "tests.engine_toys"
     heuristics = "tests.engine_toys"
-    PARAMS = {"n": (int, 7, "cells"), "seed": (int, 0, "values' seed"), "dice": (int, 0, "1: chance after action 2")}
+    PARAMS = table(Param("n", 7, doc="cells"), Param("seed", 0, doc="values' seed"), Param("dice", 0, doc="1: chance after action 2"))
 
     def constants(self) -> list[int]:
         rng = random.Random(self.params["seed"])

@@ -9,6 +9,7 @@ takes 1..min(roll, pile) stones; whoever takes the last stone wins. State
 from __future__ import annotations
 
 from base.jit import hot
+from base.params import Param, table
 from core.game import CHANCE, Game
 
 PROBS = (0.5, 0.3, 0.2)
@@ -67,7 +68,7 @@ class DiceNim(Game):
     num_actions = 3
     kernels = "tests.games_dicenim"
     has_chance = True
-    PARAMS = {"pile": (int, 12, "stones at the start")}
+    PARAMS = table(Param("pile", 12, doc="stones at the start"))
 
     def initial_words(self):
         return (self.params["pile"], 0, 0)

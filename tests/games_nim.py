@@ -9,6 +9,7 @@ where it then loses: so the side to move never follows from a ply count.
 from __future__ import annotations
 
 from base.jit import hot
+from base.params import Param, table
 from core.game import Game
 
 
@@ -54,7 +55,7 @@ class Nim(Game):
     words = 2
     num_actions = 3
     kernels = "tests.games_nim"
-    PARAMS = {"pile": (int, 7, "stones at the start"), "bonus": (int, 0, "a take of this size moves again (0: never)")}
+    PARAMS = table(Param("pile", 7, doc="stones at the start"), Param("bonus", 0, doc="a take of this size moves again (0: never)"))
 
     def validate(self) -> None:
         if self.params["pile"] < 0 or not 0 <= self.params["bonus"] <= 3:

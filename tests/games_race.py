@@ -8,6 +8,7 @@ wanders (waits, steps by one); the quickest win steps by two every move.
 from __future__ import annotations
 
 from base.jit import hot
+from base.params import Param, table
 from core.game import Game
 
 
@@ -53,7 +54,7 @@ class Race(Game):
     words = 3
     num_actions = 3
     kernels = "tests.games_race"
-    PARAMS = {"need0": (int, 10, "steps player 0 needs"), "need1": (int, 30, "steps player 1 needs")}
+    PARAMS = table(Param("need0", 10, doc="steps player 0 needs"), Param("need1", 30, doc="steps player 1 needs"))
 
     def initial_words(self):
         return (self.params["need0"], self.params["need1"], 0)

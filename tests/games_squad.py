@@ -13,6 +13,7 @@ and the best turn (known by brute force over every turn) needs a search.
 from __future__ import annotations
 
 from base.jit import hot
+from base.params import Param, table
 from core.game import Game
 
 UNITS = 3
@@ -128,9 +129,9 @@ class Squad(Game):
     kernels = "tests.games_squad"
     end_turn_action = END
     win_value = 100.0
-    PARAMS = {"values": (str, "5/0/0/9/1/0/7/0/0/3", "each cell's value, '/'-separated"),
-              "start": (str, "0/2/4/6/7/9", "the units' cells, player 0's three first"),
-              "turns": (int, 6, "turns in all (both players')")}
+    PARAMS = table(Param("values", "5/0/0/9/1/0/7/0/0/3", doc="each cell's value, '/'-separated"),
+                   Param("start", "0/2/4/6/7/9", doc="the units' cells, player 0's three first"),
+                   Param("turns", 6, doc="turns in all (both players')"))
 
     def validate(self) -> None:
         v = [int(x) for x in self.params["values"].split("/")]

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import registry
-from agents.engine.spec import FIELD_BOUNDS, MAX_SPEC_DEPTH, SERVER_BOUNDS, SpecError, parse_spec
+from agents.engine.spec import AGENT_PARAMS, MAX_SPEC_DEPTH, SpecError, parse_spec
+from base.params import Param
 from core.game import parse_param
 from core.games import GAME_CLASSES, parse_game
 
@@ -105,12 +106,12 @@ TABLE_FIELDS = {"alphabeta": "tt_bits", "mcts": "capacity"}
        over=st.integers(1, 10 ** 9), generic=st.booleans())
 def test_fuzz_an_oversized_table_at_any_depth_is_refused(quixo, depth, agent, over, generic):
     key = TABLE_FIELDS[agent]
-    hi = SERVER_BOUNDS[key][1]
+    hi = AGENT_PARAMS[key].server[1]
     outer = "quixo_perfect:fallback=" * depth + ("mc_learner:fallback=" if generic else "quixo_perfect:fallback=")
     with pytest.raises(SpecError, match="on this server"):
         registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={hi + over}", server=True)
     registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={hi}", server=True)
-    wider = min(hi + over, FIELD_BOUNDS[key][1])
+    wider = min(hi + over, AGENT_PARAMS[key].hi)
     registry.check_spec_tree(quixo, f"{outer}{agent}:{key}={wider}")  # a command line's own bounds are wider
 
 
@@ -130,9 +131,9 @@ def test_fuzz_any_spec_text_is_checked_or_refused_in_one_line(quixo, tmp_path_fa
         assert "\n" not in str(exc)
         return
     for node in tree.nodes():
-        for key, (lo, hi) in SERVER_BOUNDS.items():
-            if key in node.kwargs:
-                assert lo <= node.kwargs[key] <= hi
+        for key, p in AGENT_PARAMS.items():
+            if key in node.kwargs and p.server is not None:
+                assert p.server[0] <= node.kwargs[key] <= p.server[1]
 
 
 # --- point 6: numbers and keys bounded where they enter ---------------------------------------
@@ -157,11 +158,10 @@ def test_reinforce_tactics_gold_is_bounded_at_entry(gold):
 
 
 def test_the_largest_gold_accepted_stays_positive_through_a_turn():
-    from core.game import param_bounds
     from core.reinforce_tactics import ReinforceTactics
     from core.reinforce_tactics.layout import H_GOLD
 
-    hi = param_bounds(ReinforceTactics.PARAMS["starting_gold"])[1]
+    hi = ReinforceTactics.PARAMS["starting_gold"].hi
     game = parse_game(f"reinforce_tactics:starting_gold={hi}")
     state = game.initial()
     while state.is_chance_node() or state.current_player() == 0:
@@ -178,7 +178,7 @@ def test_reinforce_tactics_seed_and_steps_are_bounded(spec, key):
         parse_game(spec)
 
 
-INT_PARAMS = [(name, key) for name in GAME_CLASSES for key, entry in parse_game(name).PARAMS.items() if entry[0] is int]
+INT_PARAMS = [(name, key) for name in GAME_CLASSES for key, p in parse_game(name).PARAMS.items() if p.kind is int]
 
 
 @settings(max_examples=80, deadline=None)
@@ -187,11 +187,9 @@ INT_PARAMS = [(name, key) for name in GAME_CLASSES for key, entry in parse_game(
 def test_fuzz_a_game_number_is_taken_within_its_bounds_or_refused_in_one_line(which, value):
     """Every int parameter of every game: a value is either taken within its declared bounds
     (int64 without bounds of its own) or a ValueError of one line, never another exception."""
-    from core.game import param_bounds
-
     name, key = which
     cls = type(parse_game(name))
-    lo, hi = param_bounds(cls.PARAMS[key]) or (-(2 ** 63), 2 ** 63 - 1)
+    lo, hi = cls.PARAMS[key].bounds or (-(2 ** 63), 2 ** 63 - 1)
     try:
         game = cls(**{key: value})
     except ValueError as exc:
@@ -201,10 +199,11 @@ def test_fuzz_a_game_number_is_taken_within_its_bounds_or_refused_in_one_line(wh
 
 
 def test_a_game_int_without_bounds_of_its_own_fits_int64():
-    assert parse_param(str(2 ** 63 - 1), "x", int, None, "g") == 2 ** 63 - 1
+    x = Param("x", 0)
+    assert parse_param(str(2 ** 63 - 1), x, "g") == 2 ** 63 - 1
     for bad in (2 ** 63, -(2 ** 63) - 1, 10 ** 30):
-        with pytest.raises(ValueError, match="must be an integer from"):
-            parse_param(bad, "x", int, None, "g")
+        with pytest.raises(ValueError, match="game 'g': x must be an integer from"):
+            parse_param(bad, x, "g")
 
 
 # --- point 6: exact solves refused by size, on every game ------------------------------------

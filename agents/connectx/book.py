@@ -40,7 +40,7 @@ from pathlib import Path
 
 from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
-from base.bounds import SECONDS_MAX, TT_SLOTS
+from base.bounds import SECONDS_MAX
 from base.cli import OneLineParser, check_writable, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals
 from base.jit import keep_streams
 from core.connectx.cli import shape_type
@@ -352,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = OneLineParser(prog="python -m agents.connectx.book", description="Build, pack and inspect the perfect agent's opening book.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    from agents.engine.spec import AGENT_PARAMS
+
     common = OneLineParser(add_help=False)
     common.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     common.add_argument("--store", type=Path, default=None, help="store file (default data/book_<shape>.store)")
@@ -369,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--backend", choices=("process", "ray"), default="process", help="process pool (default) or Ray")
     b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     b.add_argument("--time-limit", type=float_in(0.0, SECONDS_MAX * 365), default=0.0, help="start no new job after this many seconds (0: none)")
-    b.add_argument("--tt-size", type=int_in(*TT_SLOTS), default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
+    b.add_argument("--tt-size", type=AGENT_PARAMS["tt_size"].arg_type(), default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
     b.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (default auto: when stderr is a terminal)")
     p = sub.add_parser("pack", parents=[common], help="write the agent's book from the store")

@@ -2,9 +2,9 @@
 reaches the kernel's leaves the way ``alphabeta:heuristic=bitsquares,power=2`` does.
 
 The fields are made from :data:`heuristics.connectx.params.PARAMS` (each parameter is declared and
-documented there, with its bounds: a spec's value is checked against them by
-:func:`agents.engine.spec.convert_params`), one ``float | None`` field a name, None meaning the
-heuristic's default. :meth:`heuristic_params` gives the fields that are set, by name, checked
+documented there, with its bounds: :class:`base.params.Param`, which each field's metadata holds,
+so a spec's value is checked against them by :func:`agents.engine.spec.convert_params`), one
+``float | None`` field a name, None meaning the heuristic's default. :meth:`heuristic_params` gives the fields that are set, by name, checked
 against the agent's heuristic; the engine turns them into the kernel's numbers once
 (:func:`agents.engine.params.heuristic_values`). An agent that already uses a name for something
 else (the ant colony's pheromone ``power``) maps the heuristic's parameter to another field with
@@ -18,6 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from base.params import declared_field
 from heuristics.connectx.params import PARAMS, params_array
 
 DECLARED = {p.name: p for params in PARAMS.values() for p in params}  # every heuristic's, by name (one meaning a name)
@@ -46,8 +47,7 @@ def heuristic_array(self) -> np.ndarray:
 
 
 def _field(name: str) -> tuple:
-    p = DECLARED[name]
-    return (name, float | None, dataclasses.field(default=None, metadata={"bounds": (p.lo, p.hi), "doc": p.doc}))
+    return (name, float | None, declared_field(DECLARED[name], default=None))  # the declaration, None: not set
 
 
 HeuristicParams = dataclasses.make_dataclass(

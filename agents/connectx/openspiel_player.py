@@ -12,14 +12,19 @@ from typing import Any
 from agents.connectx.base import PositionAgent
 from agents.engine.info import EMPTY, SearchInfo
 from agents.engine.spec import SpecError
-from base.bounds import as_float, as_int
+from base.params import Param, table
 from core.connectx.position import Position
 from core.connectx.shape import Shape
 
-# MCTSBot settings and defaults; ``timed``: instead of ``sims`` a move, simulations until the
-# move's deadline (MCTSBot's own ``max_wall_clock_time``), for strength at equal time.
-PARAMS = {"sims": 1000, "uct_c": 2.0, "rollouts": 1, "solve": True, "timed": False}
-BOUNDS = {"sims": (1, 10_000_000), "uct_c": (0.0, 1e6), "rollouts": (1, 10_000)}  # a move's work stays finite
+# MCTSBot settings (a move's work stays finite)
+PARAMS = table(
+    Param("sims", 1000, 1, 10_000_000, "simulations a move"),
+    Param("uct_c", 2.0, 0.0, 1e6, "UCT exploration constant"),
+    Param("rollouts", 1, 1, 10_000, "random rollouts a leaf"),
+    Param("solve", True, doc="back up proven values (MCTS-Solver)"),
+    Param("timed", False, doc="instead of sims a move, simulations until the move's deadline (MCTSBot's "
+          "max_wall_clock_time), for strength at equal time"),
+)
 
 
 def resolve_params(params: dict[str, str]) -> tuple:
@@ -33,15 +38,8 @@ def resolve_params(params: dict[str, str]) -> tuple:
     for key, text in params.items():
         if key not in PARAMS:
             raise SpecError(f"openspiel_mcts has no parameter {key!r}; valid parameters: {', '.join(PARAMS)}")
-        kind, label = type(PARAMS[key]), f"parameter {key} of openspiel_mcts"
         try:
-            if kind is bool:
-                values[key] = text.lower() in ("1", "true", "yes")
-            elif kind is int:
-                lo, hi = BOUNDS[key]
-                values[key] = as_int(text, label, int(lo), int(hi))
-            else:
-                values[key] = as_float(text, label, *BOUNDS[key])
+            values[key] = PARAMS[key].parse(text, f"parameter {key} of openspiel_mcts")
         except ValueError as exc:
             raise SpecError(str(exc)) from None
     text = "openspiel_mcts" + (":" + ",".join(f"{k}={values[k]}" for k in sorted(values)) if values else "")

@@ -105,7 +105,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
 
 def main(argv: list[str] | None = None) -> int:
     from agents.engine.exact import too_big
-    from agents.engine.spec import FIELD_BOUNDS
+    from agents.engine.spec import AGENT_PARAMS
     from base.cli import int_in
     from core.games import add_game_arguments, game_from_args
 
@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
                            "list a line in the game's notation (empty line: the initial position).")
     add_game_arguments(parser, default=None)
     parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
-    parser.add_argument("--tt-bits", type=int_in(*FIELD_BOUNDS["tt_bits"]), default=22,
+    parser.add_argument("--tt-bits", type=AGENT_PARAMS["tt_bits"].arg_type(), default=22,
                         help="table of about 2**N entries (default 22; at most 26: 1.5 GiB)")
-    parser.add_argument("--max-plies", type=int_in(*FIELD_BOUNDS["max_plies"]), default=256, help="longest line followed (default 256)")
+    parser.add_argument("--max-plies", type=AGENT_PARAMS["max_plies"].arg_type(), default=256, help="longest line followed (default 256)")
     parser.add_argument("--max-nodes", type=int_in(1, 10 ** 15), default=None,
                         help="search each line within N nodes (a line beyond is reported; needed on a game of more "
                         "than 10^11 positions, which is refused without it)")

@@ -1,8 +1,9 @@
 """Agent specs such as ``alphabeta:heuristic=bitsquares,max_depth=6``: parsing, and the checked
 conversion of their parameters to an agent class's fields within bounds (every game's agents).
 
-The owner of :class:`SpecError`, :func:`parse_spec`, :func:`convert_params`, :data:`FIELD_BOUNDS`
-and the server's bounds (:data:`SERVER_BOUNDS`, :data:`FILE_FIELDS`). Which class a name means
+The owner of :class:`SpecError`, :func:`parse_spec`, :func:`convert_params`, the declaration of
+agents' fields by name (:data:`AGENT_PARAMS`: kind, bounds, meaning, server bound; read by
+:func:`field_param`) and the server's file rule (:data:`FILE_FIELDS`). Which class a name means
 on a game is :mod:`agents.registry`'s.
 """
 from __future__ import annotations
@@ -13,7 +14,8 @@ import stat
 import typing
 from typing import Any
 
-from base.bounds import INT64, MEMORY_BUDGET, PATH_SHOWN, SECONDS_MAX, TT_SLOTS, as_float, as_int, check, key_values, shown
+from base.bounds import INT64, MEMORY_BUDGET, PATH_SHOWN, SECONDS_MAX, TT_SLOTS, key_values, shown
+from base.params import KINDS, Param, of_field, table
 
 
 class SpecError(ValueError):
@@ -44,33 +46,50 @@ def parameters_of(cls: type) -> dict[str, Any]:
 # --- bounds: every number a spec gives is checked before the agent is built --------------------
 SHARE = (0.0, 1.0)
 SECONDS = (0.0, SECONDS_MAX)
-FIELD_BOUNDS: dict[str, tuple] = {
-    # tables sized by a person stay within MEMORY_BUDGET (2 GiB)
-    "tt_size": TT_SLOTS,  # the exact solver's slots, 8 bytes each (a prime search follows)
-    "tt_bits": (4, 26),  # the depth-first searches' table: 2**26 entries of about 24 bytes = 1.5 GiB
-    "solver_tt_bits": (4, 26),
-    "capacity": (1, MEMORY_BUDGET // 140),  # MCTS tree nodes of about 140 bytes (edges included)
-    # depths, counts and plies
-    "max_depth": (0, 1000), "depth": (0, 64), "order_depth": (0, 1000), "tt_depth": (1, 1000),
-    "max_plies": (1, 100_000), "max_rollout": (1, 1_000_000), "max_sims": (0, 10 ** 12), "min_count": (1, 10 ** 9),
-    "seed": (0, INT64[1]),
-    # fractions and times
-    "book_wait_share": SHARE, "compile_share": SHARE, "proof_share": SHARE, "solve_share": SHARE, "solver_share": SHARE,
-    "time_safety": SHARE, "mix": SHARE, "evaporation": SHARE, "gamma": SHARE,
-    "margin": SECONDS, "compile_wait": SECONDS,
-}
-"""Bounds of agents' numeric fields by name (one name means one thing in every agent); a
-field's ``metadata={"bounds": (lo, hi)}`` overrides. Other ints are int64, other floats finite."""
-
 SERVER_SECONDS = (0.0, 30.0)  # a time an agent may spend past or before its deadline, on a server (its longest move)
-SERVER_BOUNDS: dict[str, tuple] = {
-    "tt_size": (1024, 1 << 25),  # 256 MiB
-    "tt_bits": (4, 22),  # about 100 MiB
-    "solver_tt_bits": (4, 22),
-    "capacity": (1, 2_000_000),  # about 280 MiB when full
-    "compile_wait": SERVER_SECONDS, "margin": SERVER_SECONDS,
-}
-"""Tighter bounds for a server's request (``server=True``): many sessions share one process."""
+
+
+def _shared(name: str, kind: type, bounds: tuple, doc: str, server: tuple | None = None) -> Param:
+    return Param(name, None, bounds[0], bounds[1], doc, kind, server)  # no default: each agent's field gives its own
+
+
+AGENT_PARAMS: dict[str, Param] = table(
+    # tables sized by a person stay within MEMORY_BUDGET (2 GiB); a server's within about 300 MiB
+    _shared("tt_size", int, TT_SLOTS, "the exact solver's table slots, 8 bytes each (a prime search follows)",
+            (1024, 1 << 25)),  # 256 MiB
+    _shared("tt_bits", int, (4, 26), "the depth-first search's table: about 2**tt_bits entries of about 24 bytes",
+            (4, 22)),  # 2**26: 1.5 GiB; 2**22: about 100 MiB
+    _shared("solver_tt_bits", int, (4, 26), "the solver's table: about 2**solver_tt_bits entries", (4, 22)),
+    _shared("capacity", int, (1, MEMORY_BUDGET // 140), "MCTS tree nodes of about 140 bytes (edges included)",
+            (1, 2_000_000)),  # about 280 MiB when full
+    # depths, counts and plies
+    _shared("max_depth", int, (0, 1000), "deepest iteration in plies"),
+    _shared("depth", int, (0, 64), "plies searched"),
+    _shared("order_depth", int, (0, 1000), "actions are ordered at nodes with at least this depth left"),
+    _shared("tt_depth", int, (1, 1000), "the table is used at nodes with at least this depth left"),
+    _shared("max_plies", int, (1, 100_000), "longest line followed, in plies"),
+    _shared("max_rollout", int, (1, 1_000_000), "steps of a random playout before it counts as a draw"),
+    _shared("max_sims", int, (0, 10 ** 12), "simulations per move (0: only the deadline)"),
+    _shared("min_count", int, (1, 10 ** 9), "entries seen fewer times count as unknown"),
+    _shared("seed", int, (0, INT64[1]), "seed of the agent's random numbers"),
+    # fractions and times
+    _shared("book_wait_share", float, SHARE, "share of a book move's time spent waiting for the compile"),
+    _shared("compile_share", float, SHARE, "share of a move's time spent waiting for a background compile"),
+    _shared("proof_share", float, SHARE, "share of a move's time the solver may use before the plain strategy"),
+    _shared("solve_share", float, SHARE, "share of a move's time for the exact solver before the search"),
+    _shared("solver_share", float, SHARE, "share of the time left the solver may plan to use"),
+    _shared("time_safety", float, SHARE, "without a clock in compiled code: share of the time left an iteration may plan on"),
+    _shared("mix", float, SHARE, "mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward"),
+    _shared("evaporation", float, SHARE, "share of a child's pheromone lost at each visit of its parent"),
+    _shared("gamma", float, SHARE, "discount per step of lookahead (1: none)"),
+    _shared("margin", float, SECONDS, "seconds kept before the deadline", SERVER_SECONDS),
+    _shared("compile_wait", float, SECONDS, "seconds past deadlines the agent may wait, in total, for a compile",
+            SERVER_SECONDS),
+)
+"""The declaration of agents' fields by name (one name means one thing in every agent): kind,
+bounds, meaning and server bound; the default is each field's. A field's own declaration in its
+metadata (:func:`base.params.declare`) comes first; other ints are int64, other floats finite
+(:func:`field_param`)."""
 
 FILE_FIELDS: dict[str, tuple[str, ...]] = {"book": ("auto", "none"), "cache": ("auto", ""), "table": ("",), "weights": ("",)}
 """Fields that may name a file, with the values that do not (shipped data or none): a server
@@ -117,7 +136,7 @@ TABLE_BYTES: dict[str, Any] = {
     "tt_size": lambda v: 8 * v, "tt_bits": lambda v: 24 << v, "solver_tt_bits": lambda v: 24 << v,
     "capacity": lambda v: 140 * v,
 }
-"""Bytes the table a field sizes may take when full (the figures of :data:`FIELD_BOUNDS`)."""
+"""Bytes the table a field sizes may take when full (the figures of :data:`AGENT_PARAMS`)."""
 
 
 def table_bytes(agent: Any) -> int:
@@ -140,57 +159,64 @@ def sized_bytes(values: dict[str, Any]) -> int:
     return total
 
 
-def check_server_params(label: str, params: dict[str, Any], data_root: str | os.PathLike | None = None) -> None:
-    """SpecError when a parameter names a file (:data:`FILE_FIELDS`) other than a regular file in
-    ``data_root`` (None: none at all) or sizes a table or a time beyond :data:`SERVER_BOUNDS`: a
-    server's request may do neither. One agent's parameters: :func:`agents.registry.check_spec_tree`
-    checks every agent a spec builds."""
-    for key, value in params.items():
-        if names_file(key, value):
-            if data_root is None:
-                allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
-                raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
-            check_data_file(value, f"parameter {key} of agent {label!r}", data_root)
-        if key in SERVER_BOUNDS:
-            try:
-                check(value, f"parameter {key} of agent {label!r}", SERVER_BOUNDS[key])
-            except ValueError as exc:
-                raise SpecError(f"{exc} on this server") from None
+def check_server_param(label: str, key: str, value: Any, param: Param,
+                       data_root: str | os.PathLike | None = None) -> None:
+    """SpecError when parameter ``key`` (declared ``param``) names a file (:data:`FILE_FIELDS`)
+    other than a regular file in ``data_root`` (None: none at all) or sizes a table or a time
+    beyond its server bound (:attr:`base.params.Param.server`): a server's request may do
+    neither. One agent's parameter: :func:`agents.registry.check_spec_tree` checks every agent a
+    spec builds."""
+    if names_file(key, value):
+        if data_root is None:
+            allowed = " or ".join(repr(v) for v in FILE_FIELDS[key])
+            raise SpecError(f"parameter {key} of agent {label!r} cannot name a file here; use {allowed}")
+        check_data_file(value, f"parameter {key} of agent {label!r}", data_root)
+    if param.server is not None and param.kind in (int, float):
+        try:
+            param.parse_server(value, f"parameter {key} of agent {label!r}")
+        except ValueError as exc:
+            raise SpecError(f"{exc} on this server") from None
 
 
-def field_bounds(f: dataclasses.Field) -> tuple | None:
-    return f.metadata.get("bounds", FIELD_BOUNDS.get(f.name))
+def field_param(f: dataclasses.Field, annotation: Any = None) -> Param:
+    """The declaration of agent field ``f`` (annotated ``annotation``): its metadata's
+    (:func:`base.params.declare`), else its name's (:data:`AGENT_PARAMS`), else one of its type
+    without bounds (an int within int64, a float finite); the default is the field's. A field of
+    another type (text, a path, a spec) is declared ``str``."""
+    declared = of_field(f, AGENT_PARAMS)
+    if declared is not None:
+        return declared
+    default, annotation = field_default(f), _optional(annotation)[0]
+    kind = annotation if isinstance(annotation, type) else type(default) if default is not None else str
+    return Param(f.name, default, kind=kind if kind in KINDS else str)
+
+
+def _optional(annotation: Any) -> tuple[Any, bool]:
+    """``(X, True)`` for ``Optional[X]`` (e.g. ``int | None``), else ``(annotation, False)``."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(args) == 1 and len(typing.get_args(annotation)) == 2:
+        return args[0], True
+    return annotation, False
+
+
+def agent_params(cls: type) -> dict[str, Param]:
+    """Every spec parameter of the agent class ``cls`` (a dataclass) with its declaration
+    (:func:`field_param`): what the spec parser, the tuner and the web app read."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: field_param(f, hints.get(f.name)) for f in dataclasses.fields(cls) if is_parameter(f)}
 
 
 def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> Any:
     """``value`` (text from a spec, or a value) as field ``f``'s type within its bounds."""
     key, default = f.name, field_default(f)
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    optional = len(args) == 1 and len(typing.get_args(annotation)) == 2  # Optional[X], e.g. ``int | None``
-    if optional:
-        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
-            return None
-        annotation = args[0]
-    target = annotation if isinstance(annotation, type) else type(default) if default is not None else str
-    label = f"parameter {key} of agent {name!r}"
-    try:
-        if target is bool:
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(f"{label} must be true or false, got {shown(value)}")
-        if target is int:
-            lo, hi = field_bounds(f) or INT64
-            return as_int(value, label, lo, hi)
-        if target is float:
-            lo, hi = field_bounds(f) or (None, None)
-            return as_float(value, label, lo, hi)
-    except ValueError as exc:
-        raise SpecError(str(exc)) from None
+    if _optional(annotation)[1] and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
+        return None
+    param = field_param(f, annotation)
+    if param.kind in (bool, int, float):
+        try:
+            return param.parse(value, f"parameter {key} of agent {name!r}")
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
     if not isinstance(value, str):
         return value
     text = value.strip()
@@ -200,10 +226,10 @@ def _convert(name: str, f: dataclasses.Field, value: Any, annotation: Any) -> An
 def convert_params(cls: type, label: str, params: dict[str, Any], server: bool = False, game: Any = None,
                    data_root: str | os.PathLike | None = None) -> dict[str, Any]:
     """``params`` checked against the dataclass ``cls``'s fields, strings converted to each
-    field's type and numbers checked against their bounds (:data:`FIELD_BOUNDS`). ``label``
+    field's type and numbers checked against their bounds (:func:`field_param`). ``label``
     names the agent in error messages. ``server=True`` (a server's request): no parameter may
-    name a file outside ``data_root`` (:func:`check_server_params`) and tables stay within
-    :data:`SERVER_BOUNDS`."""
+    name a file outside ``data_root`` and tables and times stay within their server bounds
+    (:func:`check_server_param`)."""
     fields = {f.name: f for f in dataclasses.fields(cls) if is_parameter(f)}
     hints = typing.get_type_hints(cls)
     params = gather_heuristic_params(fields, label, params, game)
@@ -213,7 +239,7 @@ def convert_params(cls: type, label: str, params: dict[str, Any], server: bool =
             valid = ", ".join(sorted(fields)) or "(none)"
             raise SpecError(f"agent {label!r} has no parameter {key!r}; valid parameters: {valid}")
         if server:
-            check_server_params(label, {key: value}, data_root)
+            check_server_param(label, key, value, field_param(fields[key], hints.get(key)), data_root)
         kwargs[key] = _convert(label, fields[key], value, hints.get(key))
     return kwargs
 

@@ -17,7 +17,7 @@ planner's own below.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from agents.reinforce_tactics import planner
 from base import jit as J
 from base.budget import NO_DEADLINE_NS, deadline_ns
 from base.jit import CompileGate
+from base.params import declare
 from core.game import State, constants_array
 from core.reinforce_tactics.layout import A_END, A_UNIT, NUM_ACTIONS, SUB_TARGET, UNIT_STRIDE
 from heuristics.reinforce_tactics.params import Weights, weights_of
@@ -40,14 +41,14 @@ MAX_TURN = 1000  # sub-actions a planned turn holds at most (each unit moves and
 class GreedyAgent(Weights, TurnPlanAgent):
     game: Any = None  # the ReinforceTactics game played (set by the registry)
     lookahead: bool = True  # score a move by the best follow-up it enables (the moved unit's act, a recruit where it stood)
-    min_gain: float = field(default=0.0, metadata={"bounds": (0.0, 1.0)})  # a sub-action must beat ending the turn by more than this (heuristic units)
+    min_gain: float = declare(0.0, 0.0, 1.0, "a sub-action must beat ending the turn by more than this (heuristic units)")
     heuristic: str = "standard"  # the evaluation: "standard" (the hand heuristic, these weights) or "learned" (a model: weights=)
     weights: str = ""  # heuristic=learned: the model's weights file (.npz; heuristics.reinforce_tactics.learned)
     jit: bool | None = None  # compiled planner (None: when numba is available; False: plain Python, slow)
     games = ("reinforce_tactics",)
 
     compile_share: float = 0.7  # share of a move's time spent waiting for a background compile (then plain Python)
-    plan_share: float = field(default=0.6, metadata={"bounds": (0.05, 1.0)})  # share of the time left at a turn's first decision that choose lets plan_turn use
+    plan_share: float = declare(0.6, 0.05, 1.0, "share of the time left at a turn's first decision that choose lets plan_turn use")
 
     def __post_init__(self) -> None:
         self._want_jit = J.numba_available() if self.jit is None else bool(self.jit)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from base.params import Param, table
 from core.connect4_count import kernels as K
 from core.connectx import bitboard as bb
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS
@@ -49,11 +50,11 @@ class Connect4Count(Game):
     words = 2
     kernels = "core.connect4_count.kernels"
     heuristics = "heuristics.connect4_count"
-    PARAMS = {
-        "rows": (int, 6, "board rows", (1, MAX_ROWS)),
-        "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
-        "inarow": (int, 4, "cells in a line that scores (2 .. max(rows, columns))", (2, max(MAX_ROWS, MAX_COLUMNS))),
-    }
+    PARAMS = table(
+        Param("rows", 6, 1, MAX_ROWS, "board rows"),
+        Param("columns", 7, 1, MAX_COLUMNS, "board columns"),
+        Param("inarow", 4, 2, max(MAX_ROWS, MAX_COLUMNS), "cells in a line that scores (2 .. max(rows, columns))"),
+    )
 
     def __init__(self, **params) -> None:
         super().__init__(**params)

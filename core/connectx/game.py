@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from base.params import Param, table
 from core.connectx import bitboard as bb
 from core.connectx import kernels as _kernels  # noqa: F401 (Game loads them by name: a bundle must carry them)
 from core.connectx.position import Position
@@ -59,11 +60,11 @@ class ConnectX(Game):
     kaggle_board_env = "connectx"
     kaggle_builtins = ("negamax", "random")
     action_noun = "column"
-    PARAMS = {
-        "rows": (int, 6, "board rows", (1, MAX_ROWS)),
-        "columns": (int, 7, "board columns", (1, MAX_COLUMNS)),
-        "inarow": (int, 4, "stones in a line to win (at most max(rows, columns))", (1, max(MAX_ROWS, MAX_COLUMNS))),
-    }
+    PARAMS = table(
+        Param("rows", 6, 1, MAX_ROWS, "board rows"),
+        Param("columns", 7, 1, MAX_COLUMNS, "board columns"),
+        Param("inarow", 4, 1, max(MAX_ROWS, MAX_COLUMNS), "stones in a line to win (at most max(rows, columns))"),
+    )
 
     def validate(self) -> None:
         self.shape = Shape(self.params["rows"], self.params["columns"], self.params["inarow"])

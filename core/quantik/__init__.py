@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 
+from base.params import Param, table
 from core.game import Game, State, Symmetry, picture_frame, picture_moves
 from core.quantik import kernels as K
 
@@ -134,10 +135,10 @@ class Quantik(Game):
     words = 5
     num_actions = 64
     kernels = "core.quantik.kernels"
-    PARAMS = {
-        "first": (int, 0, "the player who moves first (0 or 1)", (0, 1)),
-        "canonical": (int, 1, "1: transposition keys are canonical under the 6,144 symmetries; 0: exact states", (0, 1)),
-    }
+    PARAMS = table(
+        Param("first", 0, 0, 1, "the player who moves first (0 or 1)"),
+        Param("canonical", 1, 0, 1, "1: transposition keys are canonical under the 6,144 symmetries; 0: exact states"),
+    )
 
     def positions_log10(self) -> float:
         return quantik_positions_log10(bool(self.params["canonical"]))

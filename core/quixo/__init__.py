@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from base.params import Param, table
 from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
 from core.quixo import kernels as K
 
@@ -27,11 +28,10 @@ class Quixo(Game):
     words = 3
     kernels = "core.quixo.kernels"
     heuristics = "heuristics.quixo"
-    PARAMS = {
-        "size": (int, 5, "board side n (3, 4 or 5); a line is n long", (3, 5)),
-        "max_plies": (int, 200, "ply cap: the game is a draw after this many plies (0: no cap; play can cycle)",
-                      (0, 1_000_000)),
-    }
+    PARAMS = table(
+        Param("size", 5, 3, 5, "board side n (3, 4 or 5); a line is n long"),
+        Param("max_plies", 200, 0, 1_000_000, "ply cap: the game is a draw after this many plies (0: no cap; play can cycle)"),
+    )
 
     def positions_log10(self) -> float:
         # each cell blank or a player's, at each ply the cap counts (the count is in the state)

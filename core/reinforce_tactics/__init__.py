@@ -14,6 +14,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from base.bounds import INT64
+from base.params import Param, table
 from core.game import CHANCE, Game, State
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
@@ -68,13 +69,13 @@ class ReinforceTactics(Game):
     has_chance = True
     end_turn_action = A_END
     array_state = True
-    PARAMS = {
-        "map": (str, "beginner", "built-in map name; empty: picked by seed"),
-        "seed": (int, -1, "Kaggle's episode seed (map pick and terrain flips); -1: no flips", (-1, MAX_SEED)),
-        "episode_steps": (int, 200, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns", (2, MAX_STEPS)),
-        "starting_gold": (int, 250, "each player's gold at the start", (0, MAX_GOLD)),
-        "board": (str, "", "400 tile codes, row by row, instead of a built-in map"),
-    }
+    PARAMS = table(
+        Param("map", "beginner", doc="built-in map name; empty: picked by seed"),
+        Param("seed", -1, -1, MAX_SEED, "Kaggle's episode seed (map pick and terrain flips); -1: no flips"),
+        Param("episode_steps", 200, 2, MAX_STEPS, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns"),
+        Param("starting_gold", 250, 0, MAX_GOLD, "each player's gold at the start"),
+        Param("board", "", doc="400 tile codes, row by row, instead of a built-in map"),
+    )
 
     def validate(self) -> None:
         p = self.params  # numbers: within PARAMS' bounds already (episode_steps >= 2: a game of at least one turn)

@@ -1,4 +1,5 @@
-"""The Reinforce Tactics heuristic's weights: names, defaults and meaning in one place.
+"""The Reinforce Tactics heuristic's weights: names, defaults, bounds and meaning in one place
+(each field declares its :class:`base.params.Param`: :func:`base.params.declare`).
 
 :class:`Weights` is a dataclass so that an agent that uses the heuristic inherits its fields
 (``greedy:w_gold=0.5`` sets one; ``util.arena.tune --space w_gold=float:0:2`` tunes it), and
@@ -12,13 +13,13 @@ Values are in gold (a unit's cost is what it is worth at full health), then squa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
-from base.params import Param
+from base.params import Param, declarations, declare
 
-WEIGHT = {"bounds": (-1.0e6, 1.0e6)}
-SHARE = {"bounds": (0.0, 1.0)}
-POSITIVE = {"bounds": (1.0e-6, 1.0e9)}
+WEIGHT = (-1.0e6, 1.0e6)
+SHARE = (0.0, 1.0)
+POSITIVE = (1.0e-6, 1.0e9)
 
 
 @dataclass
@@ -28,18 +29,18 @@ class Weights:
     w_material, w_income, w_hq, w_advance and w_capture are tuned (``util.arena.tune`` against the
     former defaults 1.2, 4, 1500, 3, 2 on four small maps: docs/reinforce-tactics.md, "Tuning")."""
 
-    w_material: float = field(default=1.35, metadata=WEIGHT)  # value of a unit per gold of its cost, at full hp (above w_gold: recruiting pays)
-    hp_floor: float = field(default=0.3, metadata=SHARE)  # share of a unit's value it keeps at 0 hp; the rest scales with its hp fraction
-    w_paralysed: float = field(default=0.3, metadata=SHARE)  # share of a unit's value lost while it is paralysed
-    w_gold: float = field(default=1.0, metadata=WEIGHT)  # value of a gold coin in hand
-    w_income: float = field(default=2.06, metadata=WEIGHT)  # value of owning a structure, per gold of income it pays a turn (i.e. turns of income)
-    w_hq: float = field(default=3188.0, metadata=WEIGHT)  # extra value of an HQ (what a unit seizing it threatens)
-    w_seize: float = field(default=1.0, metadata=WEIGHT)  # share of a structure's value moved to the unit seizing it, per share of its hp taken
-    w_occupy: float = field(default=0.1, metadata=WEIGHT)  # share of a structure's value for a unit standing on it (not its side's): a seizure next
-    w_advance: float = field(default=9.79, metadata=WEIGHT)  # per unit, per cell (Manhattan) nearer the enemy HQ
-    w_capture: float = field(default=6.39, metadata=WEIGHT)  # per unit, per cell nearer the nearest structure not its side's
-    scale: float = field(default=3000.0, metadata=POSITIVE)  # gold of advantage at which the estimate reaches half of top
-    top: float = field(default=0.9, metadata=SHARE)  # the largest |estimate| (a win scores 1)
+    w_material: float = declare(1.35, *WEIGHT, "value of a unit per gold of its cost, at full hp (above w_gold: recruiting pays)")
+    hp_floor: float = declare(0.3, *SHARE, "share of a unit's value it keeps at 0 hp; the rest scales with its hp fraction")
+    w_paralysed: float = declare(0.3, *SHARE, "share of a unit's value lost while it is paralysed")
+    w_gold: float = declare(1.0, *WEIGHT, "value of a gold coin in hand")
+    w_income: float = declare(2.06, *WEIGHT, "value of owning a structure, per gold of income it pays a turn (i.e. turns of income)")
+    w_hq: float = declare(3188.0, *WEIGHT, "extra value of an HQ (what a unit seizing it threatens)")
+    w_seize: float = declare(1.0, *WEIGHT, "share of a structure's value moved to the unit seizing it, per share of its hp taken")
+    w_occupy: float = declare(0.1, *WEIGHT, "share of a structure's value for a unit standing on it (not its side's): a seizure next")
+    w_advance: float = declare(9.79, *WEIGHT, "per unit, per cell (Manhattan) nearer the enemy HQ")
+    w_capture: float = declare(6.39, *WEIGHT, "per unit, per cell nearer the nearest structure not its side's")
+    scale: float = declare(3000.0, *POSITIVE, "gold of advantage at which the estimate reaches half of top")
+    top: float = declare(0.9, *SHARE, "the largest |estimate| (a win scores 1)")
 
     def vector(self) -> list[float]:
         """The weights as ``evaluate``'s ``params``, in field order (indices ``P_*``)."""
@@ -59,27 +60,11 @@ def weights_of(obj: object) -> list[float]:
 
 
 def help_text() -> dict[str, str]:
-    """Each weight's meaning (the comment beside its field), for ``--help`` and the docs."""
-    import inspect
-
-    out = {}
-    try:
-        source = inspect.getsource(Weights)
-    except (OSError, TypeError):  # a bundle may run without the source file: no texts, same weights
-        return {}
-    for line in source.splitlines():
-        name, _, rest = line.strip().partition(":")
-        if name in NAMES and "#" in rest:
-            out[name] = rest.split("#", 1)[1].strip()
-    return out
+    """Each weight's meaning (its declaration's), for ``--help`` and the docs."""
+    return {p.name: p.doc for p in declared()}
 
 
 def declared() -> tuple[Param, ...]:
     """The weights as the engine's searches read every heuristic's parameters
     (:class:`base.params.Param`: name, default, bounds, meaning), from :class:`Weights`' fields."""
-    docs = help_text()
-    out = []
-    for f in fields(Weights):
-        lo, hi = f.metadata.get("bounds", WEIGHT["bounds"])  # a weight added without bounds: any weight
-        out.append(Param(f.name, float(f.default), lo, hi, docs.get(f.name, "")))  # type: ignore[arg-type]  # default is a float
-    return tuple(out)
+    return declarations(Weights)

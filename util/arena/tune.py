@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,11 +41,12 @@ from typing import Any
 import numpy as np
 
 from agents import registry
-from agents.engine.spec import SpecError, parameters_of, parse_spec
+from agents.engine.spec import SpecError, parse_spec
 from base import backends
 from base.atomic import write_text
 from base.bounds import as_float, as_int
 from base.cli import SEED, OneLineParser, exit_code, int_in, seconds_in, stop_on_signals, unwritable
+from base.params import Param
 from core.game import Game
 from core.games import DEFAULT_GAME, add_game_arguments
 from util.arena import match, players, sprt
@@ -82,33 +84,25 @@ def agent_parameters(agent: str, game: Game | None = None) -> dict[str, Any]:
     return {name: p.default for name, p in spec_parameters(agent, game).items()}
 
 
-@dataclass(frozen=True)
-class SpecParam:
-    """A parameter an agent spec may name: its default and bounds (None: the agent checks)."""
-
-    default: Any  # the agent's default (None: the heuristic's, or none)
-    bounds: tuple | None  # (lo, hi) checked when the agent is built; None: no declared bounds
-
-
-def spec_parameters(agent: str, game: Game | None = None) -> dict[str, SpecParam]:
-    """Every parameter a spec of ``agent`` may name on ``game`` (default ConnectX), with its
-    bounds: the agent class's fields (:func:`agents.engine.spec.field_bounds`) and, for an agent
-    whose ``params`` holds its heuristic's parameters, each of the game's heuristic parameters
-    by name (:func:`agents.engine.params.agent_parameters`). The tuner's space and the web app
-    read this one table."""
+def spec_parameters(agent: str, game: Game | None = None) -> dict[str, Param]:
+    """Every parameter a spec of ``agent`` may name on ``game`` (default ConnectX), declared
+    (:class:`base.params.Param`: default and bounds): the agent class's fields
+    (:func:`agents.engine.spec.agent_params`) and, for an agent whose ``params`` holds its
+    heuristic's parameters, each of the game's heuristic parameters by name
+    (:func:`agents.engine.params.agent_parameters`). The tuner's space and the web app read this
+    one table."""
     import dataclasses
 
     from agents.engine.params import agent_parameters as heuristic_parameters
-    from agents.engine.spec import field_bounds
+    from agents.engine.spec import agent_params
 
     game = players.as_game(game)
     cls = registry.agent_class(game.name, agent)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    out = {name: SpecParam(default, field_bounds(fields[name])) for name, default in parameters_of(cls).items()}
-    named = fields.get("params")
+    out = agent_params(cls)
+    named = {f.name: f for f in dataclasses.fields(cls)}.get("params")
     if named is not None and named.metadata.get("heuristic_params"):
         for name, p in heuristic_parameters(game).items():
-            out.setdefault(name, SpecParam(p.default, (p.lo, p.hi)))
+            out.setdefault(name, p)
     return out
 
 
@@ -143,9 +137,10 @@ def parse_space(text: str, agent: str, game: Game | None = None) -> list[Dim]:
             what = "integers" if kind == "int" else "finite numbers"
             raise UsageError(f"bad --space entry {item!r}: bounds are LOW:HIGH ({what}) with LOW < HIGH, then optionally "
                              ":log (LOW > 0)") from None
-        limits = valid[name].bounds
-        if limits is not None and not limits[0] <= low < high <= limits[1]:
-            raise UsageError(f"--space {name}: {low:g}:{high:g} leaves the parameter's bounds {limits[0]:g} to {limits[1]:g}; "
+        p = valid[name]
+        lo, hi = -math.inf if p.lo is None else p.lo, math.inf if p.hi is None else p.hi
+        if not lo <= low < high <= hi:
+            raise UsageError(f"--space {name}: {low:g}:{high:g} leaves the parameter's bounds {lo:g} to {hi:g}; "
                              "narrow the range")
         dims.append(Dim(name, kind, low, high, log))
     if not dims:

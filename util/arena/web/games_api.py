@@ -8,8 +8,9 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from agents import registry
+from base.params import Param
 from core import games as game_registry
-from core.game import Game, param_bounds
+from core.game import Game
 from util.arena.web.sessions import RequestError
 
 games_api = Blueprint("games", __name__)
@@ -49,10 +50,9 @@ def heuristic_params(cls: type) -> dict[str, list[dict]]:
             for h, params in declared(cls()).items()}
 
 
-def _param(name: str, spec: tuple) -> dict:
+def _param(name: str, p: Param) -> dict:
     """A game parameter as the page lists it: name, type, default, help, and its bounds."""
-    lo, hi = param_bounds(spec) or (None, None)
-    return {"name": name, "type": spec[0].__name__, "default": spec[1], "help": spec[2], "min": lo, "max": hi}
+    return {"name": name, "type": p.kind.__name__, "default": p.default, "help": p.doc, "min": p.lo, "max": p.hi}
 
 
 def make_game(name: Any, params: Any) -> Game:
