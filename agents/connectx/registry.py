@@ -32,6 +32,9 @@ AGENT_CLASSES: dict[str, str] = {
 AGENTS = AGENT_CLASSES
 """The ConnectX table :mod:`agents.registry` merges over the generic names."""
 
+SUBMISSION = "agents.connectx.submission"
+"""ConnectX's Kaggle submission hooks (:func:`agents.registry.submission_hooks`)."""
+
 STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
 
 
