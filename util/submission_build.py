@@ -214,8 +214,8 @@ MAX_WORKERS = 256  # validation processes
 
 def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
     """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
-    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
-    builders' ``run``."""
+    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of the
+    builder's ``run``."""
     with signals_at_checkpoints():  # a signal while the file is made is raised where the file is removed
         temp = write_beside(output, text)
     try:
@@ -239,7 +239,7 @@ def shown_path(path: Path) -> Path:
 
 def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Exception], ...] = ()) -> int:
     """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
-    1, a write error 2, Ctrl-C 130, SIGTERM 143): the one error policy of both builders. ``usage_errors``:
+    1, a write error 2, Ctrl-C 130, SIGTERM 143): the builder's one error policy. ``usage_errors``:
     more exceptions that mean bad input (the registry's SpecError: this layer imports no agent)."""
     bad_input: tuple[type[Exception], ...] = (UsageError, *usage_errors)
     try:
