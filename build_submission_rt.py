@@ -16,7 +16,7 @@ GAME = "reinforce_tactics"
 
 
 def main(argv: list[str] | None = None) -> int:
-    return submission_builder.main(argv, GAME)
+    return submission_builder.main(argv, GAME, "build_submission_rt.py")
 
 
 if __name__ == "__main__":

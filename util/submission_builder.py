@@ -66,11 +66,11 @@ def hooks_of(argv: list[str], default_game: str) -> tuple[str, SubmissionHooks]:
         raise UsageError(str(exc)) from None
 
 
-def parse_args(argv: list[str], default_game: str) -> tuple[argparse.Namespace, SubmissionHooks]:
+def parse_args(argv: list[str], default_game: str, prog: str = "build_submission.py") -> tuple[argparse.Namespace, SubmissionHooks]:
     game, hooks = hooks_of(argv, default_game)
     usage = hooks.USAGE.split("\n\n")
-    prog = "build_submission.py" + ("" if game == default_game else f" --game {game}")
-    p = _Parser(prog=prog, description=usage[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n\n".join(usage[1:]))
+    p = _Parser(prog=prog + ("" if game == default_game else f" --game {game}"), description=usage[0],
+                formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n\n".join(usage[1:]))
     options = hooks.OPTIONS
     out = ROOT / hooks.DEFAULT_OUTPUT
     p.add_argument("--game", default=default_game, help=f"the game (default {default_game}): one of {', '.join(submission_games())}, "
@@ -129,8 +129,8 @@ def build(hooks: SubmissionHooks, target: Target, prepared: Prepared, clock: dic
     return {"text": text, "modules": list(modules), "size": len(text.encode()), "prefix": prefix, "warnings": warnings}
 
 
-def run(argv: list[str], default_game: str) -> int:
-    args, hooks = parse_args(argv, default_game)
+def run(argv: list[str], default_game: str, prog: str = "build_submission.py") -> int:
+    args, hooks = parse_args(argv, default_game, prog)
     if args.list:
         print(hooks.list_agents())
         return 0
@@ -217,8 +217,9 @@ def validate(hooks: SubmissionHooks, temp: Path, output: Path, args: argparse.Na
         raise BuildFailed(f"{exc}\n  the failed build is kept at {shown_path(failed)}; {shown_path(output)} {kept}") from None
 
 
-def main(argv: list[str] | None, default_game: str) -> int:
+def main(argv: list[str] | None, default_game: str, prog: str = "build_submission.py") -> int:
     """``build_submission.py``'s exit code: 0 built (and validated), 1 a failed build or
-    validation, 2 bad input, 130/143 interrupted (:func:`util.submission_build.exit_code`)."""
+    validation, 2 bad input, 130/143 interrupted (:func:`util.submission_build.exit_code`).
+    ``prog``: the command's name in --help (an alias's own)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return exit_code(lambda a: run(a, default_game), args, (SpecError,))
+    return exit_code(lambda a: run(a, default_game, prog), args, (SpecError,))
