@@ -6,10 +6,12 @@ game's own table (:data:`GAME_TABLES`) merged over it, so a game's own agent of 
 A game's table is a module with ``AGENTS: dict[str, str]`` (``name -> "module:Class"``) and,
 optionally, ``build(cls, kwargs, game, spec)`` (how its classes are built for ``game``; the
 default is ``cls(game=game, **kwargs)``). A game adds its agents with one line in
-:data:`GAME_TABLES`. The table may also give the arena's hooks of its agents package:
-``PLAYERS`` (players that are no agent of the table, such as ConnectX's ``openspiel_mcts``:
-:func:`players`) and ``KAGGLE_ADAPTER`` (``"module:function"``: one of its agents as Kaggle's
-``agent(obs, config)``, :func:`kaggle_adapter`). Specs and their parameters: :mod:`agents.engine.spec`.
+:data:`GAME_TABLES`. The table may also give the hooks of its agents package: ``PLAYERS``
+(players that are no agent of the table, such as ConnectX's ``openspiel_mcts``: :func:`players`),
+``KAGGLE_ADAPTER`` (``"module:function"``: one of its agents as Kaggle's ``agent(obs, config)``,
+:func:`kaggle_adapter`) and ``SUBMISSION`` (the module of its Kaggle submission hooks,
+:class:`agents.submission.SubmissionHooks`: :func:`submission_hooks`). Specs and their
+parameters: :mod:`agents.engine.spec`.
 """
 from __future__ import annotations
 
@@ -46,6 +48,23 @@ GAME_TABLES: dict[str, str] = {
 def _table_module(game_name: str | None) -> Any:
     path = GAME_TABLES.get(game_name or "")
     return importlib.import_module(path) if path else None
+
+
+def submission_games() -> list[str]:
+    """The games whose agent table names submission hooks (``SUBMISSION``): those
+    ``build_submission.py --game`` builds a Kaggle file for."""
+    return [g for g in GAME_TABLES if getattr(_table_module(g), "SUBMISSION", None)]
+
+
+def submission_hooks(game_name: str) -> Any:
+    """The submission hooks of ``game_name`` (:class:`agents.submission.SubmissionHooks`: the
+    module its agent table's ``SUBMISSION`` names); ValueError naming the games that have
+    them for a game without."""
+    path = getattr(_table_module(game_name), "SUBMISSION", None) if game_name in GAME_TABLES else None
+    if not path:
+        raise ValueError(f"Kaggle submissions exist for {' and '.join(submission_games())}, not {game_name!r} "
+                         "(other games: python -m util.arena.tournament/util.arena.play --game NAME)")
+    return importlib.import_module(path)
 
 
 def own_table(game_name: str) -> dict[str, str]:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_PACKAGES = ("base", "core", "util", "heuristics", "agents")
-LOADER_MODULES = ("agents.connectx.kaggle", "base.clock", "base.codec")  # what the file itself uses
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The Reinforce Tactics submission: ``build_submission.py --game reinforce_tactics``
-(build_submission_rt.py), its Kaggle adapter (agents/reinforce_tactics/kaggle_agent.py) and its
+(the game's hooks: agents/reinforce_tactics/submission.py), its Kaggle adapter (agents/reinforce_tactics/kaggle_agent.py) and its
 validator (util/bundle_validate_rt.py), and the compiled worker process
 (agents/reinforce_tactics/jit_worker.py: the switch to it, each way it fails back to the plain
 agent, its labels against TurnPlanAgent.plan_labels).
@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import build_submission
-import build_submission_rt
 from agents import registry
+from agents.reinforce_tactics import submission as build_submission_rt  # the game's submission hooks
 from agents.reinforce_tactics.jit_worker import BOOT, FD_VAR, CompiledWorker, labels_from_json, numba_present
 from agents.reinforce_tactics.kaggle_agent import END_TURN_ONLY, RTKaggleAdapter
 from agents.reinforce_tactics.random_turn import RandomTurnAgent
@@ -269,9 +269,11 @@ def test_a_unit_on_water_or_two_units_on_a_cell_is_refused(observations):
 
 # --- the builder -----------------------------------------------------------------------------------
 def test_only_game_reinforce_tactics_goes_to_its_builder():
-    assert build_submission._game_of(["--game", "reinforce_tactics", "--list"]) == "reinforce_tactics"
-    assert build_submission._game_of(["--game=reinforce_tactics"]) == "reinforce_tactics"
-    assert build_submission._game_of(["--agent", "rules"]) == ""
+    from util.submission_builder import hooks_of
+
+    assert hooks_of(["--game", "reinforce_tactics", "--list"], "connectx") == ("reinforce_tactics", build_submission_rt)
+    assert hooks_of(["--game=reinforce_tactics"], "connectx") == ("reinforce_tactics", build_submission_rt)
+    assert hooks_of(["--agent", "rules"], "connectx")[0] == "connectx"
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -530,7 +532,7 @@ def worker_game(expected: bool = True, plain: int = 0, worker: int = 0, fallback
 ])
 def test_validation_fails_where_numba_is_here_but_the_compiled_worker_does_not_serve(game, reason):
     nonumba = {"no_numba": True, "games": [], "numba_loaded": False, "finished": True}
-    lines, failures = build_submission_rt.summarize([{"games": [game], "finished": True}], nonumba, 30.0)
+    lines, failures = build_submission_rt.summary([{"games": [game], "finished": True}], nonumba, 30.0)
     assert failures == ([f"crossroads against aggressive in seat 0: {build_submission_rt.worker_failure(game)}"] if reason else []), failures
     assert reason in " ".join(failures)
     summary = lines[-1]

@@ -46,7 +46,7 @@ def test_cache_show_prints_columns_1_based(capsys):
 
 
 # --- specs in help texts -----------------------------------------------------------------------
-HELP_FILES = ("util/arena/players.py", "util/arena/play.py", "agents/registry.py", "build_submission.py")
+HELP_FILES = ("util/arena/players.py", "util/arena/play.py", "agents/registry.py", "agents/connectx/submission.py")  # the last: build_submission.py --help
 SPEC = re.compile(r"\b((?:%s):[A-Za-z_]+=[^\s,`'\")]+(?:,[A-Za-z_]+=[^\s,`'\")]+)*)" % "|".join(registry.AGENT_CLASSES))  # noqa: UP031
 
 
@@ -55,7 +55,7 @@ def shown_specs() -> list[str]:
     for name in HELP_FILES:
         text = (ROOT / name).read_text()
         found += SPEC.findall(text)
-        # build_submission's example: --agent NAME --param KEY=VALUE
+        # build_submission.py --help's example: --agent NAME --param KEY=VALUE
         found += [f"{a}:{p}" for a, p in re.findall(r"--agent (\w+) --param (\S+=\S+)", text)]
     return found
 

@@ -24,7 +24,7 @@ from base.params import KINDS, Param, declarations, declare, from_tuple, table
 from core import games
 from core.game import Game
 from util.arena import tune
-from util.arena.web.app import _param
+from util.arena.web.games_api import _param
 
 INTS = st.integers(-(10 ** 6), 10 ** 6)
 

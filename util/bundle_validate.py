@@ -10,28 +10,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import io
-import json
 import os
 import random
+import runpy
 import sys
 import time
 
+# The validators' shared part (util/bundle_isolation.py), loaded by its path: the repo stays hidden.
+_SHARED = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bundle_isolation.py"))
+repo_visible, write_report = _SHARED["repo_visible"], _SHARED["write_report"]
 
-def _check_repo_hidden(repo: str) -> str:
-    """'' when no project package resolves to the repo, else the reason."""
-    repo = os.path.realpath(repo)
-    for name in ("base", "core", "util", "agents", "heuristics"):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        origin = getattr(spec, "origin", None) or ""
-        locations = list(getattr(spec, "submodule_search_locations", None) or [])
-        if any(os.path.realpath(p).startswith(repo) for p in [origin, *locations] if p):
-            return f"the repo's package {name!r} is importable in the validation process"
-    return ""
 
 
 def _errors(text: str) -> list[str]:
@@ -62,12 +51,12 @@ def first_load(path: str) -> dict:
     }
 
 
-def play(path: str, opponent: str, seat: int, seed: int) -> dict:
+def play(path: str, opponent: str, seat: int, seed: int, environment: str = "connectx") -> dict:
     """One game; ``seat`` 0 moves first. Our moves' durations as Kaggle logged them."""
     from kaggle_environments import make
 
     random.seed(seed)
-    env = make("connectx", debug=False)
+    env = make(environment, debug=False)
     players = [path, opponent] if seat == 0 else [opponent, path]
     steps = env.run(players)
     last = steps[-1][seat]
@@ -102,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submission", help="the built .py file")
     parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
     parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--environment", default="connectx", help="kaggle-environments' name of the game (the builder's hook)")
     parser.add_argument("--opponents", default="negamax,random", help="kaggle-environments built-in agents, comma-separated")
     parser.add_argument("--games", type=int, default=2, help="games per opponent")
     parser.add_argument("--first-seat", type=int, default=0, help="seat of this worker's first game (seats then alternate)")
@@ -111,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_numba:
         sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba}
-    hidden = _check_repo_hidden(args.repo)
+    hidden = repo_visible(args.repo)
     if hidden:
         report["fatal"] = hidden
     else:
@@ -120,21 +110,15 @@ def main(argv: list[str] | None = None) -> int:
             report["games"] = []
             for g in range(args.games):
                 for i, opp in enumerate(filter(None, args.opponents.split(","))):
-                    report["games"].append(play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i))
-                    _write(args.out, report)  # after each game: the builder shows its progress
+                    report["games"].append(play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i, args.environment))
+                    write_report(args.out, report)  # after each game: the builder shows its progress
         except Exception as exc:  # the report says what broke; the builder fails on it
             report["fatal"] = f"{type(exc).__name__}: {exc}"
     report["numba_loaded"] = sys.modules.get("numba") is not None
     report["finished"] = True
-    _write(args.out, report)
+    write_report(args.out, report)
     return 0
 
-
-def _write(path: str, report: dict) -> None:
-    """The report, replaced whole (a reader never sees half of it; only a ``finished`` one is the end)."""
-    with open(path + ".part", "w", encoding="utf-8") as f:
-        json.dump(report, f)
-    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

@@ -21,28 +21,16 @@ import argparse
 import contextlib
 import copy
 import io
-import json
 import os
 import random
+import runpy
 import sys
 import time
 
+# The validators' shared part (util/bundle_isolation.py), loaded by its path: the repo stays hidden.
+_SHARED = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bundle_isolation.py"))
+repo_visible, write_report = _SHARED["repo_visible"], _SHARED["write_report"]
 
-def _check_repo_hidden(repo: str) -> str:
-    """'' when no project package resolves to the repo, else the reason."""
-    import importlib.util
-
-    repo = os.path.realpath(repo)
-    for name in ("base", "core", "util", "agents", "heuristics"):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        origin = getattr(spec, "origin", None) or ""
-        locations = list(getattr(spec, "submodule_search_locations", None) or [])
-        if any(os.path.realpath(p).startswith(repo) for p in [origin, *locations] if p):
-            return f"the repo's package {name!r} is importable in the validation process"
-    return ""
 
 
 def skipped_entries(sent: list, executed: list, game_over: bool) -> int:
@@ -107,7 +95,8 @@ def _worker_expected(file_globals: dict) -> bool:
         return False
 
 
-def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float) -> dict:
+def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: int, act: float,
+         environment: str = "reinforce_tactics") -> dict:
     """One game; ``seat`` 0 moves first. Our turns' durations as Kaggle logged them."""
     from kaggle_environments import make
     from kaggle_environments.agent import get_last_callable
@@ -134,7 +123,7 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
     file_globals = getattr(fn, "__globals__", {})
     adapter = file_globals.get("_ADAPTER")
     paths_before = _paths(adapter)
-    env = make("reinforce_tactics", configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
+    env = make(environment, configuration={"mapName": map_name, "seed": seed, "episodeSteps": steps, "actTimeout": act})
     players = [wrapped, opponent] if seat == 0 else [opponent, wrapped]
     t_run = time.perf_counter()
     result = env.run(players)
@@ -178,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submission", help="the built .py file")
     parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
     parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--environment", default="reinforce_tactics", help="kaggle-environments' name of the game (the builder's hook)")
     parser.add_argument("--maps", required=True, help="built-in map names, comma-separated")
     parser.add_argument("--opponents", default="random,aggressive", help="kaggle-environments built-in agents, comma-separated")
     parser.add_argument("--seats", default="0,1", help="our seats to play on each map (0 moves first)")
@@ -189,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_numba:
         sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba, "games": []}
-    hidden = _check_repo_hidden(args.repo)
+    hidden = repo_visible(args.repo)
     if hidden:
         report["fatal"] = hidden
     else:
@@ -197,21 +187,15 @@ def main(argv: list[str] | None = None) -> int:
             for m in filter(None, args.maps.split(",")):
                 for opp in filter(None, args.opponents.split(",")):
                     for seat in (int(x) for x in args.seats.split(",")):
-                        report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout))
-                        _write(args.out, report)  # after each game: a run stopped early still shows what it played
+                        report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout, args.environment))
+                        write_report(args.out, report)  # after each game: a run stopped early still shows what it played
         except Exception as exc:  # the report says what broke; the builder fails on it
             report["fatal"] = f"{type(exc).__name__}: {exc}"
     report["numba_loaded"] = sys.modules.get("numba") is not None
     report["finished"] = True
-    _write(args.out, report)
+    write_report(args.out, report)
     return 0
 
-
-def _write(path: str, report: dict) -> None:
-    """The report, replaced whole (a reader never sees half of it)."""
-    with open(path + ".part", "w", encoding="utf-8") as f:
-        json.dump(report, f, default=str)
-    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""What both submission builders share (``build_submission.py`` for ConnectX,
-``build_submission_rt.py`` for Reinforce Tactics), so that neither imports the other: their
-errors and exit codes, the agent target, parameters from the command line and from a file, the
-clock policy option, the output file (checked before any work, written beside, validated, then
-moved over atomically), and the validation's time bound. Imports no game and no agent.
+"""The parts of the one submission builder (:mod:`util.submission_builder`) that know no game's
+hooks: its errors and exit codes (the errors and the agent target are :mod:`agents.submission`'s,
+re-exported here), parameters from the command line and from a file, the clock policy option,
+the output file (checked before any work, written beside, validated, then moved over
+atomically), the validation processes (started in process groups, stopped with their children)
+and their time bound and progress lines. Imports no game and no agent.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -21,27 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.submission import BuildFailed, UsageError
 from base.bounds import SECONDS_MAX, as_float
 from base.cli import exit_code as interrupt_code
 from base.cli import raise_if_signalled, read_text_file, signal_name, signals_at_checkpoints, stop_on_signals, unwritable
 from base.clock import ClockPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit 2."""
-
-
-class BuildFailed(Exception):
-    """The build or its validation failed: printed with the reason, exit 1."""
-
-
-@dataclasses.dataclass
-class Target:
-    label: str  # registry name or module:Class, for messages
-    module: str  # e.g. "agents.connectx.rules"
-    cls: type  # the agent class
 
 
 def load_params_file(path: str) -> dict[str, Any]:
@@ -69,14 +55,6 @@ def parse_pairs(items: list[str], option: str) -> dict[str, str]:
             raise UsageError(f"bad {option} {item!r}: write {option} key=value")
         out[key.strip()] = value.strip()
     return out
-
-
-def submission_defaults(target: Target, params: dict[str, Any]) -> dict[str, Any]:
-    """The agent class's ``SUBMISSION_DEFAULTS`` that ``params`` leave unset: what a Kaggle
-    file should use where a long-lived process would not (``rules`` runs in plain Python: its
-    numba compile cost more than a whole game saves)."""
-    defaults = getattr(target.cls, "SUBMISSION_DEFAULTS", None) or {}
-    return {k: v for k, v in defaults.items() if k not in params}
 
 
 def clock_policy(pairs: dict[str, str]) -> dict[str, float]:
@@ -231,32 +209,13 @@ def duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
-    """argparse type: a finite number of seconds above ``low`` (or equal, when ``zero_ok``), at
-    most ``high``."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        ok = math.isfinite(value) and (value >= low if zero_ok else value > low) and (high is None or value <= high)
-        if not ok:
-            bound = f"{'at least' if zero_ok else 'more than'} {low:g}" + ("" if high is None else f" and at most {high:g}")
-            raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds {bound}")
-        return value
-    return parse
-
-
-MAX_GAMES = 100_000  # validation games against each opponent
-
-
-MAX_WORKERS = 256
+MAX_WORKERS = 256  # validation processes
 
 
 def write_validated(output: Path, shown: Any, text: str, check: Any) -> int:
     """``text`` written beside ``output``, checked by ``check(temp)`` (None: no validation;
-    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of both
-    builders' ``run``."""
+    it raises BuildFailed to refuse), then moved over ``output`` atomically: the end of the
+    builder's ``run``."""
     with signals_at_checkpoints():  # a signal while the file is made is raised where the file is removed
         temp = write_beside(output, text)
     try:
@@ -280,7 +239,7 @@ def shown_path(path: Path) -> Path:
 
 def exit_code(run_: Any, argv: list[str] | None, usage_errors: tuple[type[Exception], ...] = ()) -> int:
     """``run_(argv)``'s exit code, a builder's errors as one line each (usage 2, a failed build
-    1, a write error 2, Ctrl-C 130, SIGTERM 143): the one error policy of both builders. ``usage_errors``:
+    1, a write error 2, Ctrl-C 130, SIGTERM 143): the builder's one error policy. ``usage_errors``:
     more exceptions that mean bad input (the registry's SpecError: this layer imports no agent)."""
     bad_input: tuple[type[Exception], ...] = (UsageError, *usage_errors)
     try:

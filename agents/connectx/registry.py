@@ -41,6 +41,9 @@ KAGGLE_ADAPTER = "agents.connectx.arena:kaggle_adapter"
 """How the arena plays one of these agents in kaggle-environments (``--engine kaggle``):
 ``adapter(agent) -> agent(obs, config)`` (:func:`agents.registry.kaggle_adapter`)."""
 
+SUBMISSION = "agents.connectx.submission"
+"""ConnectX's Kaggle submission hooks (:func:`agents.registry.submission_hooks`)."""
+
 STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
 
 

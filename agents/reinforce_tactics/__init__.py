@@ -3,10 +3,13 @@
 :mod:`agents.reinforce_tactics.planner`). Uniform random play is the generic
 ``agents.engine.random_agent`` (why no variant: ``docs/reinforce-tactics.md``, Agents).
 The Kaggle adapter (:mod:`agents.reinforce_tactics.kaggle_agent`) and the builder's floor agent
-(:mod:`agents.reinforce_tactics.random_turn`) serve the submission (build_submission_rt.py). :data:`AGENTS` is Reinforce Tactics' table in
+(:mod:`agents.reinforce_tactics.random_turn`) serve the submission, whose hooks are
+:data:`SUBMISSION`. :data:`AGENTS` is Reinforce Tactics' table in
 :mod:`agents.registry`."""
 
 AGENTS: dict[str, str] = {
     "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
 }
 
+SUBMISSION = "agents.reinforce_tactics.submission"
+"""Reinforce Tactics' Kaggle submission hooks (:func:`agents.registry.submission_hooks`)."""

@@ -46,6 +46,9 @@ import time
 from collections.abc import Hashable
 from typing import IO, Any
 
+from agents.reinforce_tactics import worker_boot
+from base import bundle_loader
+from base.bundle_loader import rendered_source
 from core.reinforce_tactics import kernels as RK
 from core.reinforce_tactics.kaggle import action_to_dict
 from core.reinforce_tactics.layout import A_END, NUM_ACTIONS
@@ -70,33 +73,10 @@ WARM_SECONDS = 2.0  # the warm-up turn's budget before "ready" (a turn search pl
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 in the worker
 FD_VAR = "RT_WORKER_FD"  # environment variable: the worker's end of its answer pipe (module docstring: "Channels")
 
-# Run as ``python -c BOOT``: reads the header, makes the project importable (a bundle's sources
-# through a meta-path finder, as the submission file does; or a repo root), then serve().
-BOOT = r'''
-import importlib, importlib.abc, importlib.util, json, os, sys
-answers = os.fdopen(int(os.environ.pop("RT_WORKER_FD")), "w", encoding="utf-8")  # the answer pipe (FD_VAR)
-os.set_inheritable(answers.fileno(), False)
-head = json.loads(sys.stdin.readline())
-prefix, sources = head.get("prefix", ""), head.get("sources") or {}
-if head.get("root"):
-    sys.path.insert(0, head["root"])
-if sources:
-    class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-        def find_spec(self, fullname, path=None, target=None):
-            rel = fullname[len(prefix) + 1:] if fullname.startswith(prefix + ".") else None
-            if fullname == prefix or rel in sources:
-                return importlib.util.spec_from_loader(fullname, self, is_package=rel is None or sources[rel][0])
-            return None
-        def create_module(self, spec):
-            return None
-        def exec_module(self, module):
-            if module.__name__ != prefix:
-                rel = module.__name__[len(prefix) + 1:]
-                exec(compile(sources[rel][1], "<worker-bundle>/" + rel, "exec"), module.__dict__)
-    sys.meta_path.append(_Finder())
-head["sources"] = None
-importlib.import_module((prefix + "." if prefix else "") + "agents.reinforce_tactics.jit_worker").serve(head, sys.stdin, answers)
-'''
+# Run as ``python -c BOOT``: the bundle loader, then the boot (agents/reinforce_tactics/worker_boot.py:
+# reads the header, makes the project importable, then serve()), both real modules rendered here.
+BOOT = (rendered_source(bundle_loader.__name__) + "\n\n" + rendered_source(worker_boot.__name__)
+        + "\n\nboot_worker()\n")
 
 
 def numba_present() -> bool:
