@@ -105,7 +105,7 @@ def test_the_arena_tools_read_the_one_form(capsys: pytest.CaptureFixture, tool: 
 # solver's dispatcher to agents.engine.solve, a benchmark over several games at once.
 # The builder takes --game to pick a game's submission hooks (a Kaggle file's board comes from
 # Kaggle's configuration or observation, not from game parameters).
-OWN_GAME_OPTION = {"util/submission_builder.py", "agents/connectx/solver.py", "bench/engine_mcts_speed.py",
+OWN_GAME_OPTION = {"util/submission_builder.py", "agents/connectx/solver.py", "bench/engine_mcts_speed.py", "bench/mcts_threads.py",
                    "core/games.py"}
 
 

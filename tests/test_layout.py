@@ -46,7 +46,7 @@ SCRIPTS = tuple(n for floor in FLOORS for n in floor if n.endswith(".py"))  # to
 
 def imports(path: Path) -> list[str]:
     """Every module name ``path`` imports (``from x import y`` gives x and x.y)."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -111,7 +111,7 @@ ARENA = "util/arena"
 def names_compared(path: Path, games: tuple[str, ...]) -> list[str]:
     """``line: text`` of each comparison in ``path`` of a ``.name`` (``game.name``,
     ``state.game.name``, ...) with a game's name: ``==``, ``!=``, ``in``/``not in`` a literal."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
