@@ -409,7 +409,8 @@ def file_player(path: str, game: Game | Shape, time_per_move: float, seed: int =
     for the game); ``load_now``: load the file before returning (see :class:`FilePlayer`)."""
     if isinstance(game, Game) and game.kaggle_env:
         from util.arena.kaggle_turns import FileTurnPlayer
-        return FileTurnPlayer(path, game, time_per_move, seed, overage, load_now)
+        file = FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_env, load_now)
+        return FileTurnPlayer(file, game, time_per_move, seed)
     shape = _shape_of(game)
     return FilePlayer(path, configuration(shape, time_per_move), seed, overage, "connectx", load_now, shape)
 
