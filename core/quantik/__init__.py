@@ -15,6 +15,7 @@ import re
 
 from core.game import Game, State, Symmetry, picture_frame, picture_moves
 from core.quantik import kernels as K
+from core.quantik.frames import SHAPE_PERMS, canonical_symmetry_index
 
 SHAPES = "ABCD"
 SHAPE_NAMES = ("cube", "cylinder", "cone", "sphere")
@@ -49,7 +50,6 @@ def board_maps() -> list[list[int]]:
 
 
 BOARD_MAPS = board_maps()
-SHAPE_PERMS = list(itertools.permutations(range(4)))  # 24 relabellings, identity first
 
 
 def map_plane(p: int, m: list[int]) -> int:
@@ -203,8 +203,6 @@ class Quantik(Game):
 
     def canonical_symmetry(self, state: State) -> Symmetry:
         """A symmetry taking ``state`` to its canonical key (fast; books map actions by it)."""
-        from core.quantik.frames import canonical_symmetry_index
-
         return _symmetries()[canonical_symmetry_index(self.g, state.words)]
 
     # --- pictures -----------------------------------------------------------------------------
