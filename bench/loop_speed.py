@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         play_game(RandomAgent(seed=i), RandomAgent(seed=i + 1), STANDARD, 2.0)
 
     def kaggle_same(i: int) -> None:
-        a, b = AgentPlayer(RandomAgent(seed=i), STANDARD, 2.0), AgentPlayer(RandomAgent(seed=i + 1), STANDARD, 2.0)
+        a, b = AgentPlayer(RandomAgent(seed=i), 2.0), AgentPlayer(RandomAgent(seed=i + 1), 2.0)
         env.run([a.kaggle_agent, b.kaggle_agent])
 
     def kaggle_builtin(i: int) -> None:

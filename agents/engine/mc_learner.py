@@ -443,8 +443,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     from base.backends import missing
 
-    if missing(args.backend):
-        p.error(missing(args.backend))
+    why = missing(args.backend)
+    if why:
+        p.error(why)
     t0 = time.perf_counter()
     try:
         with stop_on_signals():

@@ -23,6 +23,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -256,7 +257,7 @@ class Table:
     """A solved board's values: ``value(words)`` is (+1 win / 0 draw / -1 loss for the side
     to move, plies to the end). Loaded from the npz the CLI writes."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path | BinaryIO) -> None:
         with np.load(path) as z:
             self.n = int(z["n"])
             self.code = z["code"]
@@ -265,8 +266,8 @@ class Table:
         self._pow = [3 ** c for c in range(nn)]
 
     def index(self, m: int, o: int) -> int:
-        best = None
         nn = self.n * self.n
+        images = []
         for perm in self._maps:
             i = 0
             for c in range(nn):
@@ -274,8 +275,8 @@ class Table:
                     i += self._pow[perm[c]]
                 elif (o >> c) & 1:
                     i += 2 * self._pow[perm[c]]
-            best = i if best is None or i < best else best
-        return best
+            images.append(i)
+        return min(images)
 
     def value(self, words) -> tuple[int, int]:
         t = words[2] & 1
