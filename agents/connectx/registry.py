@@ -32,8 +32,6 @@ AGENT_CLASSES: dict[str, str] = {
 AGENTS = AGENT_CLASSES
 """The ConnectX table :mod:`agents.registry` merges over the generic names."""
 
-STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
-
 
 def build(cls: type, kwargs: dict[str, Any], game: Any, spec: str) -> Any:
     """The table's hook for :func:`agents.registry.make`: ``cls(**kwargs)`` (it takes no ``game``

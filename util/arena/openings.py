@@ -71,11 +71,6 @@ def opening_for(index: int, shape: Shape = STANDARD) -> tuple[tuple[int, ...], i
     return openings[(index // 2) % len(openings)], index % 2
 
 
-def to_text(opening: tuple[int, ...]) -> str:
-    """0-based columns as comma-separated text (works for any number of columns)."""
-    return ",".join(str(c) for c in opening)
-
-
 def default_plies(game: Game) -> int:
     """Random opening plies when none are asked for: none for games with chance nodes."""
     return 0 if game.has_chance else DEFAULT_PLIES
