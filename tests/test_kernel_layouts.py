@@ -4,6 +4,7 @@ parameter counts, every ``@hot`` function of the tree, found by rule), so that n
 regresses. Static checks: no search runs here."""
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,15 @@ import pytest
 from base.layout import Layout
 from tests.test_layout import FLOORS, ROOT, modules
 
-KERNEL_MODULES = ["agents.engine.mcts_kernels", "agents.engine.negamax", "agents.engine.expectimax",
-                  "agents.engine.exact", "agents.engine.cfr_kernels", "agents.engine.macro_kernels"]
+
+def layout_modules(root: Path = ROOT) -> list[str]:
+    """The modules of the floors that name a layout at module level (``NAME = Layout(...)``)."""
+    found = re.compile(r"^[A-Z_]+ = Layout\(", re.MULTILINE)
+    return sorted(".".join(p.relative_to(root).with_suffix("").parts) for floor in FLOORS for name in floor
+                  for p in modules(name, root) if found.search(p.read_text()))
+
+
+KERNEL_MODULES = layout_modules()
 MAX_LINES = 80  # a hot function's lines, from ``def`` (decorators not counted), docstring included
 MAX_PARAMS = 10
 # Hot functions allowed past a limit, with the reason (file, function):
@@ -84,6 +92,11 @@ def too_big(found: list[tuple[str, str, int, int]]) -> list[str]:
 
 def test_hot_functions_are_short_and_take_few_parameters():
     assert too_big(hot_functions()) == []
+
+
+def test_the_layout_checks_find_the_kernel_modules_by_rule():
+    assert {"agents.engine.mcts_kernels", "agents.engine.negamax", "agents.engine.exact",
+            "agents.engine.macro_kernels"} <= set(KERNEL_MODULES)
 
 
 def test_the_size_check_sees_every_hot_function_and_can_fail(tmp_path):
