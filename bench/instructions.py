@@ -5,14 +5,15 @@ seconds), for a shared machine where timed ratios swing by 20-30% between runs.
     python -m bench.instructions --before 0360e46 --workload solver --sets L3_R1,L2_R1,L1_R1 --limit 100
     python -m bench.instructions --before 4495222 --workload mcts --game quixo --sims 2000
     python -m bench.instructions --before 0360e46 --workload dfs --depth 14
+    python -m bench.instructions --before 8f5f45a --workload macro --iters 300
 
 Each tree runs the workload twice in a fresh process: once plainly (numba compiles, or loads its
 kernel cache), then under ``valgrind --tool=callgrind --instr-atstart=no``, counting only the
 measured region (``callgrind_control -i on`` / ``off`` around it: imports, compiles and set-up
 are left out). The workloads call only what both trees have (``agents.connectx.solver.Solver``'s
 ``solve``, ``agents.engine.mcts.MCTSAgent``'s ``choose``, ConnectX's ``negamax`` at a fixed
-depth), and each reports its work (nodes,
-simulations): equal work in both trees is checked. Instruction counts are not time: a cache miss
+depth, ``agents.engine.macro_mcts.MacroMCTSAgent``'s ``plan_turn`` at a fixed number of turn
+evaluations), and each reports its work (nodes, simulations, evaluations): equal work in both trees is checked. Instruction counts are not time: a cache miss
 costs one; they answer "did the change add work", the timed benchmarks "is it faster".
 Needs valgrind (Debian's package); about a minute a tree for the defaults.
 """
@@ -98,7 +99,24 @@ instrument(False)
 print("work", nodes)
 """
 
-WORKLOADS = {"solver": SOLVER, "mcts": MCTS, "dfs": DFS}
+MACRO = TOGGLE + """
+import sys, time
+from agents.engine.macro_mcts import MacroMCTSAgent
+from core.game import first_decision
+from core.games import parse_game
+game, iters = parse_game(sys.argv[1]), int(sys.argv[2])
+def agent():
+    return MacroMCTSAgent(game=game, max_iters=iters, seed=3, background_compile=False)
+state = first_decision(game)
+agent().plan_turn(state, time.perf_counter() + 1e9)
+measured = agent()
+instrument(True)
+measured.plan_turn(state, time.perf_counter() + 1e9)
+instrument(False)
+print("work", measured.info()["evaluations"])
+"""
+
+WORKLOADS = {"solver": SOLVER, "mcts": MCTS, "dfs": DFS, "macro": MACRO}
 
 
 def count(tree: Path, code: str, args: list[str]) -> tuple[int, int]:
@@ -130,12 +148,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sims", type=positive_int, default=2000, help="mcts: simulations (default 2000)")
     ap.add_argument("--depth", type=positive_int, default=14, help="dfs: ConnectX negamax's fixed depth (default 14)")
     ap.add_argument("--openings", default="44,4453,435,3443,4455,2233", help="dfs: the positions, Pons' move digits")
+    ap.add_argument("--turn-game", default="reinforce_tactics:map=beginner",
+                    help="macro: the game of macro-move MCTS's turn (default reinforce_tactics:map=beginner)")
+    ap.add_argument("--iters", type=positive_int, default=300, help="macro: turn evaluations (default 300)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("instructions: valgrind is not installed; apt-get install valgrind", file=sys.stderr)
         return 2
     wargs = {"solver": [args.sets, str(args.limit)], "mcts": [game_from_args(ap, args).spec(), str(args.sims)],
-             "dfs": [str(args.depth), args.openings]}[args.workload]
+             "dfs": [str(args.depth), args.openings], "macro": [args.turn_game, str(args.iters)]}[args.workload]
     with tempfile.TemporaryDirectory() as tmp:
         before = checkout(args.before, Path(tmp) / "before")
         try:

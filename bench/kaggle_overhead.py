@@ -34,7 +34,7 @@ class _Timed:
     def __init__(self, sink: list[float]) -> None:
         self.sink = sink
 
-    def choose(self, position, deadline):  # type: ignore[no-untyped-def]
+    def choose(self, position, deadline):
         t = time.perf_counter()
         col = fallback_column(position)
         self.sink.append(time.perf_counter() - t)
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     for g in range(args.games):
         adapter = KaggleAdapter(lambda: _Timed(inside_choose), freeze_gc=False)
 
-        def agent(observation, configuration):  # type: ignore[no-untyped-def]
+        def agent(observation, configuration):
             t = time.perf_counter()
             try:
                 return adapter(observation, configuration)  # noqa: B023 (called within the iteration)

@@ -59,9 +59,10 @@ def ours_rates(leaf: str, c: float, moves: str, sims: int) -> tuple[float, float
         info = agent.info()
         if info.get("reason") != "search":
             raise RuntimeError(f"position {moves!r}: the agent did not search ({info.get('reason')})")
-        if info.simulations < sims:  # a proof stopped it: its simulations/s would measure other work
-            print(f"note: position {moves!r}: root proven after {info.simulations} simulations", file=sys.stderr)
-        rates.append(info.simulations / elapsed)
+        done = info.simulations or 0  # a search's info always holds its simulations
+        if done < sims:  # a proof stopped it: its simulations/s would measure other work
+            print(f"note: position {moves!r}: root proven after {done} simulations", file=sys.stderr)
+        rates.append(done / elapsed)
     return rates[0], rates[1]
 
 

@@ -40,14 +40,15 @@ def match(agent: Any, other: Any, games: int, time_per_move: float, seed: int, s
     """Games in colour pairs from a random opening of ``opening_plies`` plies; agents with a
     ``seed`` field get a new seed per pair (so games from the empty board differ too)."""
     rng = random.Random(seed)
-    tally = {"win": 0, "draw": 0, "loss": 0, "forfeits": [], "max_move": 0.0}
+    tally: dict[str, Any] = {"win": 0, "draw": 0, "loss": 0, "forfeits": [], "max_move": 0.0}
     seeds = {id(a): getattr(a, "seed", None) for a in (agent, other)}
     for g in range(games):
         if g % 2 == 0:
             opening = [rng.randrange(7) for _ in range(opening_plies)]
             for a in (agent, other):
-                if isinstance(seeds[id(a)], int):
-                    a.seed = seeds[id(a)] + 1000 * (g // 2) + (0 if a is agent else 500)
+                base_seed = seeds[id(a)]
+                if isinstance(base_seed, int):
+                    a.seed = base_seed + 1000 * (g // 2) + (0 if a is agent else 500)
         first, second = (agent, other) if g % 2 == 0 else (other, agent)
         mark = 1 if g % 2 == 0 else 2
         limit = 60.0 if slow_other else None

@@ -18,13 +18,13 @@ from base.cli import OneLineParser, positive_int
 
 
 def timed(search, state, depth: int, repeat: int) -> tuple[float, int, float]:
-    times, result = [], None
+    results, times = [], []
     for _ in range(repeat):
         search.clear()
         t0 = time.perf_counter()
-        result = search.run(state, depth)
+        results.append(search.run(state, depth))
         times.append(time.perf_counter() - t0)
-    return result.value, result.nodes, statistics.median(times)
+    return results[-1].value, results[-1].nodes, statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,7 +87,10 @@ class SolverCache:
         key = str(position.key())
         if key not in self.scores:
             t = time.perf_counter()
-            self.scores[key] = self.solver.child_scores(position)
+            scores = self.solver.child_scores(position)
+            if scores is None:  # never: the solver runs with no node limit
+                raise RuntimeError(f"{key}: no scores")
+            self.scores[key] = scores
             self.seconds += time.perf_counter() - t
             self.save()
         return self.scores[key]
@@ -126,7 +129,7 @@ def _conversion(won_position: bool, outcome: str) -> str:
 
 def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int) -> dict:
     """Judge the moves of ``seat`` (1 or 2) in a finished game (see the module docstring)."""
-    out = {"kept": 0, "lost": [], "unjudged": 0, "won_position": False}
+    out: dict[str, Any] = {"kept": 0, "lost": [], "unjudged": 0, "won_position": False}
     pos = Position.empty(STANDARD)
     for ply, col in enumerate(moves):
         mover = 1 + ply % 2
@@ -164,16 +167,16 @@ def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, c
     if spec == "perfect":  # learn the opponent's choices outside the clock
         me, opp = _player(path, time_per_move, seed), PerfectOpponent(cache, seed, strong_from)
         try:
-            players = (me, opp) if seat == 1 else (opp, me)
-            learned = list(play_game(*players, STANDARD, time_per_move, hard_limit=3600.0).moves)
+            first, second = (me, opp) if seat == 1 else (opp, me)
+            learned = list(play_game(first, second, STANDARD, time_per_move, hard_limit=3600.0).moves)
         finally:
             me.close()
     for attempt in range(4):  # noqa: B007 (read after the loop)
         me = _player(path, time_per_move, seed)
         opp = PerfectOpponent(cache, seed, strong_from, cached_only=True) if spec == "perfect" else _player(spec, time_per_move, seed)
         try:
-            players = (me, opp) if seat == 1 else (opp, me)
-            result = play_kaggle(*players, STANDARD, time_per_move)
+            first, second = (me, opp) if seat == 1 else (opp, me)
+            result = play_kaggle(first, second, STANDARD, time_per_move)
         finally:
             me.close()
             opp.close()

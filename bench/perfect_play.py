@@ -99,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:
         for seat in seats:
             for g in range(args.games):
                 opp = _opponent(spec, args.time, seed=g + 1)
-                players = (me, opp) if seat == 1 else (opp, me)
+                first, second = (me, opp) if seat == 1 else (opp, me)
                 me.seat = seat
                 n0 = len(me.times)
-                result = play_game(*players, STANDARD, args.time, hard_limit=args.time + 60.0)
+                result = play_game(first, second, STANDARD, args.time, hard_limit=args.time + 60.0)
                 times = me.times[n0:]
                 if first_move is None and times:
                     first_move = times[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,6 +39,8 @@ def _solve(moves: str, tt_size: int) -> tuple[str, int, int, float]:
         _SOLVER.warm_up()  # numba's compile stays out of the timings
     t = time.perf_counter()
     score = _SOLVER.solve(Position.from_moves(moves))
+    if score is None:  # never: the solver runs with no limit
+        raise RuntimeError(f"{moves}: no score")
     return moves, int(score), int(_SOLVER.nodes), time.perf_counter() - t
 
 
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         print(f"{args.set}: {len(done)} already checked, {len(todo)} to solve with {args.workers} worker(s)", flush=True)
         with ProcessPoolExecutor(args.workers) as pool, open(log, "a") as out:
-            pending = set()
+            pending: set[Future] = set()
             queue = iter(todo)
             try:
                 while True:

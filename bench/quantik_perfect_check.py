@@ -26,6 +26,14 @@ from core.games import make_game  # noqa: E402
 from util.arena.store import Store  # noqa: E402
 
 
+def solved(solver: Solver, state) -> float:
+    """``state``'s exact value for the side to move (the solver runs with no limit: never None)."""
+    value = solver.value(state)
+    if value is None:
+        raise RuntimeError("the solver gave no value")
+    return value
+
+
 def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> list[str]:
     """Solver findings against ``perfect`` (mark 1 or 2) in one game: each of its moves that
     turned a won position into a lost one, or a won position it was in and did not convert."""
@@ -33,10 +41,10 @@ def audit(solver: Solver, game, moves: tuple[int, ...], perfect_mark: int) -> li
     s = game.initial()
     for ply, a in enumerate(moves):
         if s.current_player() + 1 == perfect_mark:
-            v = solver.value(s)
+            v = solved(solver, s)
             after = s.apply(a)
             if v > 0:
-                w = after.returns()[perfect_mark - 1] if after.is_terminal() else -solver.value(after)
+                w = after.returns()[perfect_mark - 1] if after.is_terminal() else -solved(solver, after)
                 if w <= 0:
                     problems.append(f"ply {ply + 1}: {s.action_to_string(a)} throws a won position away")
         s = s.apply(a)

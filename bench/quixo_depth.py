@@ -16,6 +16,7 @@ import statistics
 import sys
 import time
 import types
+from typing import Any
 
 from base.cli import OneLineParser, check_writable, positive_int
 
@@ -32,7 +33,7 @@ def variant_game(name: str, size: int):
         return Quixo(size=size)
     modname = f"bench._quixo_kernels_{name}"
     if modname not in sys.modules:
-        mod = types.ModuleType(modname)
+        mod: Any = types.ModuleType(modname)  # the shipped kernels with hooks swapped: set by name
         for k, v in vars(K).items():
             if not k.startswith("__"):
                 setattr(mod, k, v)
@@ -45,7 +46,7 @@ def variant_game(name: str, size: int):
     return cls(size=size)
 
 
-def positions(game, plies: list[int], count: int, seed: int) -> list[tuple[int, object]]:
+def positions(game, plies: list[int], count: int, seed: int) -> list[tuple[int, Any]]:  # (ply, core.game.State)
     out = []
     for p in plies:
         rng = random.Random(seed * 1000 + p)

@@ -14,6 +14,7 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 from base.cli import OneLineParser, check_writable, positive_int
 
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                   resume=have > 0, progress=True)
             have = cp
         table = ValueTable.load(table_path)
-        row = {"episodes": table.episodes, "states": len(table), "mb": table_path.stat().st_size / 1e6,
+        row: dict[str, Any] = {"episodes": table.episodes, "states": len(table), "mb": table_path.stat().st_size / 1e6,
                "train_seconds": time.perf_counter() - t0, "results": []}
         for opp in opponents:
             row["results"].append(match(game, str(table_path), opp, args.games, args.seed, args.seconds, args.fallback))

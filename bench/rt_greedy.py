@@ -25,8 +25,8 @@ from util.arena.match import play
 Z95 = 1.959964  # two-sided 95% normal quantile
 
 
-def wilson(wins: int, n: int) -> tuple[float, float]:
-    """Wilson's 95% interval of a share of ``wins`` in ``n``."""
+def wilson(wins: float, n: float) -> tuple[float, float]:
+    """Wilson's 95% interval of a share of ``wins`` in ``n`` (a draw counts half a win)."""
     if n == 0:
         return 0.0, 1.0
     p = wins / n

@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
 
         def kaggle() -> None:
             r = client.post("/api/replays/kaggle", json={"episode": episode})
-            assert r.status_code == 201 and len(r.json["history"]) == len(actions), r.json.get("error")
+            assert r.status_code == 201 and r.json is not None and len(r.json["history"]) == len(actions), r.get_data(as_text=True)
 
         def stored() -> None:
             r = client.post("/api/replays/stored", json={"id": gid})
-            assert r.status_code == 201 and len(r.json["history"]) == len(actions), r.json.get("error")
+            assert r.status_code == 201 and r.json is not None and len(r.json["history"]) == len(actions), r.get_data(as_text=True)
 
         base = _median_seconds(baseline, args.repeats)
         k = _median_seconds(kaggle, args.repeats)

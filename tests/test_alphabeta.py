@@ -11,7 +11,6 @@ import pytest
 
 import agents.connectx.alphabeta as alphabeta
 import agents.engine.negamax as kernel
-import heuristics.connectx.evaluate as ev
 from agents.connectx import registry
 from agents.connectx.alphabeta import AlphaBetaAgent, NegamaxAgent
 from agents.engine.negamax import DECISIVE, WIN_SCALE
@@ -19,6 +18,7 @@ from base.jit import kernels, numba_available
 from core.connectx import Position, Shape
 from heuristics.connectx.params import HEURISTIC_IDS, params_array
 from tests.pons import PONS
+from tests.test_heuristics import evaluate
 
 AGENTS = [AlphaBetaAgent, NegamaxAgent]
 HEURISTICS = list(HEURISTIC_IDS)
@@ -33,14 +33,13 @@ def solve(agent, pos: Position, timeout: float = FAR) -> int:
 def minimax(pos: Position, depth: int, name: str, params, ply: int = 0) -> float:
     """Value for the side to move, ``ply`` plies below the search's root: a win by the stone
     at ply ``p`` from the root is worth ``WIN_SCALE - p`` (a loss minus that)."""
-    s = pos.shape
     cols = pos.legal_columns()
     if any(pos.is_winning_move(c) for c in cols):
         return WIN_SCALE - (ply + 1)
     if not cols:
         return 0.0
     if depth == 0:
-        return ev.evaluate(HEURISTIC_IDS[name], pos.current, pos.mask, s.rows, s.columns, s.inarow, params)
+        return evaluate(pos, name, params)
     return max(-minimax(pos.play(c), depth - 1, name, params, ply + 1) for c in cols)
 
 

@@ -17,7 +17,8 @@ a floor above its own, and the rule has no exception:
 Besides, ``agents/engine/`` (the game-generic searches) imports no game: no ``core.<game>``, no
 ``heuristics.<game>``, nothing of ``agents`` outside ``agents.engine`` (a game's agents, or
 :mod:`agents.registry`, which knows every game's table); and no two packages (a package: the
-folder a module is in) import each other, directly or round a circle.
+folder a module is in) import each other, directly or round a circle, and no two modules (files)
+either: the piece both need moves down into a module of its own.
 
 And ``util/arena/`` (the game-generic arena: matches, players, store, tournaments, tuning, play,
 the web app) names no game: no import of a game's package (``core.<game>``,
@@ -137,12 +138,8 @@ def arena_violations(root: Path = ROOT) -> list[str]:
     return found
 
 
-# --- packages and their circles -----------------------------------------------------------------
-def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS,
-                  scripts: tuple[str, ...] = SCRIPTS) -> dict[tuple[str, str], list[str]]:
-    """``(package, package it imports) -> ["module -> imported module", ...]``: an import of a
-    name counts for the longest prefix of it that is a module or package in the tree; a top-level
-    script (``scripts``) is a package of its own."""
+def _modules(root: Path, folders: tuple[str, ...], scripts: tuple[str, ...]) -> dict[str, Path]:
+    """Dotted module name -> its file, for every module of ``folders`` and the ``scripts``."""
     mods: dict[str, Path] = {}
     for folder in folders:
         for p in modules(folder, root):
@@ -151,6 +148,16 @@ def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS,
     for script in scripts:
         if (root / script).is_file():
             mods[Path(script).stem] = root / script
+    return mods
+
+
+# --- packages and their circles -----------------------------------------------------------------
+def package_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS,
+                  scripts: tuple[str, ...] = SCRIPTS) -> dict[tuple[str, str], list[str]]:
+    """``(package, package it imports) -> ["module -> imported module", ...]``: an import of a
+    name counts for the longest prefix of it that is a module or package in the tree; a top-level
+    script (``scripts``) is a package of its own."""
+    mods = _modules(root, folders, scripts)
 
     def package(m: str) -> str:
         return m if mods[m].name == "__init__.py" or "." not in m else m.rpartition(".")[0]
@@ -207,6 +214,36 @@ def explain(edges: dict[tuple[str, str], list[str]], comp: list[str]) -> list[st
     return [f"{a} -> {b}: {via[0]}" for (a, b), via in sorted(edges.items()) if a in comp and b in comp]
 
 
+def module_graph(root: Path = ROOT, folders: tuple[str, ...] = FOLDERS,
+                 scripts: tuple[str, ...] = SCRIPTS) -> dict[tuple[str, str], list[str]]:
+    """``(module, module it imports) -> [imported name, ...]`` between the files of the tree (a
+    package is its ``__init__.py``): ``from p import m`` of a module ``m`` counts for ``p.m``
+    alone, a name imported from ``p`` for ``p``; ``import a.b`` for the longest prefix that is a
+    module. The package ``__init__`` files Python runs on the way are not counted."""
+    mods = _modules(root, folders, scripts)
+
+    def resolve(name: str) -> str:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name
+
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m, p in mods.items():
+        for node in ast.walk(ast.parse(p.read_text(), str(p))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in mods]
+                names = subs + ([node.module] if len(subs) < len(node.names) else [])
+            else:
+                continue
+            for name in names:
+                target = resolve(name)
+                if target and target != m:
+                    edges[m, target].append(name)
+    return dict(edges)
+
+
 # --- the rules on this tree -----------------------------------------------------------------------
 def test_every_floor_is_found():
     for floor in FLOORS:
@@ -234,6 +271,28 @@ def test_no_import_circle_between_packages():
     assert ("agents", "agents.engine") in edges, "the graph misses a known edge"  # the registry's
     assert ("build_submission_rt", "util") in edges, "the graph misses the builder alias's import of the one builder"
     assert [explain(edges, c) for c in cycles(edges)] == []
+
+
+def test_no_import_circle_between_modules():
+    edges = module_graph()
+    assert ("agents.engine.mccfr", "agents.engine.game_tree") in edges, "the graph misses a known edge"
+    assert ("core.quantik", "core.quantik.kernels") in edges, "the graph misses a `from package import module`"
+    assert [explain(edges, c) for c in cycles(edges)] == []
+
+
+def test_the_module_circle_check_finds_a_circle_inside_one_package(tmp_path):
+    write_tree(tmp_path, {**TOY, "agents/engine/tree.py": "from agents.engine.search import f\n",
+                          "agents/engine/search.py": "def g():\n    from agents.engine import tree\n"})
+    edges = module_graph(tmp_path)
+    assert ("agents.engine.search", "agents.engine") not in edges  # `from p import m` names the module alone
+    assert cycles(edges) == [["agents.engine.search", "agents.engine.tree"]]
+    assert cycles(package_graph(tmp_path)) == []  # one package: the package check cannot see it
+
+
+def test_the_module_circle_check_passes_a_tree_that_keeps_it(tmp_path):
+    write_tree(tmp_path, {**TOY, "core/toy/kernels.py": "import core.game\n",
+                          "core/toy/__init__.py": "from core.toy import kernels\n"})
+    assert cycles(module_graph(tmp_path)) == []
 
 
 def test_the_checker_sees_a_circle_between_two_scripts(tmp_path):

@@ -29,7 +29,7 @@ def run_sweep(g, words, jit: bool) -> tuple[list[int], float, float]:
     out = np.empty(200, np.int64)
     acts, buf = np.empty(NUM_ACTIONS, np.int64), np.empty(NUM_ACTIONS, np.int64)
     scores, work = np.empty(NUM_ACTIONS, np.float64), np.empty(3 * CELLS, np.int64)
-    n, t = k.sweep(ga, s, params, True, 0.0, FAR_NS, out, 0, acts, scores, work, buf)
+    n, t = k.sweep(ga, s, params, True, 0.0, FAR_NS, out, 0, (acts, scores, work, buf))
     me = int(s[0])
     return [int(a) for a in out[:n]], k.value(ga, s, me, params), k.value(ga, t, me, params)
 

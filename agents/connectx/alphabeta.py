@@ -30,9 +30,9 @@ import heuristics.connectx.engine  # noqa: F401  (the game's heuristics, named b
 from agents.connectx.base import PositionAgent
 from agents.connectx.heuristic_params import HeuristicParams
 from agents.engine.agents import AlphaBetaAgent as EngineAlphaBeta
-from agents.engine.agents import Deepening
+from agents.engine.agents import Deepening, DepthFirstSearch
 from agents.engine.info import SearchInfo
-from agents.engine.negamax import DECISIVE, WIN_SCALE, Search, is_compiled
+from agents.engine.negamax import DECISIVE, WIN_SCALE, is_compiled
 from agents.engine.params import params_text
 from base.jit import CompileGate, numba_enabled
 from core.connectx.game import ConnectX
@@ -114,7 +114,7 @@ class DepthFirstAgent(PositionAgent, HeuristicParams):
             col = next(c for c in shape.center_order() if position.can_play(c))
         return col
 
-    def kernel_search(self, shape: Shape, jit: bool) -> Search:
+    def kernel_search(self, shape: Shape, jit: bool) -> DepthFirstSearch:
         """The search of the compiled (``jit``) or plain kernel on ``shape``, its tables allocated
         (benchmarks: before their clock starts; the arrays its kernel reads)."""
         return self._engine(shape).kernel_search(jit)

@@ -17,7 +17,6 @@ grafted below each new tree's root. :class:`TreeSearch` is shared with
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -124,7 +123,7 @@ class TreeSearch(PositionAgent, HeuristicParams):
     compile_share: float = 0.7  # while that thread compiles: fraction of a move's time spent waiting for it
 
     PLAIN_GRAFT_NODES: ClassVar[int] = PLAIN_GRAFT_NODES
-    SEARCH: ClassVar[type] = _Search
+    SEARCH: ClassVar[type[_Search] | type[_AntSearch]] = _Search
 
     _search: Any = field(default=None, init=False, repr=False)  # the engine agent, for one shape
     _cache_data: Any = field(default=None, init=False, repr=False)
@@ -149,7 +148,7 @@ class TreeSearch(PositionAgent, HeuristicParams):
     def _policy_fields(self) -> dict:
         raise NotImplementedError
 
-    def search(self, shape: Shape) -> engine.MCTSAgent:
+    def search(self, shape: Shape) -> _Search | _AntSearch:
         """The engine agent playing ``shape`` (made once per shape; its tree persists)."""
         s = self._search
         if s is None or s.game.shape != shape:
@@ -185,6 +184,7 @@ class TreeSearch(PositionAgent, HeuristicParams):
         if forced is not None:
             # The tree still follows the game (and the compile starts) as on a searched move.
             reused = search.follow(state, deadline)
+            assert search.tree is not None  # follow() made it
             self._info = {"reason": forced[1], "simulations": 0, "reused": reused, "cache_nodes": search.cache_nodes,
                           "nodes": search.tree.used, "proven": "win" if forced[1] == "win in 1" else None}
             return forced[0]
@@ -272,8 +272,3 @@ def _forced_move(position: Position, legal: list[int]) -> tuple[int, str] | None
     if threats:
         return threats[0], "lost: one of several threats blocked"
     return None
-
-
-def sigmoid_reward(score: float, width: float) -> float:
-    """The heuristic leaf's reward (the same formula as the hot kernel)."""
-    return 2.0 / (1.0 + math.exp(-score / width)) - 1.0

@@ -44,8 +44,6 @@ KAGGLE_ADAPTER = "agents.connectx.arena:kaggle_adapter"
 SUBMISSION = "agents.connectx.submission"
 """ConnectX's Kaggle submission hooks (:func:`agents.registry.submission_hooks`)."""
 
-STRENGTH_ORDER: tuple[str, ...] = tuple(AGENT_CLASSES)
-
 
 def build(cls: type, kwargs: dict[str, Any], game: Any, spec: str) -> Any:
     """The table's hook for :func:`agents.registry.make`: ``cls(**kwargs)`` (it takes no ``game``

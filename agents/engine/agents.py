@@ -15,11 +15,11 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from agents.engine.exact import refuse_exact
 from agents.engine.info import SearchInfo
-from agents.engine.negamax import DECISIVE, FULL, Search, heuristic_names, is_compiled, speed_guess
+from agents.engine.negamax import DECISIVE, FULL, INF, Result, Search, heuristic_names, is_compiled, speed_guess
 from agents.engine.params import INTERNAL, NAMED, heuristic_values, parse_params
 from base.budget import Speed, clock_share, deadline_ns
 from base.jit import CompileGate, numba_available
@@ -35,6 +35,24 @@ def _resolve_heuristic(game: Any, name: str) -> str:
         raise ValueError(f"unknown heuristic {name!r} for {game.name}; valid: auto, {', '.join(names)}")
     return name
 
+
+
+class DepthFirstSearch(Protocol):
+    """What a depth-first agent asks of its kernel's search (:class:`agents.engine.negamax.Search`,
+    :class:`agents.engine.expectimax.Search`)."""
+
+    ply_cap: int
+
+    def run(self, state: Any, depth: int, alpha: float = -INF, beta: float = INF,
+            deadline_ns: int | None = None, node_limit: int | None = None) -> Result: ...
+
+    def root_values(self) -> list[tuple[int, float]]: ...
+
+    def principal_variation(self, state: Any, first: int, value: float, limit: int = 64) -> list[int]: ...
+
+    def set(self, **flags: int) -> None: ...
+
+    def clear(self) -> None: ...
 
 @dataclass(frozen=True)
 class Deepening:
@@ -72,7 +90,7 @@ class DepthFirstAgent:
     PVS: ClassVar[bool] = True
     STOP_EARLY: ClassVar[float] = 0.005  # seconds before the deadline at which the kernel stops
 
-    _searches: dict = field(default_factory=dict, init=False, repr=False)
+    _searches: dict[bool, DepthFirstSearch] = field(default_factory=dict, init=False, repr=False)
     _speed: Speed | None = field(default=None, init=False, repr=False)
     _info: dict = field(default_factory=dict, init=False, repr=False)
     _gate: CompileGate = field(default_factory=lambda: CompileGate("engine-dfs"), init=False, repr=False)
@@ -99,7 +117,7 @@ class DepthFirstAgent:
     def info(self) -> SearchInfo:
         return SearchInfo.from_dict(self._info)
 
-    def kernel_search(self, jit: bool) -> Search:
+    def kernel_search(self, jit: bool) -> DepthFirstSearch:
         """The search of the compiled (``jit``) or plain kernel, with its tables: made on first
         use and kept (entries stay valid across moves and games)."""
         if jit not in self._searches:
@@ -153,7 +171,7 @@ class DepthFirstAgent:
         if self._speed is None:
             self._speed = Speed(speed_guess(jit))
         limit = self.max_depth if self.max_depth else search.ply_cap
-        done = None  # (result, depth, root values) of the deepest finished iteration
+        done: tuple[Any, int, list] | None = None  # (result, depth, root values) of the deepest finished iteration
         total, done_nodes, done_time = 0, 0, 0.0
         for depth in range(1, limit + 1):
             now = time.perf_counter()
@@ -171,7 +189,8 @@ class DepthFirstAgent:
             done = (r, depth, search.root_values())
             if not r.cut or (self.deepening.decisive_is_exact and abs(r.value) >= DECISIVE):
                 break  # no heuristic leaf below the root (or a win or loss in sight): the value is proven
-        r, depth, roots = done  # depth 1 always finishes
+        assert done is not None, "depth 1 always finishes"
+        r, depth, roots = done
         action = r.best if r.best in legal else legal[0]
         values = {a: v for a, v in roots}
         self._info = {"action_values": values, "pv": search.principal_variation(state, action, r.value, depth) if self.PRUNE else [action],
@@ -187,7 +206,7 @@ class AlphaBetaAgent(DepthFirstAgent):
 
     pvs: bool = True  # null-window scouts after the first action (same values, usually fewer nodes)
 
-    def kernel_search(self, jit: bool) -> Search:
+    def kernel_search(self, jit: bool) -> DepthFirstSearch:
         s = super().kernel_search(jit)
         s.set(pvs=int(self.pvs))
         return s

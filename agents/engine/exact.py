@@ -45,7 +45,7 @@ its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.engine.negamax import FULL, key_words, slot_of
 from base.budget import NO_DEADLINE_NS, NO_LIMIT
@@ -56,6 +56,9 @@ from base.layout import Layout
 from core.game import search_constants
 from core.kernel_defaults import bounds, key, order, play, to_move
 from core.kernel_expand import expand
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
 MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH")
@@ -343,6 +346,7 @@ class ExactSearch:
         key_fn = key_function(game)
         head[E_PREFETCH] = int(key_fn is None or is_inline(key_fn))
         total = STATS + self.entries + (int(max_plies) + 1) * stride
+        self.mem: np.ndarray | list[int]
         if self.jit:
             import numpy as np
 
@@ -354,7 +358,10 @@ class ExactSearch:
     def clear(self) -> None:
         """Empty the table."""
         end = STATS + self.entries
-        self.mem[STATS:end] = 0 if self.jit else [0] * self.entries
+        if isinstance(self.mem, list):
+            self.mem[STATS:end] = [0] * self.entries
+        else:
+            self.mem[STATS:end] = 0
 
     def start(self, node_limit: int | None = None, deadline_ns: int | None = None) -> None:
         """Zero the counters of the next call and set its node limit and deadline

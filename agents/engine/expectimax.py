@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agents.engine.agents import DepthFirstAgent
+from agents.engine.agents import DepthFirstAgent, DepthFirstSearch
 from agents.engine.negamax import (
     CUT_SHIFT,
     DEPTH_SHIFT,
@@ -378,7 +378,7 @@ class ExpectimaxAgent(DepthFirstAgent):
     KERNEL_MODULE: ClassVar[str] = "agents.engine.expectimax"
     PVS: ClassVar[bool] = False
 
-    def kernel_search(self, jit: bool) -> Search:
+    def kernel_search(self, jit: bool) -> DepthFirstSearch:
         if jit not in self._searches:
             cap = self.max_depth if self.max_depth else self.deepening.ply_cap
             self._searches[jit] = Search(self.game, self.heuristic, self._params, tt_bits=self.tt_bits, jit=jit,

@@ -19,6 +19,12 @@ Reinforce Tactics unit moves, then attacks) and an actor that has stopped does n
 ``outcome / win_value`` (clipped), any other by the heuristic (``evaluate``, for the side to
 move, negated when that is the opponent) through ``2 / (1 + exp(-v / width)) - 1``.
 
+**The search's constants** ``c``, a tuple laid out by :data:`CTX` (``TC_G``: the game's
+constants, ``TC_END``: the end-turn action, ``TC_PARAMS``, ``TC_WIDTH``, ``TC_INVWIN``: the
+heuristic's parameters, the sigmoid width and ``1 / win_value``, ``TC_WORK``: the work array,
+``TC_NA``: the game's number of actions): what every turn kernel takes first, unchanged through
+a turn's search (numba reads its slots at constant indices).
+
 **The work array** ``work`` (int64, :func:`work_size` long) holds, at the offsets of
 :func:`regions`: a stamp counter (``W_STAMP``), the legal-action buffer, per-actor option
 counts, per-actor stop stamps, the chance outcomes' buffer and one turn's buffer (the
@@ -30,6 +36,7 @@ from __future__ import annotations
 import math
 
 from base.jit import hot
+from base.layout import Layout
 from base.xorshift import rng_next
 from core.kernel_defaults import actor, chance_prob, evaluate, key, legal, outcome, play, terminal, to_move
 
@@ -38,6 +45,13 @@ W_STAMP = 0  # work[W_STAMP]: the last stamp handed out (stops are marked with a
 W_HEAD = 1  # the regions start here
 HASH_MASK = (1 << 40) - 1  # state hashes stay below 2**40 (times the multiplier: below 2**63)
 HASH_MUL = 1000003
+CTX = Layout("TC_", "G END PARAMS WIDTH INVWIN WORK NA")  # the search's constants ``c`` (module docstring)
+(TC_G, TC_END, TC_PARAMS, TC_WIDTH, TC_INVWIN, TC_WORK, TC_NA) = CTX.slots
+
+
+def context(g, end: int, params, width: float, invwin: float, work, na: int) -> tuple:
+    """The search's constants ``c`` in :data:`CTX`'s order."""
+    return (g, end, params, width, invwin, work, na)
 
 
 @hot
@@ -78,17 +92,18 @@ def settle(g, s, rng, work, na: int) -> tuple:
 
 
 @hot
-def reward(g, s, me: int, params, width: float, invwin: float) -> float:
+def reward(c, s, me: int) -> float:
     """The value of ``s`` for player ``me`` in [-1, 1] (module docstring)."""
+    g = c[TC_G]
     if terminal(g, s):
-        o = outcome(g, s) * invwin
+        o = outcome(g, s) * c[TC_INVWIN]
         if me == 1:
             o = -o
         return max(-1.0, min(1.0, o))
-    v = evaluate(g, s, params)
+    v = evaluate(g, s, c[TC_PARAMS])
     if to_move(g, s) != me:
         v = -v
-    x = max(-500.0, min(500.0, v / width))
+    x = max(-500.0, min(500.0, v / c[TC_WIDTH]))
     return 2.0 / (1.0 + math.exp(-x)) - 1.0
 
 
@@ -103,9 +118,10 @@ def is_legal(g, s, a: int, work, na: int) -> bool:
 
 
 @hot
-def pick_actor(g, s, end: int, eps: float, rng, work, na: int, stamp: int) -> tuple:
+def pick_actor(c, s, eps: float, rng, stamp: int) -> tuple:
     """(an actor that may still act at ``s``, rng): the most constrained (fewest options; ties:
     the lowest id), or with probability ``eps`` the actor of a random option; -1 for none."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     lb, cnt, stop = regions(na)[0], regions(na)[1], regions(na)[2]
     n = legal(g, s, work, lb)
     m = 0
@@ -144,12 +160,12 @@ def pick_actor(g, s, end: int, eps: float, rng, work, na: int, stamp: int) -> tu
 
 
 @hot
-def best_of_actor(g, s, me: int, u: int, end: int, eps: float, rng, params, width: float, invwin: float,
-                  work, na: int) -> tuple:
+def best_of_actor(c, s, me: int, u: int, eps: float, rng) -> tuple:
     """(actor ``u``'s next decision at ``s`` or -1 to stop, the state after it, rng): the
     decision whose state (chance sampled) scores best for ``me`` if it beats stopping (a game
     without an end-turn action cannot stop); with probability ``eps`` a random one of them
     (stopping included)."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     lb = regions(na)[0]
     n = legal(g, s, work, lb)
     k = 0
@@ -172,20 +188,21 @@ def best_of_actor(g, s, me: int, u: int, end: int, eps: float, rng, params, widt
                     return a, nxt, rng
                 j -= 1
     best_a, best_s = -1, s
-    best_r = reward(g, s, me, params, width, invwin) if end >= 0 else -2.0
+    best_r = reward(c, s, me) if end >= 0 else -2.0
     for i in range(n):
         a = work[lb + i]
         if a != end and actor(g, s, a) == u:
             nxt, rng = settle(g, play(g, s, a), rng, work, na)
-            r = reward(g, nxt, me, params, width, invwin)
+            r = reward(c, nxt, me)
             if r > best_r:
                 best_a, best_s, best_r = a, nxt, r
     return best_a, best_s, rng
 
 
 @hot
-def finish_turn(g, s, me: int, end: int, rng, work, na: int, out, ob: int, n: int) -> tuple:
+def finish_turn(c, s, me: int, rng, out, ob: int, n: int) -> tuple:
     """Append ``end`` and play it when the turn is still ``me``'s: (decisions, state, rng)."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     if end >= 0 and not terminal(g, s) and to_move(g, s) == me:
         out[ob + n] = end
         n += 1
@@ -194,29 +211,29 @@ def finish_turn(g, s, me: int, end: int, rng, work, na: int, out, ob: int, n: in
 
 
 @hot
-def build_turn(g, s, me: int, end: int, eps: float, rng, params, width: float, invwin: float,
-               work, na: int, out, ob: int, cap: int) -> tuple:
+def build_turn(c, s, me: int, eps: float, rng, out, ob: int, cap: int) -> tuple:
     """A turn for ``me`` from ``s`` built unit by unit (the seed's greedy sample): see
     :func:`continue_turn`. Writes it to ``out[ob:]``; returns (its length, the state after it, rng)."""
+    work = c[TC_WORK]
     work[W_STAMP] += 1
-    return continue_turn(g, s, me, end, eps, rng, params, width, invwin, work, na, out, ob, 0, cap, work[W_STAMP])
+    return continue_turn(c, s, me, eps, rng, out, ob, 0, cap, work[W_STAMP])
 
 
 @hot
-def continue_turn(g, s, me: int, end: int, eps: float, rng, params, width: float, invwin: float,
-                  work, na: int, out, ob: int, n: int, cap: int, stamp: int) -> tuple:
+def continue_turn(c, s, me: int, eps: float, rng, out, ob: int, n: int, cap: int, stamp: int) -> tuple:
     """Go on with ``me``'s turn greedily, the actors stopped under ``stamp`` left out: the most
     constrained actor first, each actor's decisions while they beat stopping (``eps``: random
     actors and decisions, :func:`pick_actor`, :func:`best_of_actor`); then the end of the turn.
     Appends to ``out[ob + n:]``; returns (length, state after, rng)."""
-    stop = regions(na)[2]
+    g, work = c[TC_G], c[TC_WORK]
+    stop = regions(c[TC_NA])[2]
     u = -1
     while n < cap - 1 and not terminal(g, s) and to_move(g, s) == me:
         if u < 0:
-            u, rng = pick_actor(g, s, end, eps, rng, work, na, stamp)
+            u, rng = pick_actor(c, s, eps, rng, stamp)
             if u < 0:
                 break
-        a, nxt, rng = best_of_actor(g, s, me, u, end, eps, rng, params, width, invwin, work, na)
+        a, nxt, rng = best_of_actor(c, s, me, u, eps, rng)
         if a < 0:
             work[stop + u] = stamp
             u = -1
@@ -224,16 +241,16 @@ def continue_turn(g, s, me: int, end: int, eps: float, rng, params, width: float
         out[ob + n] = a
         n += 1
         s = nxt
-    return finish_turn(g, s, me, end, rng, work, na, out, ob, n)
+    return finish_turn(c, s, me, rng, out, ob, n)
 
 
 @hot
-def perturb_turn(g, s, me: int, end: int, turn, tn: int, pos: int, rng, params, width: float, invwin: float,
-                 work, na: int, out, ob: int, cap: int) -> tuple:
+def perturb_turn(c, s, me: int, turn, tn: int, pos: int, rng, out, ob: int, cap: int) -> tuple:
     """``turn`` with one actor's order replaced (the seed's perturbation): the actor of the
     ``pos``-th decision as replayed (past the last: an actor that did not act) gets a random
     first decision (or none), then its best ones; its old decisions are dropped, the others
     replayed, then the actors that have not acted (one may be free now) greedily. Writes to ``out[ob:]``; returns (length, state after, rng)."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     work[W_STAMP] += 1
     stamp = work[W_STAMP]
     stop = regions(na)[2]
@@ -250,7 +267,7 @@ def perturb_turn(g, s, me: int, end: int, turn, tn: int, pos: int, rng, params, 
             continue
         if u < 0 and seen == pos:
             u = ua
-            n, s, rng = redo_actor(g, s, me, u, end, rng, params, width, invwin, work, na, out, ob, n, cap)
+            n, s, rng = redo_actor(c, s, me, u, rng, out, ob, n, cap)
             work[stop + u] = stamp
             continue
         seen += 1
@@ -259,21 +276,21 @@ def perturb_turn(g, s, me: int, end: int, turn, tn: int, pos: int, rng, params, 
         out[ob + n] = a
         n += 1
     if u < 0 and not terminal(g, s) and to_move(g, s) == me:
-        u, rng = pick_actor(g, s, end, 1.0, rng, work, na, stamp)
+        u, rng = pick_actor(c, s, 1.0, rng, stamp)
         if u >= 0:
-            n, s, rng = redo_actor(g, s, me, u, end, rng, params, width, invwin, work, na, out, ob, n, cap)
+            n, s, rng = redo_actor(c, s, me, u, rng, out, ob, n, cap)
             work[stop + u] = stamp
-    return continue_turn(g, s, me, end, 0.0, rng, params, width, invwin, work, na, out, ob, n, cap, stamp)
+    return continue_turn(c, s, me, 0.0, rng, out, ob, n, cap, stamp)
 
 
 @hot
-def redo_actor(g, s, me: int, u: int, end: int, rng, params, width: float, invwin: float,
-               work, na: int, out, ob: int, n: int, cap: int) -> tuple:
+def redo_actor(c, s, me: int, u: int, rng, out, ob: int, n: int, cap: int) -> tuple:
     """Actor ``u``'s new order: a random first decision (or none), then its best ones while they
     beat stopping. Appends to ``out[ob + n:]``; returns (length, state, rng)."""
+    g = c[TC_G]
     eps = 1.0
     while n < cap - 1 and not terminal(g, s) and to_move(g, s) == me:
-        a, nxt, rng = best_of_actor(g, s, me, u, end, eps, rng, params, width, invwin, work, na)
+        a, nxt, rng = best_of_actor(c, s, me, u, eps, rng)
         if a < 0:
             break
         out[ob + n] = a
@@ -284,9 +301,10 @@ def redo_actor(g, s, me: int, u: int, end: int, rng, params, width: float, invwi
 
 
 @hot
-def replay(g, s, me: int, end: int, turn, tn: int, rng, work, na: int) -> tuple:
+def replay(c, s, me: int, turn, tn: int, rng) -> tuple:
     """(the state after ``me`` plays ``turn`` from ``s``, rng): illegal entries skipped, chance
     sampled, ``end`` played when the list runs out first."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     for i in range(tn):
         if terminal(g, s) or to_move(g, s) != me:
             return s, rng
@@ -301,29 +319,29 @@ def replay(g, s, me: int, end: int, turn, tn: int, rng, work, na: int) -> tuple:
 
 
 @hot
-def turn_value(g, s, me: int, end: int, turn, tn: int, lookahead: int, gamma: float, opp_eps: float, rng,
-               params, width: float, invwin: float, work, na: int, cap: int) -> tuple:
+def turn_value(c, s, me: int, turn, tn: int, lookahead: int, gamma: float, opp_eps: float, rng, cap: int) -> tuple:
     """(one sample of ``turn``'s value for ``me``, rng): the turn played (chance sampled), then
     ``lookahead`` turns of the players to move built by :func:`build_turn` (randomness
     ``opp_eps``), each discounting the final :func:`reward` by ``gamma`` (urgency)."""
-    s, rng = replay(g, s, me, end, turn, tn, rng, work, na)
+    g = c[TC_G]
+    s, rng = replay(c, s, me, turn, tn, rng)
     disc = 1.0
-    tb = regions(na)[4]
+    tb = regions(c[TC_NA])[4]
     for _ in range(lookahead):
         if terminal(g, s):
             break
         p = to_move(g, s)
-        m, s, rng = build_turn(g, s, p, end, opp_eps, rng, params, width, invwin, work, na, work, tb, cap)
+        m, s, rng = build_turn(c, s, p, opp_eps, rng, c[TC_WORK], tb, cap)
         disc *= gamma
-    return disc * reward(g, s, me, params, width, invwin), rng
+    return disc * reward(c, s, me), rng
 
 
 @hot
-def turn_key(g, s, me: int, end: int, turn, tn: int, seed: int, work, na: int) -> int:
+def turn_key(c, s, me: int, turn, tn: int, seed: int) -> int:
     """A hash (below 2**40) of the state ``turn`` reaches with chance drawn from ``seed``: two
     turns reaching the same state (another order of the same acts) get the same key."""
-    s, rng = replay(g, s, me, end, turn, tn, seed, work, na)
-    k = key(g, s)
+    s, rng = replay(c, s, me, turn, tn, seed)
+    k = key(c[TC_G], s)
     h = 1469598103
     for i in range(len(k)):
         h = ((h * HASH_MUL) ^ (k[i] & 0xFFFFFFFF)) & HASH_MASK
@@ -331,9 +349,10 @@ def turn_key(g, s, me: int, end: int, turn, tn: int, seed: int, work, na: int) -
 
 
 @hot
-def turn_actors(g, s, me: int, end: int, turn, tn: int, seed: int, work, na: int, out, ob: int) -> int:
+def turn_actors(c, s, me: int, turn, tn: int, seed: int, out, ob: int) -> int:
     """Writes the actor of each entry of ``turn`` as replayed (chance from ``seed``) to
     ``out[ob:]``: -1 for ``end``, -2 for an entry skipped; returns how many entries were seen."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     rng = seed
     for i in range(tn):
         a = turn[i]
@@ -346,13 +365,13 @@ def turn_actors(g, s, me: int, end: int, turn, tn: int, seed: int, work, na: int
 
 
 @hot
-def play_combo(g, s, me: int, end: int, firsts, m: int, eps: float, rng, params, width: float, invwin: float,
-               work, na: int, out, ob: int, cap: int) -> tuple:
+def play_combo(c, s, me: int, firsts, m: int, eps: float, rng, out, ob: int, cap: int) -> tuple:
     """A turn from one first decision per actor (naive sampling's combination; -1: the actor
     stays idle), in order: each first decision, when still legal, followed by that actor's best
     next ones; then the actors the combination did not move (blocked at the turn's start, or
     recruited during it) greedily with randomness ``eps`` (:func:`continue_turn`). Writes to ``out[ob:]``; returns
     (length, state after, rng)."""
+    g, work, na = c[TC_G], c[TC_WORK], c[TC_NA]
     work[W_STAMP] += 1
     stamp = work[W_STAMP]
     stop = regions(na)[2]
@@ -372,13 +391,13 @@ def play_combo(g, s, me: int, end: int, firsts, m: int, eps: float, rng, params,
         out[ob + n] = a
         n += 1
         while n < cap - 1 and not terminal(g, s) and to_move(g, s) == me:
-            b, nxt, rng = best_of_actor(g, s, me, u, end, 0.0, rng, params, width, invwin, work, na)
+            b, nxt, rng = best_of_actor(c, s, me, u, 0.0, rng)
             if b < 0:
                 break
             out[ob + n] = b
             n += 1
             s = nxt
-    return continue_turn(g, s, me, end, eps, rng, params, width, invwin, work, na, out, ob, n, cap, stamp)
+    return continue_turn(c, s, me, eps, rng, out, ob, n, cap, stamp)
 
 
 @hot
@@ -397,19 +416,20 @@ def likeliest(g, s, work, na: int):
 
 
 @hot
-def legal_turn(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int) -> int:
+def legal_turn(c, s, me: int, turn, tn: int, out, ob: int) -> int:
     """Writes to ``out[ob:]`` the entries of ``turn`` legal when their time comes along the
     likeliest line of the turn's chance (what a plan's labels follow), up to the end of the
     turn; returns how many. :func:`turn_line` without the states (none written: ``nw`` 0)."""
-    return turn_line(g, s, me, end, turn, tn, work, na, out, ob, work, 0)
+    return turn_line(c, s, me, turn, tn, out, ob, c[TC_WORK], 0)
 
 
 @hot
-def turn_line(g, s, me: int, end: int, turn, tn: int, work, na: int, out, ob: int, states, nw: int) -> int:
+def turn_line(c, s, me: int, turn, tn: int, out, ob: int, states, nw: int) -> int:
     """The entries of ``turn`` legal along the likeliest line (:func:`legal_turn`), and the
     states of that line (what serving the plan compares the game's states with): to ``states`` (flat, ``nw`` words a row) row ``i`` the state entry
     ``i`` is played from, row ``n`` the state after the last entry (its chance resolved the
     likeliest way); returns ``n``. ``states`` holds ``(tn + 1) * nw`` words."""
+    g, end, work, na = c[TC_G], c[TC_END], c[TC_WORK], c[TC_NA]
     n = 0
     for i in range(tn):
         s = likeliest(g, s, work, na)

@@ -198,6 +198,7 @@ class Turns:
         else:
             self.work = [0] * K.work_size(self.na, self.cap)
             self.out = [0] * (self.cap + 1)
+        self.c = K.context(self.g, self.end, self.hp, self.width, self.invwin, self.work, self.na)  # the kernels' constants
 
     def arr(self, turn: tuple[int, ...]) -> Any:
         if self.jit:
@@ -211,46 +212,40 @@ class Turns:
 
     def greedy(self, eps: float = 0.0) -> tuple[int, ...]:
         """A turn built unit by unit (most constrained first); ``eps``: that much randomness."""
-        n, _s, self.rng = self.k.build_turn(self.g, self.words, self.me, self.end, eps, self.rng, self.hp, self.width,
-                                            self.invwin, self.work, self.na, self.out, 0, self.cap)
+        n, _s, self.rng = self.k.build_turn(self.c, self.words, self.me, eps, self.rng, self.out, 0, self.cap)
         return self.built(n)
 
     def perturb(self, turn: tuple[int, ...], pos: int) -> tuple[int, ...]:
         """``turn`` with the order of the actor of its ``pos``-th decision (past the last: an
         idle actor) redone: a random first decision, then its best ones."""
-        n, _s, self.rng = self.k.perturb_turn(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), pos,
-                                              self.rng, self.hp, self.width, self.invwin, self.work, self.na,
+        n, _s, self.rng = self.k.perturb_turn(self.c, self.words, self.me, self.arr(turn), len(turn), pos, self.rng,
                                               self.out, 0, self.cap)
         return self.built(n)
 
     def combo(self, firsts: list[int], eps: float = 0.0) -> tuple[int, ...]:
         """The turn of one first decision per actor (-1: idle), each completed by its best next
         ones, then the other actors greedily (randomness ``eps``)."""
-        n, _s, self.rng = self.k.play_combo(self.g, self.words, self.me, self.end, self.arr(tuple(firsts)), len(firsts),
-                                            eps, self.rng, self.hp, self.width, self.invwin, self.work, self.na,
-                                            self.out, 0, self.cap)
+        n, _s, self.rng = self.k.play_combo(self.c, self.words, self.me, self.arr(tuple(firsts)), len(firsts), eps,
+                                            self.rng, self.out, 0, self.cap)
         return self.built(n)
 
     def value(self, turn: tuple[int, ...]) -> float:
         """One sample of ``turn``'s value for the mover (chance drawn afresh: open loop)."""
         a = self.agent
-        v, self.rng = self.k.turn_value(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), a.lookahead,
-                                        a.gamma, a.opp_eps, self.rng, self.hp, self.width, self.invwin, self.work,
-                                        self.na, self.cap)
+        v, self.rng = self.k.turn_value(self.c, self.words, self.me, self.arr(turn), len(turn), a.lookahead, a.gamma,
+                                        a.opp_eps, self.rng, self.cap)
         self.evaluations += 1
         return float(v)
 
     def key(self, turn: tuple[int, ...]) -> int:
         """The state ``turn`` reaches under a fixed chance stream, hashed: equal for two orders
         of the same acts (duplicates merged)."""
-        return int(self.k.turn_key(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), CHANCE_SEED,
-                                   self.work, self.na))
+        return int(self.k.turn_key(self.c, self.words, self.me, self.arr(turn), len(turn), CHANCE_SEED))
 
     def actors(self, turn: tuple[int, ...]) -> list[int]:
         """The actor of each entry of ``turn`` (-1 the end, -2 skipped)."""
         turn = turn[:self.cap]
-        self.k.turn_actors(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), CHANCE_SEED, self.work,
-                           self.na, self.out, 0)
+        self.k.turn_actors(self.c, self.words, self.me, self.arr(turn), len(turn), CHANCE_SEED, self.out, 0)
         return [int(x) for x in self.out[:len(turn)]]
 
     def root_options(self) -> dict[int, list[int]]:
@@ -269,8 +264,7 @@ class Turns:
         """``turn`` without the entries the kernels would skip as illegal, along the likeliest
         line of the turn's chance (what :meth:`TurnPlanAgent.plan_labels` labels)."""
         turn = turn[:self.cap]
-        n = self.k.legal_turn(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), self.work, self.na,
-                              self.out, 0)
+        n = self.k.legal_turn(self.c, self.words, self.me, self.arr(turn), len(turn), self.out, 0)
         return self.built(n)
 
     def line(self, turn: tuple[int, ...]) -> tuple[tuple[int, ...], list[tuple]]:
@@ -285,8 +279,7 @@ class Turns:
             states: Any = np.zeros((len(turn) + 1) * nw, dtype=np.int64)
         else:
             states = [0] * ((len(turn) + 1) * nw)
-        n = self.k.turn_line(self.g, self.words, self.me, self.end, self.arr(turn), len(turn), self.work, self.na,
-                             self.out, 0, states, nw)
+        n = self.k.turn_line(self.c, self.words, self.me, self.arr(turn), len(turn), self.out, 0, states, nw)
         rows = [as_words(states[i * nw:(i + 1) * nw]) for i in range(n + 1)]
         return self.built(n), rows
 

@@ -128,10 +128,11 @@ def choose(g, s, ints, floats, keys, vals, cnts, rng: int):
 
 
 @hot
-def play_batch(g, s0, episodes: int, ints, floats, keys, vals, cnts, out_keys, out_ret, rng: int):
+def play_batch(g, s0, episodes: int, ints, floats, keys, vals, cnts, out, rng: int):
     """Play ``episodes`` self-play games from ``s0``; write each visited state's packed key
-    and the final return for its side to move to ``out_keys`` / ``out_ret``. Returns
+    and the final return for its side to move to ``out`` = ``(out_keys, out_ret)``. Returns
     (entries written, player 0's summed return, rng)."""
+    out_keys, out_ret = out
     shift = ints[I_SHIFT]
     cap = ints[I_MAXSTEPS]
     w = 0
@@ -278,7 +279,7 @@ class Player:
         k, v, c = self.arrays(table)
         rng = (seed * 2654435761 + 12345) % 4294967295 + 1
         w, total, _ = self.ns.play_batch(self.g, tuple(int(x) for x in self.game.initial().words), int(episodes),
-                                         self.ints, self.floats, k, v, c, out_k, out_r, int(rng))
+                                         self.ints, self.floats, k, v, c, (out_k, out_r), int(rng))
         return np.asarray(out_k[:w], dtype=np.int64), np.asarray(out_r[:w], dtype=np.float64), total / max(1, episodes)
 
 
@@ -443,8 +444,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--resume: {args.out} does not exist (drop --resume to start a new table)")
     from base.backends import missing
 
-    if missing(args.backend):
-        p.error(missing(args.backend))
+    why = missing(args.backend)
+    if why:
+        p.error(why)
     t0 = time.perf_counter()
     try:
         with stop_on_signals():

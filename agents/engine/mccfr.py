@@ -1,5 +1,5 @@
 """Monte Carlo CFR (Lanctot, Waugh, Zinkevich & Bowling 2009) on
-:class:`agents.engine.cfr.GameTree`, in two samplings:
+:class:`agents.engine.game_tree.GameTree`, in two samplings:
 
 - external (OpenSpiel's ``ExternalSamplingSolver`` with simple averaging): each iteration walks
   the tree once per player, trying every action of the player being updated and one sampled
@@ -20,7 +20,7 @@ import random
 import numpy as np
 
 from agents.engine import cfr_kernels as CK
-from agents.engine.cfr import GameTree
+from agents.engine.game_tree import GameTree
 
 
 class ExternalSamplingMCCFR:

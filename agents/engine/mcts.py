@@ -14,7 +14,7 @@ import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.engine import mcts_kernels as K
 from agents.engine.info import SearchInfo
@@ -22,6 +22,9 @@ from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from base.batches import run_batches
 from base.jit import CompileGate, is_hot, numba_available
 from core.game import CHANCE, State, bind, kernel_state, search_constants
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LEAVES = {"rollout": K.LEAF_ROLLOUT, "heuristic": K.LEAF_HEURISTIC, "mixed": K.LEAF_MIXED}
 EXPAND_MODES = {"prune": K.EXPAND_PRUNE, "prove": K.EXPAND_PROVE, "off": K.EXPAND_OFF}
@@ -41,6 +44,8 @@ class Tree:
 
     def __init__(self, num_actions: int, capacity: int, use_numpy: bool) -> None:
         n_ints, n_floats = K.layout(num_actions, capacity, PATH_CAP)
+        self.ints: np.ndarray | list[int]
+        self.floats: np.ndarray | list[float]
         if use_numpy:
             import numpy as np
 
@@ -244,7 +249,8 @@ class MCTSAgent:
         }
         # The line starts with the action chosen (a proven child may be less visited than another),
         # then follows the most visited children.
-        pv, n = [], 0
+        pv: list[int] = []
+        n = 0
         while len(pv) < 64:
             kids_n = [k for k in tree.children(n) if k["visits"] > 0]
             chosen = [k for k in kids_n if k["action"] == action] if not pv else []

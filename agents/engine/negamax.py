@@ -47,7 +47,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from base.budget import NO_DEADLINE_NS, NO_LIMIT
 from base.hotclock import COMPILED_CLOCK, clock_ns
@@ -56,6 +56,9 @@ from base.layout import Layout
 from core.game import CHANCE, bind, kernel_state, key_function, search_constants
 from core.kernel_defaults import bounds, evaluate, key, outcome, play, terminal, to_move
 from core.kernel_expand import expand
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WIN_SCALE = 1.0e6  # agents' value of an outcome of 1
 DECISIVE = 5.0e5  # |value| from here on comes from a terminal state; heuristics stay below
@@ -458,6 +461,8 @@ class TableSearch:
 
     def _allocate(self, head: list, fhead: list, n_ints: int, n_floats: int) -> None:
         """The two arrays: ``head`` / ``fhead`` then zeros (numpy compiled, lists plain)."""
+        self.ints: np.ndarray | list[int]
+        self.floats: np.ndarray | list[float]
         if self.jit:
             import numpy as np
 
@@ -573,7 +578,8 @@ class Search(TableSearch):
         (or terminal value) reproduces the node's value (``value``: the root's). Stops where
         the table cannot tell."""
         exact_keys = exact_key_hook(self.game, state)
-        pv, s, v, ply = [], state, value, 0
+        pv: list[int] = []
+        s, v, ply = state, value, 0
         action: int | None = first
         while action is not None and len(pv) < limit:
             child = s.apply(action)

@@ -168,7 +168,10 @@ def build(game: Game, plies: int, jit: bool | None = None, progress: bool = True
     solver = Solver(game, tt_bits=22, jit=jit)
     entries = {}
     for s in tqdm(classes(game, plies), desc=f"{game.name} book", file=sys.stderr, disable=not progress):
-        entries[state_key(s)] = solve_entry(solver, s)
+        entry = solve_entry(solver, s)
+        if entry is None:  # never: the solver runs with neither deadline nor node limit
+            raise RuntimeError(f"{game.name}: the solver gave no value for a book position")
+        entries[state_key(s)] = entry
     return OpeningBook(game, plies, entries)
 
 

@@ -2,8 +2,13 @@
 as actions), the first check of a game's kernels against independent enumerations."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from base.jit import hot
 from core.kernel_defaults import legal, play, terminal
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @hot
@@ -34,6 +39,7 @@ def count(game, depth: int, state=None, jit: bool | None = None) -> int:
     use_jit = ns.jit
     words = (state or game.initial()).words
     stride = max(1, game.num_actions)
+    buf: np.ndarray | list[int]
     if use_jit:
         import numpy as np
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from agents.engine.info import EMPTY, SearchInfo
 from core.game import State
@@ -15,7 +15,7 @@ class RandomAgent:
 
     game: Any = None  # the core.game.Game played (set by the registry)
     seed: int | None = None  # None: fresh randomness from the OS; an int: the same moves every run
-    games = None  # every game
+    games: ClassVar[tuple[str, ...] | None] = None  # every game
     _rng: random.Random = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:

@@ -78,8 +78,8 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
                     value = max(values.values())
             else:
                 value = solver.value(state, node_limit=max_nodes)
-                if value is None:
-                    raise SolveError(f"not solved within {max_nodes:,} nodes")
+            if value is None:
+                raise SolveError(f"not solved within {max_nodes:,} nodes")
         except SolveError as exc:
             print(f"line {number}: {text!r}: {exc}", file=err)
             bad += 1

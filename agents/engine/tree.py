@@ -68,7 +68,7 @@ class _Builder:
         if self.count > self.cap:
             raise TreeTooLarge(f"the tree has more than {self.cap} nodes: lower the depth (--tree-depth) or "
                                "raise the cap (--tree-cap)")
-        text = "root" if parent is None else parent.action_to_string(action)
+        text = "root" if parent is None or action is None else parent.action_to_string(action)
         player = -1 if state.is_chance_node() else state.current_player()
         return Node(action, text, depth, player)
 

@@ -78,7 +78,7 @@ class TurnPlanAgent:
         act that has become impossible."""
         turn = (self.game.turn_index(state), state.current_player())
         if getattr(self, "_plan_turn_id", None) != turn:
-            self._plan_turn_id = turn
+            self._plan_turn_id: tuple[int, int] | None = turn
             self._plan_left: list[tuple[Words, int, Hashable]] = self.plan_steps(state, deadline)
         while self._plan_left:
             words, a, label = self._plan_left.pop(0)

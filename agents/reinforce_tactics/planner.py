@@ -208,13 +208,15 @@ def settle(g, t):
 
 
 @hot
-def sweep(g, t, params, lookahead: bool, min_gain: float, deadline_ns: int, out, n: int, acts, scores, work, buf):
+def sweep(g, t, params, lookahead: bool, min_gain: float, deadline_ns: int, out, n: int, scratch):
     """The rest of the turn from decision node ``t`` unit by unit, in one pass over the units:
     each unit in slot order takes its best sub-action while one beats the current state by more
     than ``min_gain`` (a move, then an act), then recruits are taken best first likewise. Costs
     about one :func:`score_actions` in all, where the greedy loop costs one a sub-action: what
     :func:`plan` falls back to when the clock is short. Appends to ``out[n:]``; returns
-    ``(n, state)`` (the turn is not ended here); stops at ``deadline_ns``."""
+    ``(n, state)`` (the turn is not ended here); stops at ``deadline_ns``. ``scratch`` is the
+    buffers :func:`score_unit` takes, ``(acts, scores, work, buf)``."""
+    acts, scores, work, buf = scratch
     me = t[H_PLAYER]
     base = value(g, t, me, params)
     k = 0
@@ -282,7 +284,7 @@ def plan(g, s, params, lookahead: bool, min_gain: float, deadline_ns: int, out) 
             break
         start = clock_ns()
         if start + SWEEP_RESERVE * last > deadline_ns and n < len(out) - 1:
-            n, t = sweep(g, t, params, lookahead, min_gain, deadline_ns, out, n, acts, scores, work, buf)
+            n, t = sweep(g, t, params, lookahead, min_gain, deadline_ns, out, n, (acts, scores, work, buf))
             if t[H_OVER] == 0:
                 out[n] = A_END
                 n += 1

@@ -55,15 +55,6 @@ def set_cube(b: int, p: int, k: int, cell: int) -> int:
 
 
 @hot
-def count_cubes(b: int, p: int) -> int:
-    n = 0
-    for k in range(1, 7):
-        if cube_cell(b, p, k) != GONE:
-            n += 1
-    return n
-
-
-@hot
 def winner(b: int) -> int:
     """0 or 1 for a won board, -1 otherwise (called after set-up only)."""
     black_home = False

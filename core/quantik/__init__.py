@@ -16,6 +16,7 @@ import re
 from base.params import Param, table
 from core.game import Game, State, Symmetry, picture_frame, picture_moves
 from core.quantik import kernels as K
+from core.quantik.frames import SHAPE_PERMS, canonical_symmetry_index
 
 SHAPES = "ABCD"
 SHAPE_NAMES = ("cube", "cylinder", "cone", "sphere")
@@ -50,7 +51,6 @@ def board_maps() -> list[list[int]]:
 
 
 BOARD_MAPS = board_maps()
-SHAPE_PERMS = list(itertools.permutations(range(4)))  # 24 relabellings, identity first
 
 
 def map_plane(p: int, m: list[int]) -> int:
@@ -96,6 +96,11 @@ def symmetry_tables() -> tuple[int, ...]:
     return tuple(nib.ravel().tolist()) + tuple(ties.astype(np.int64).ravel().tolist())
 
 
+def _image_action(a: int, m: list[int], perm: tuple) -> int:
+    """Action ``a`` (16 x shape + cell) under cell map ``m`` and shape relabelling ``perm``."""
+    return 16 * perm[a >> 4] + m[a & 15]
+
+
 @functools.lru_cache(maxsize=1)
 def _symmetries() -> tuple[Symmetry, ...]:
     out = []
@@ -103,8 +108,8 @@ def _symmetries() -> tuple[Symmetry, ...]:
         for pi, perm in enumerate(SHAPE_PERMS):
             for bi, m in enumerate(BOARD_MAPS):
                 out.append(Symmetry(f"board{bi}+shapes{pi}{'+colours' if swap else ''}",
-                                    lambda s, m=m, perm=perm, swap=swap: image(s, m, perm, swap),
-                                    lambda a, m=m, perm=perm: 16 * perm[a >> 4] + m[a & 15]))
+                                    functools.partial(image, m=m, perm=perm, swap=swap),
+                                    functools.partial(_image_action, m=m, perm=perm)))
     return tuple(out)
 
 
@@ -204,8 +209,6 @@ class Quantik(Game):
 
     def canonical_symmetry(self, state: State) -> Symmetry:
         """A symmetry taking ``state`` to its canonical key (fast; books map actions by it)."""
-        from core.quantik.frames import canonical_symmetry_index
-
         return _symmetries()[canonical_symmetry_index(self.g, state.words)]
 
     # --- pictures -----------------------------------------------------------------------------
@@ -266,8 +269,9 @@ class Quantik(Game):
                                   for cell in range(16) if cells[cell >> 2][cell & 3] is None and 16 * k + cell not in legal]
         groups = [[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
         groups += [[(2 * (z >> 1) + i // 2, 2 * (z & 1) + i % 2) for i in range(4)] for z in range(4)]
+        shapes = [[None if piece is None else piece["shape"] for piece in row] for row in cells]
         lines = [[[r, c] for r, c in g] for g in groups
-                 if all(cells[r][c] for r, c in g) and len({cells[r][c]["shape"] for r, c in g}) == 4]
+                 if None not in (seen := {shapes[r][c] for r, c in g}) and len(seen) == 4]
         note = ""
         if state.is_terminal():
             note = "four different shapes in a row, column or zone" if lines else "the loser had no legal move"

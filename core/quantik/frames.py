@@ -10,14 +10,17 @@ positions) are tried, each with the shape relabelling that sorts the four shape 
 """
 from __future__ import annotations
 
+import itertools
+
 from core.quantik import kernels as K
+
+SHAPE_PERMS = list(itertools.permutations(range(4)))  # 24 relabellings, identity first: symmetries() lists colour
+# swap, then relabelling, then board map
 
 
 def canonical_symmetry_index(g, words: tuple) -> int:
     """Index into :meth:`core.quantik.Quantik.symmetries` of a symmetry taking ``words`` to its
     canonical image (:func:`core.quantik.kernels.canonical`); ``g`` is the game's constants."""
-    from core.quantik import SHAPE_PERMS  # symmetries() lists colour swap, then relabelling, then board map
-
     target = tuple(int(x) for x in K.canonical(g, words))
     swap = int(words[4]) == 1
     w = [K.swap_colours(x) if swap else x for x in words[:4]]

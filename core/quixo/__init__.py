@@ -9,6 +9,7 @@ them with spaces, semicolons or commas between complete actions (``04T 40L``, ``
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -19,6 +20,13 @@ from core.quixo import kernels as K
 
 def _perm_plane(b: int, perm: list[int]) -> int:
     return sum(1 << perm[c] for c in range(len(perm)) if (b >> c) & 1)
+
+
+def _perm_state(s: tuple, perm: list[int], swap: bool) -> tuple:
+    """``s`` under the cell map ``perm``, the symbols (and the side to move) swapped if ``swap``."""
+    if swap:
+        return (_perm_plane(s[1], perm), _perm_plane(s[0], perm), s[2] ^ 1)
+    return (_perm_plane(s[0], perm), _perm_plane(s[1], perm), s[2])
 
 
 class Quixo(Game):
@@ -123,11 +131,8 @@ class Quixo(Game):
                 amap = list(range(self.num_actions))
                 for (src, dst), a in by_ends.items():
                     amap[a] = by_ends[(perm[src], perm[dst])]
-                if swap:
-                    fn = (lambda s, p=perm: (_perm_plane(s[1], p), _perm_plane(s[0], p), s[2] ^ 1))
-                else:
-                    fn = (lambda s, p=perm: (_perm_plane(s[0], p), _perm_plane(s[1], p), s[2]))
-                out.append(Symmetry(f"{'swap+' if swap else ''}sym{k}", fn, lambda a, m=amap: m[a]))
+                out.append(Symmetry(f"{'swap+' if swap else ''}sym{k}", functools.partial(_perm_state, perm=perm, swap=swap),
+                                    amap.__getitem__))
         return out
 
     def grid(self, state: State) -> list[list[str]]:

@@ -23,11 +23,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from base.jit import hot
-from core.quixo.kernels import G_ACT, G_NACT, constants, has_line, symmetry_maps
+from core.quixo.kernels import G_ACT, G_N, G_NACT, constants, has_line, symmetry_maps
 
 DRAW, WIN, LOSS = 0, 1, 2  # val for the side to move; DRAW also means "not known yet" while solving
 CHUNK = 1 << 19  # states per compiled call (well under a second): progress and Ctrl-C between calls
@@ -108,8 +109,10 @@ def unpush(g, a: int, p: int) -> int:
 
 
 @hot
-def propagate(g, val, cnt, dist, queue, head: int, tail: int, limit: int, tab, nbytes: int, nn: int):
+def propagate(g, val, cnt, dist, queue, head: int, tail: int, limit: int, tab):
     """Pop up to ``limit`` states; returns the new (head, tail)."""
+    nn = g[G_N] * g[G_N]
+    nbytes = (nn + 7) // 8
     nact = g[G_NACT]
     end = head + limit
     while head < tail and head < end:
@@ -200,7 +203,6 @@ def solve(n: int, jit: bool = True, progress: bool = False) -> Solution:
     ns = J.compiled(sys.modules[__name__]) if jit else sys.modules[__name__]
     g = np.asarray(constants(n, 0), dtype=np.int64) if jit else constants(n, 0)
     tab = byte_table() if jit else [int(v) for v in byte_table()]
-    nbytes = (nn + 7) // 8
     val = np.zeros(total, dtype=np.uint8)
     cnt = np.zeros(total, dtype=np.uint8)
     dist = np.zeros(total, dtype=np.uint16)
@@ -215,7 +217,7 @@ def solve(n: int, jit: bool = True, progress: bool = False) -> Solution:
     bar = _bar(progress, total, "propagate")
     head = 0
     while head < tail:
-        new_head, tail = ns.propagate(g, val, cnt, dist, queue, head, tail, CHUNK, tab, nbytes, nn)
+        new_head, tail = ns.propagate(g, val, cnt, dist, queue, head, tail, CHUNK, tab)
         bar.update(new_head - head)
         head = new_head
     bar.close()
@@ -256,7 +258,7 @@ class Table:
     """A solved board's values: ``value(words)`` is (+1 win / 0 draw / -1 loss for the side
     to move, plies to the end). Loaded from the npz the CLI writes."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path | BinaryIO) -> None:
         with np.load(path) as z:
             self.n = int(z["n"])
             self.code = z["code"]
@@ -265,8 +267,8 @@ class Table:
         self._pow = [3 ** c for c in range(nn)]
 
     def index(self, m: int, o: int) -> int:
-        best = None
         nn = self.n * self.n
+        images = []
         for perm in self._maps:
             i = 0
             for c in range(nn):
@@ -274,8 +276,8 @@ class Table:
                     i += self._pow[perm[c]]
                 elif (o >> c) & 1:
                     i += 2 * self._pow[perm[c]]
-            best = i if best is None or i < best else best
-        return best
+            images.append(i)
+        return min(images)
 
     def value(self, words) -> tuple[int, int]:
         t = words[2] & 1

@@ -1,6 +1,7 @@
 """Tic-tac-toe: the engine's smallest game (see :mod:`core.tictactoe.kernels`)."""
 from __future__ import annotations
 
+import functools
 import math
 
 from core.game import Game, State, Symmetry, lines_through, picture_frame, picture_moves
@@ -11,6 +12,10 @@ _FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]  # left-right mirror
 
 def _perm_bits(b: int, perm: list[int]) -> int:
     return sum(1 << perm[c] for c in range(9) if (b >> c) & 1)
+
+
+def _perm_state(s: tuple, perm: list[int]) -> tuple:
+    return (_perm_bits(s[0], perm), _perm_bits(s[1], perm))
 
 
 def _compose(p: list[int], q: list[int]) -> list[int]:
@@ -46,8 +51,7 @@ class TicTacToe(Game):
             for r in range(4):
                 pp = list(p)
                 out.append(Symmetry(f"{'flip+' if flip else ''}rot{90 * r}",
-                                    lambda s, pp=pp: (_perm_bits(s[0], pp), _perm_bits(s[1], pp)),
-                                    lambda a, pp=pp: pp[a]))
+                                    functools.partial(_perm_state, perm=pp), pp.__getitem__))
                 p = _compose(p, _ROT)
         return out
 

@@ -1,8 +1,7 @@
 """Heuristics: a position -> a score for the side to move.
 
 Every heuristic is a hot function ``name(current, mask, rows, columns, inarow, params) -> float``
-in its own module, dispatched by :func:`heuristics.connectx.evaluate.evaluate` on an integer id (numba
-cannot pass functions around cheaply). Parameters travel as one float array in the order of
+in its own module, which a search binds by name (``heuristics.connectx.<name>.<name>``). Parameters travel as one float array in the order of
 :data:`PARAMS` (named, bounded, documented: :class:`base.params.Param`), so searches and the tuner
 set them by name with :func:`params_array`.
 
@@ -19,7 +18,7 @@ import numpy as np
 
 from base.params import Param, names, values
 
-# Integer ids for the compiled dispatcher; "none" scores every position 0 (pure search).
+# The heuristics by name (the keys are read; "none" scores every position 0: pure search).
 HEURISTIC_IDS: dict[str, int] = {"none": -1, "gameovers": 0, "bitsquares": 1, "oddeven": 2, "liberties": 3}
 
 # Each heuristic's parameters in the order of its params array (base.params.Param: name,

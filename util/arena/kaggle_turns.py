@@ -14,9 +14,10 @@ from __future__ import annotations
 import importlib
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from agents.engine.info import EMPTY, SearchInfo
+from base.clock import KaggleBank
 from core.game import Game, State
 
 
@@ -102,19 +103,31 @@ class KaggleTurnPlayer(TurnListPlayer):
         super().__init__(agents[name], f"kaggle:{name}", game, time_per_move, seed)
 
 
+class AgentProcess(Protocol):
+    """What :class:`FileTurnPlayer` needs of an agent file's process
+    (:class:`util.arena.players.FilePlayer`, which the caller builds)."""
+
+    path: str
+    kaggle_clock: KaggleBank
+
+    def call(self, obs: Any, config: Any) -> Any: ...
+
+    def reset(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class FileTurnPlayer(TurnListPlayer):
-    """A Kaggle agent file of ``game`` in its own process (:class:`util.arena.players.FilePlayer`:
-    Kaggle's clock, the file loaded inside its first call), asked once a turn; the turn's
-    decisions are the list's entries. ``kaggle_clock`` is the file's bank, which the game loop
-    charges with the turn's time (:class:`util.arena.match.TurnClock`: a turn is one Kaggle call)."""
+    """A Kaggle agent file of ``game`` in its own process (``file``, a
+    :class:`util.arena.players.FilePlayer` built with ``game``'s configuration: Kaggle's clock,
+    the file loaded inside its first call), asked once a turn; the turn's decisions are the
+    list's entries. ``kaggle_clock`` is the file's bank, which the game loop charges with the
+    turn's time (:class:`util.arena.match.TurnClock`: a turn is one Kaggle call)."""
 
-    def __init__(self, path: str, game: Game, time_per_move: float, seed: int = 0, overage: float | None = None,
-                 load_now: bool = False) -> None:
-        from util.arena.players import FilePlayer
-
-        self.file = FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_env, load_now)
-        self.kaggle_clock = self.file.kaggle_clock
-        super().__init__(self.file.call, path, game, time_per_move, seed)
+    def __init__(self, file: AgentProcess, game: Game, time_per_move: float, seed: int = 0) -> None:
+        self.file = file
+        self.kaggle_clock = file.kaggle_clock
+        super().__init__(file.call, file.path, game, time_per_move, seed)
 
     def reset(self) -> None:
         super().reset()

@@ -22,11 +22,6 @@ from core.game import Game, State
 DEFAULT_PLIES = 2  # random opening plies of games without an opening suite (0 for games with chance)
 
 
-def to_text(opening: tuple[int, ...]) -> str:
-    """0-based columns as comma-separated text (works for any number of columns)."""
-    return ",".join(str(c) for c in opening)
-
-
 def default_plies(game: Game) -> int:
     """Random opening plies when none are asked for: none for games with chance nodes."""
     return 0 if game.has_chance else DEFAULT_PLIES

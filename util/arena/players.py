@@ -399,7 +399,8 @@ def file_player(path: str, game: Game | HasGame, time_per_move: float, seed: int
     game = as_game(game)
     if game.kaggle_env:
         from util.arena.kaggle_turns import FileTurnPlayer
-        return FileTurnPlayer(path, game, time_per_move, seed, overage, load_now)
+        file = FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_env, load_now)
+        return FileTurnPlayer(file, game, time_per_move, seed)
     return FilePlayer(path, game.kaggle_configuration(time_per_move), seed, overage, game.kaggle_board_env, load_now, game)
 
 

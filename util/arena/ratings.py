@@ -88,8 +88,3 @@ def rate(names: Sequence[str], games: Iterable[tuple[int, int, float]], z: float
         for i, name in enumerate(names)
     ]
     return sorted(out, key=lambda r: -r.elo)
-
-
-def expected_score(elo_a: float, elo_b: float) -> float:
-    """Expected score of a against b under the model."""
-    return 1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0))

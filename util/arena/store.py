@@ -291,11 +291,6 @@ class Store:
         row = self._db.execute(f"SELECT {_COLUMNS} FROM games WHERE id=?", (game_id,)).fetchone()
         return _game(row) if row else None
 
-    def by_keys(self, keys: Iterable[str]) -> dict[str, Game]:
-        """The stored games among ``keys``, by key."""
-        wanted = set(keys)
-        return {g.key: g for g in map(_game, self._db.execute(f"SELECT {_COLUMNS} FROM games")) if g.key in wanted}
-
     def game_specs(self, runs: Iterable[int] | None = None) -> list[str]:
         """The game specs among the stored games (of ``runs``, if given), first stored first."""
         seen: dict[str, None] = {}
