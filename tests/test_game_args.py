@@ -101,12 +101,12 @@ def test_the_arena_tools_read_the_one_form(capsys: pytest.CaptureFixture, tool: 
     assert len(err) == 1 and "--shape is ConnectX's board" in err[0], err
 
 
-# Tools that define their own --game on purpose: ConnectX only (build_submission), the ConnectX
-# solver's dispatcher to agents.engine.solve, a benchmark over several games at once.
+# Tools that define their own --game on purpose: ConnectX only (build_submission), a benchmark
+# over several games at once.
 # The builders take --game to pick a builder (a Kaggle file's board comes from Kaggle's
 # configuration or observation, not from game parameters): build_submission.py hands
 # --game reinforce_tactics to build_submission_rt.py, which accepts the same option.
-OWN_GAME_OPTION = {"build_submission.py", "build_submission_rt.py", "agents/connectx/solver.py", "bench/engine_mcts_speed.py",
+OWN_GAME_OPTION = {"build_submission.py", "build_submission_rt.py", "bench/engine_mcts_speed.py",
                    "core/games.py"}
 
 

@@ -53,6 +53,7 @@ class ConnectX(Game):
     words = 2
     kernels = "core.connectx.kernels"
     heuristics = "heuristics.connectx.engine"
+    solve_front = "agents.connectx.solver"  # Pons' notation and scores (python -m agents.engine.solve --game connectx)
     click_whole_column = True
     PARAMS = {
         "rows": (int, 6, "board rows", (1, MAX_ROWS)),
