@@ -143,6 +143,29 @@ def stop(mem, flag: int) -> int:
     return 0
 
 
+@hot(inline=True)
+def etc_cutoff(g, s, me: int, beta: int, n: int, base: int, mem, size: int, words: int, bits: int) -> int:
+    """Enhanced transposition cutoff: a lower bound of at least ``beta`` on ``s``'s value that a
+    child's table entry proves (a bound the child's mover holds, seen from ``s``'s mover), else
+    ``beta - 1``. Children 1.. only: the first is searched next anyway, and its own probe would
+    answer as cheaply."""
+    for i in range(1, n):
+        c = play(g, s, mem[base + i])
+        p = to_move(g, c)
+        if p < 0:
+            continue
+        code = tt_get(mem, key(g, c), size, words, bits)
+        if code == 0:
+            continue
+        v = (code >> 1) - BIAS
+        if p == me:
+            if (code & 1) == 1 and v >= beta:
+                return v
+        elif (code & 1) == 0 and -v >= beta:
+            return -v
+    return beta - 1
+
+
 @hot
 def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     """The value of ``s`` for its mover within ``(alpha, beta)``: a result ``<= alpha`` is an
@@ -188,6 +211,11 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         for i in range(1, n):
             tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words, bits)
     me = to_move(g, s)
+    if mem[E_PREFETCH] != 0:  # a cheap key: an enhanced transposition cutoff (the slots loaded above)
+        r = etc_cutoff(g, s, me, beta, n, base, mem, size, words, bits)
+        if r >= beta:
+            tt_put(mem, k, size, words, bits, (r + BIAS) * 2 + 1)
+            return r
     for i in range(n):
         c = play(g, s, mem[base + i])
         p = to_move(g, c)
