@@ -148,11 +148,12 @@ def stop(mem, flag: int) -> int:
 
 
 @hot(inline=True)
-def etc_cutoff(g, s, me: int, beta: int, n: int, base: int, mem, size: int, words: int, bits: int) -> int:
+def etc_cutoff(g, s, me: int, beta: int, n: int, base: int, mem) -> int:
     """Enhanced transposition cutoff: a lower bound of at least ``beta`` on ``s``'s value that a
     child's table entry proves (a bound the child's mover holds, seen from ``s``'s mover), else
     ``beta - 1``. Children 1.. only: the first is searched next anyway, and its own probe would
     answer as cheaply."""
+    size, words, bits = mem[E_SIZE], mem[E_WORDS], mem[E_BITS]
     for i in range(1, n):
         c = play(g, s, mem[base + i])
         p = to_move(g, c)
@@ -216,7 +217,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
             tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words, bits)
     me = to_move(g, s)
     if mem[E_PREFETCH] != 0:  # a cheap key: an enhanced transposition cutoff (the slots loaded above)
-        r = etc_cutoff(g, s, me, beta, n, base, mem, size, words, bits)
+        r = etc_cutoff(g, s, me, beta, n, base, mem)
         if r >= beta:
             tt_put(mem, k, size, words, bits, (r + BIAS) * 2 + 1)
             return r
