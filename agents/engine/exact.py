@@ -1,6 +1,6 @@
 """The exact solver's kernel for any game whose outcomes are integers: negamax with alpha-beta on
-the game's own outcome, null windows that narrow ``[lo, hi]``, a table of bounds with enhanced transposition cutoffs,
-and nothing else. The shape of Pascal Pons' Connect Four solver (blog.gamesolver.org), written anew and
+the game's own outcome, null windows that narrow ``[lo, hi]``, a table of bounds, and nothing
+else. The shape of Pascal Pons' Connect Four solver (blog.gamesolver.org), written anew and
 knowing no game: every trick is a hook of the game's kernels.
 
 - ``expand`` (:mod:`core.kernel_expand`) gives a node's actions best first, or decides it (a
@@ -34,10 +34,6 @@ which then load in parallel (kernel-only vs 4df94ed's ConnectX kernel: 0.93 -> 1
 Pons' L1_R1 set, 0.96 -> 1.31x on L2_R2). That costs a key per node and per child, so only
 when the game's ``key`` is the state itself or a hook it compiles inline (``hot(inline=True)``,
 i.e. cheap: ConnectX's one add; not Quantik's canonical key).
-Once ordered, a node with a cheap key reads its children's entries (2nd child on: the slots it
-just prefetched) and stops when one proves a bound at or above ``beta`` (an enhanced
-transposition cutoff, :func:`etc_cutoff`: 0.85x the nodes and 0.93x the instructions on 15 each of
-Pons' L2_R2 and L1_R2, 2026-12-02).
 A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
 after the table and the bounds failed to settle the node (most nodes of a null-window search
 end there). The table: a one-word key ``k`` is mixed (:func:`fold`: ``h``, an invertible
@@ -147,30 +143,6 @@ def stop(mem, flag: int) -> int:
     return 0
 
 
-@hot(inline=True)
-def etc_cutoff(g, s, me: int, beta: int, n: int, base: int, mem) -> int:
-    """Enhanced transposition cutoff: a lower bound of at least ``beta`` on ``s``'s value that a
-    child's table entry proves (a bound the child's mover holds, seen from ``s``'s mover), else
-    ``beta - 1``. Children 1.. only: the first is searched next anyway, and its own probe would
-    answer as cheaply."""
-    size, words, bits = mem[E_SIZE], mem[E_WORDS], mem[E_BITS]
-    for i in range(1, n):
-        c = play(g, s, mem[base + i])
-        p = to_move(g, c)
-        if p < 0:
-            continue
-        code = tt_get(mem, key(g, c), size, words, bits)
-        if code == 0:
-            continue
-        v = (code >> 1) - BIAS
-        if p == me:
-            if (code & 1) == 1 and v >= beta:
-                return v
-        elif (code & 1) == 0 and -v >= beta:
-            return -v
-    return beta - 1
-
-
 @hot
 def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     """The value of ``s`` for its mover within ``(alpha, beta)``: a result ``<= alpha`` is an
@@ -216,11 +188,6 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         for i in range(1, n):
             tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words, bits)
     me = to_move(g, s)
-    if mem[E_PREFETCH] != 0:  # a cheap key: an enhanced transposition cutoff (the slots loaded above)
-        r = etc_cutoff(g, s, me, beta, n, base, mem)
-        if r >= beta:
-            tt_put(mem, k, size, words, bits, (r + BIAS) * 2 + 1)
-            return r
     for i in range(n):
         c = play(g, s, mem[base + i])
         p = to_move(g, c)
