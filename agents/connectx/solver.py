@@ -309,7 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     with ``--game connectx`` by default. Imported by name at run time, so that a submission
     bundling this module (the builder follows import statements) carries neither it nor the registry."""
     solve = importlib.import_module("agents.engine.solve")  # not in submissions
-    return int(solve.main(argv, default_game="connectx", prog="python -m agents.connectx.solver"))
+    try:
+        return int(solve.main(argv, default_game="connectx", prog="python -m agents.connectx.solver"))
+    except SystemExit as exc:  # bad arguments (one line printed) or --help: the code returned (as its --game errors were)
+        return int(exc.code or 0)
 
 
 if __name__ == "__main__":

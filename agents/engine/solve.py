@@ -156,11 +156,8 @@ def main(argv: list[str] | None = None, default_game: str | None = None, prog: s
     parser = OneLineParser(prog=prog, description=getattr(front, "SOLVE_DESCRIPTION", DESCRIPTION))
     add_game_arguments(parser, default=default_game)
     front.solve_arguments(parser)
-    try:
-        args = parser.parse_args(argv)
-        game = game_from_args(parser, args)
-    except SystemExit as exc:  # bad input (one line printed) or --help: the exit code, returned to callers in-process
-        return int(exc.code or 0)
+    args = parser.parse_args(argv)
+    game = game_from_args(parser, args)
     return int(front.solve_main(parser, args, game))
 
 
