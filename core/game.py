@@ -151,6 +151,11 @@ class Game:
     num_actions: int = 0  # actions are ints in [0, num_actions)
     kernels: str = ""  # module path of the kernel contract, e.g. "core.tictactoe.kernels"
     heuristics: str = ""  # module path of the game's heuristics (``heuristics/<game>/``), if any
+    solve_front: str = ""
+    """Module path of the game's own front for the exact-solver command ``python -m
+    agents.engine.solve --game NAME`` (its notation in, its answers out: ConnectX's Pons digits
+    and scores): a module with ``solve_arguments(parser)`` and ``solve_main(parser, args, game)
+    -> exit code``. Empty: the generic front (a move list a line, ``<moves>\t<value>``)."""
     win_value: float = 1.0  # |outcome| of the largest return (MCTS maps outcomes into [-1, 1] by it)
     has_chance: bool = False
     array_state: bool = False  # kernels take and return the state as an int64 array (module docstring: array states)

@@ -364,6 +364,52 @@ def test_the_solver_command_routes_other_games_to_the_generic_solver():
     assert cx.returncode == 0 and cx.stdout.split() == ["4453", "-1"], cx.stdout + cx.stderr
 
 
+def test_one_solver_command_reads_connectx_in_pons_notation(capsys, monkeypatch):
+    """``python -m agents.engine.solve --game connectx`` is ConnectX's solver command (its front,
+    :attr:`core.game.Game.solve_front`: Pons' digits in, scores out, ``--all-moves`` a score per
+    column, ``--weak``), and ``python -m agents.connectx.solver`` the same command with that game by
+    default: the same output for the same lines, the same one-line refusals."""
+    import io
+
+    from agents.connectx import solver as cx
+    from agents.engine import solve
+
+    late = "2252576253462244111563365343671351441\n7422341735647741166133573473242566\n"  # Pons' L3_R1: quick
+
+    def answer(main, argv, text=late):
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        code = main(argv)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    for extra, text in (([], late), (["--weak"], late), (["--all-moves"], late), (["--shape", "4x5x3"], "4453\n12\n")):
+        generic = answer(solve.main, ["--game", "connectx", *extra], text)
+        alias = answer(cx.main, extra, text)
+        assert generic == alias and generic[0] == 0, (extra, generic, alias)
+    assert answer(cx.main, [])[1].split() == ["2252576253462244111563365343671351441", "-1", "7422341735647741166133573473242566", "1"]
+    assert answer(cx.main, ["--all-moves"], "22525762534622441115633653436713514\n")[1].count(" ") == 7  # a score per column
+    code, out, err = answer(solve.main, ["--game", "connectx"], "4459\n")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "4459" in err
+    with pytest.raises(SystemExit) as stopped:  # the generic options are not ConnectX's
+        answer(solve.main, ["--game", "connectx", "--tt-bits", "20"], "")
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and len(err.strip().splitlines()) == 1 and "--tt-bits" in err
+    assert answer(cx.main, ["--tt-bits", "20"], "")[0] == 2  # the alias returns the code
+
+
+def test_every_game_has_a_solver_front():
+    """Each registered game's front for the solver command has its two hooks (the generic one
+    when the game names none)."""
+    from agents.engine import solve
+    from core.games import make_game, names
+
+    for name in names():
+        front = solve.front_of(make_game(name))
+        assert callable(front.solve_arguments) and callable(front.solve_main), name
+    assert solve.front_of(make_game("tictactoe")) is solve
+    assert solve.front_of(make_game("connectx")).__name__ == "agents.connectx.solver"
+
+
 @pytest.mark.parametrize("spec", ["tictactoe", "quantik", "connect4_count:rows=3,columns=4,inarow=3"])
 def test_the_cheap_optimal_action_has_the_best_value(spec):
     """Solver.optimal (the position's value, then the first action reaching it) picks an action

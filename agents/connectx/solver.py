@@ -2,6 +2,7 @@
 
     echo "4453" | python -m agents.connectx.solver            # -> "4453 <score>"
     python -m agents.connectx.solver --all-moves < positions  # -> "<moves> s1 s2 ... s7" ("-" = full)
+    echo "4453" | python -m agents.engine.solve --game connectx   # the same command: this is its front
 
 The search is the game-generic exact solver :mod:`agents.engine.exact` (hot code, compiled by
 numba when the board fits 63 bits) on :class:`core.connectx.pons.PonsConnectX`, ConnectX scored
@@ -12,18 +13,19 @@ scores ``(cells + 1 - q) // 2`` (``22 - stones the winner played`` on 6x7), a lo
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from agents.engine import exact as ek
 from agents.engine import solver as engine_solver
 from base.bounds import TT_SLOTS
-from base.cli import OneLineParser, exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
+from base.cli import exit_code, int_in, raise_if_signalled, signal_name, stop_on_signals
 from base.jit import numba_enabled
-from core.connectx.cli import parse_moves, shape_type
+from core.connectx.cli import parse_moves
 from core.connectx.pons import PonsConnectX
 from core.connectx.position import Position
 from core.connectx.search_hooks import expand as connectx_expand
@@ -267,51 +269,34 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
     return 2 if bad else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    game = _game_arg(argv)
-    if game is not None and game.split(":")[0] != "connectx":
-        # Every other game: the game-generic exact solver's command (same input convention: a
-        # move list a line). Imported by name at run time, so that a submission bundling this
-        # module (the builder follows import statements) carries neither it nor the registry.
-        return importlib.import_module("agents.engine.solve").main(argv)  # not in submissions
-    if game is not None:
-        argv = _without_game(argv)
-        if ":" in game:  # connectx:rows=R,columns=C,inarow=K: the board, as --shape gives it
-            try:
-                g = importlib.import_module("core.games").game_from_text(game, None)  # not in submissions
-            except ValueError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 2
-            if any(a == "--shape" or a.startswith("--shape=") for a in argv):
-                print("error: give the board once: --game connectx:rows=R,columns=C,inarow=K or --shape RxCxK, not both",
-                      file=sys.stderr)
-                return 2
-            s = g.shape
-            argv = [*argv, "--shape", f"{s.rows}x{s.columns}x{s.inarow}"]
-    parser = OneLineParser(
-        prog="python -m agents.connectx.solver",
-        description="Solve ConnectX positions read from stdin, one a line in Pons' notation "
-        "(1-based column digits from the empty board; a trailing score is ignored). Prints "
-        "'<moves> <score>' a line, the score for the side to move in Pons' convention. "
-        "Ctrl-C or SIGTERM stops within a second (exit 130 or 143), every answer so far printed. "
-        "--game NAME (see python -m core --list) solves any other game with the game-generic solver "
-        "(python -m agents.engine.solve --help).",
-    )
-    parser.add_argument("--game", default="connectx", help="connectx (default, this solver) or another game (see python -m core --list)")
+SOLVE_DESCRIPTION = (
+    "Solve ConnectX positions read from stdin, one a line in Pons' notation "
+    "(1-based column digits from the empty board; a trailing score is ignored). Prints "
+    "'<moves> <score>' a line, the score for the side to move in Pons' convention. "
+    "Ctrl-C or SIGTERM stops within a second (exit 130 or 143), every answer so far printed. "
+    "--game NAME (see python -m core --list) solves any other game in its own notation "
+    "(python -m agents.engine.solve --game NAME --help).")
+"""The ConnectX front's help: the exact-solver command ``python -m agents.engine.solve --game
+connectx`` (:attr:`core.game.Game.solve_front`), also run as ``python -m agents.connectx.solver``."""
+
+
+def solve_arguments(parser: argparse.ArgumentParser) -> None:
+    """ConnectX's options of the exact-solver command (the board comes from ``--game``/``--shape``)."""
     parser.add_argument("--weak", action="store_true", help="print only the sign: 1 win, 0 draw, -1 loss")
     parser.add_argument("--all-moves", action="store_true", help="print the score of each column, 1 to 7 ('-' for a full one)")
-    parser.add_argument("--shape", type=shape_type, default=STANDARD, help="ROWSxCOLUMNSxINAROW (default 6x7x4)")
     parser.add_argument("--tt-size", type=int_in(1, TT_SLOTS[1]), default=DEFAULT_TT_SIZE,
                         help=f"transposition table slots (default 2^23, at most {TT_SLOTS[1]:,}: 2 GiB)")
     parser.add_argument("--timing", action="store_true", help="append the nodes searched and the seconds taken")
     parser.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                         help="progress line on stderr (default auto: when stderr is a terminal)")
-    args = parser.parse_args(argv)
+
+
+def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Any) -> int:
+    """ConnectX's front: :func:`run` on stdin and stdout, on ``game``'s board."""
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     with stop_on_signals():
         try:
-            return run(sys.stdin, sys.stdout, sys.stderr, args.shape, args.weak, args.all_moves, args.tt_size,
+            return run(sys.stdin, sys.stdout, sys.stderr, game.shape, args.weak, args.all_moves, args.tt_size,
                        args.timing, progress)
         except KeyboardInterrupt as exc:
             print(f"interrupted ({signal_name(exc)}): every answer so far is printed; the rest of the input is not solved",
@@ -319,26 +304,15 @@ def main(argv: list[str] | None = None) -> int:
             return exit_code(exc)
 
 
-def _game_arg(argv: list[str]) -> str | None:
-    """The value of ``--game`` in ``argv`` (``--game NAME`` or ``--game=NAME``), if any."""
-    for i, a in enumerate(argv):
-        if a == "--game" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--game="):
-            return a.partition("=")[2]
-    return None
-
-
-def _without_game(argv: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--game":
-            skip = True
-        elif not a.startswith("--game="):
-            out.append(a)
-    return out
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.connectx.solver``: the exact-solver command (:mod:`agents.engine.solve`)
+    with ``--game connectx`` by default. Imported by name at run time, so that a submission
+    bundling this module (the builder follows import statements) carries neither it nor the registry."""
+    solve = importlib.import_module("agents.engine.solve")  # not in submissions
+    try:
+        return int(solve.main(argv, default_game="connectx", prog="python -m agents.connectx.solver"))
+    except SystemExit as exc:  # bad arguments (one line printed) or --help: the code returned (as its --game errors were)
+        return int(exc.code or 0)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     printf '\\nb2\\n' | python -m agents.engine.solve --game tictactoe --all-moves
     python -m agents.engine.solve --game connect4_count:rows=4,columns=4 < lines
+    echo 4453 | python -m agents.engine.solve --game connectx --all-moves   # Pons' notation: 4453 -5 -5 -2 ...
 
 Each input line is a move list in the game's own notation (:func:`core.game.parse_line`; an
 empty line is the initial position). Each output line is ``<moves>\\t<value>`` (``-`` for the
@@ -11,12 +12,20 @@ side to move). ``--tree FILE`` also writes the tree a depth-limited alpha-beta (
 explores from each position (``.json``, ``.svg`` with Graphviz, else DOT; numbered
 ``FILE-2.ext``... after the first position). Progress goes to stderr; Ctrl-C stops within a
 second (exit 130).
+
+A game with a notation of its own names its front (:attr:`core.game.Game.solve_front`: its
+options, how it reads a line and writes the answer): ConnectX's is Pons' (1-based column digits
+in, ``<moves> <score>`` out, ``--all-moves`` a score per column, ``--weak``), in
+:mod:`agents.connectx.solver`, whose ``python -m agents.connectx.solver`` is this command with
+``--game connectx`` by default.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
+from types import ModuleType
 from typing import TextIO
 
 from base.cli import Interrupted, OneLineParser, check_writable, exit_code, stop_on_signals
@@ -103,16 +112,60 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
     return 2 if bad else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    from agents.engine.exact import too_big
-    from agents.engine.spec import AGENT_PARAMS
-    from base.cli import int_in
+PROG = "python -m agents.engine.solve"
+DESCRIPTION = ("Exact values for the side to move of positions read from stdin, one move list a line in the game's "
+               "notation (empty line: the initial position). A game with a notation of its own reads and answers in "
+               "it (connectx: Pons' digits and scores; python -m agents.engine.solve --game connectx --help).")
+
+
+def front_of(game) -> ModuleType:
+    """The module that reads ``game``'s lines and writes its answers (:attr:`core.game.Game.solve_front`,
+    a module with ``solve_arguments`` and ``solve_main``); this module for a game without one."""
+    path = getattr(game, "solve_front", "")
+    return game.import_module(path) if path else sys.modules[__name__]
+
+
+def _named_game(argv: list[str], default: str | None):
+    """The game ``argv`` names (``--game``, ``--shape``, else ``default``), or None when it names
+    none or a bad one (the full parser then says why in one line)."""
+    from core.games import add_game_arguments, game_from_text
+
+    first = argparse.ArgumentParser(add_help=False)
+    add_game_arguments(first, default=default)
+    known, _ = first.parse_known_args(argv)
+    game = known.game
+    if game is None and known.shape is None:
+        if default is None:
+            return None
+        game = default
+    try:
+        return game_from_text(game, known.shape)
+    except ValueError:
+        return None
+
+
+def main(argv: list[str] | None = None, default_game: str | None = None, prog: str = PROG) -> int:
+    """The exact-solver command of every game: the generic options and notation, or the game's own
+    front (:func:`front_of`). ``default_game``: the game when ``--game`` is not given (None: it is
+    required); ``prog``: the command's name in messages (the aliases: ``python -m agents.connectx.solver``)."""
     from core.games import add_game_arguments, game_from_args
 
-    parser = OneLineParser(prog="python -m agents.engine.solve",
-                           description="Exact values for the side to move of positions read from stdin, one move "
-                           "list a line in the game's notation (empty line: the initial position).")
-    add_game_arguments(parser, default=None)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    named = _named_game(argv, default_game)
+    front = sys.modules[__name__] if named is None else front_of(named)
+    parser = OneLineParser(prog=prog, description=getattr(front, "SOLVE_DESCRIPTION", DESCRIPTION))
+    add_game_arguments(parser, default=default_game)
+    front.solve_arguments(parser)
+    args = parser.parse_args(argv)
+    game = game_from_args(parser, args)
+    return int(front.solve_main(parser, args, game))
+
+
+def solve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The generic front's options (any game: its move notation, values in its outcome units)."""
+    from agents.engine.spec import AGENT_PARAMS
+    from base.cli import int_in
+
     parser.add_argument("--all-moves", action="store_true", help="also print the value of each legal action")
     parser.add_argument("--tt-bits", type=AGENT_PARAMS["tt_bits"].arg_type(), default=22,
                         help="table of about 2**N entries (default 22; at most 26: 1.5 GiB)")
@@ -127,8 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree-cap", type=int_in(1, 1_000_000), default=2000, help="most nodes in the tree (default 2000)")
     parser.add_argument("--timing", action="store_true", help="append nodes and seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    args = parser.parse_args(argv)
-    game = game_from_args(parser, args)
+
+
+def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game) -> int:
+    """The generic front: :func:`run` on stdin and stdout with the parsed ``args``."""
+    from agents.engine.exact import too_big
+
     check_writable(parser, "--tree", args.tree)
     if args.tree and args.tree.endswith(".svg"):
         from agents.engine.tree import dot_available

@@ -90,8 +90,10 @@ class Solver:
             search.start(node_limit, deadline_ns(deadline))
             r = kernel(words, a, b)
             self.nodes += search.nodes
+            if not search.aborted:  # a chance node or the ply cap abort the search too
+                return r
             self._raise_if_unsolvable()
-            return None if search.aborted else r
+            return None
         limit = NO_LIMIT if node_limit is None else max(1, int(node_limit))
         inline_end = time.perf_counter() + INLINE_SECONDS
         inline_nodes = INLINE_NODES if search.jit and not COMPILED_CLOCK else NO_LIMIT

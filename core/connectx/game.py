@@ -56,6 +56,7 @@ class ConnectX(Game):
     words = 2
     kernels = "core.connectx.kernels"
     heuristics = "heuristics.connectx.engine"
+    solve_front = "agents.connectx.solver"  # Pons' notation and scores (python -m agents.engine.solve --game connectx)
     click_whole_column = True
     kaggle_board_env = "connectx"
     kaggle_builtins = ("negamax", "random")
