@@ -220,7 +220,7 @@ def test_determinizer_draws_differ_and_keep_what_is_remembered():
                     any(d[ub(k) + U_CELL] == c for k in range(d[H_COUNT]))
 
 
-@pytest.mark.slow  # compiling the fog kernels: about a minute on this project's VM
+@pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM
 def test_compiled_fog_kernels_agree_with_plain():
     from base.jit import compiled, numba_available
 
@@ -241,3 +241,42 @@ def test_compiled_fog_kernels_agree_with_plain():
             for p in (0, 1):
                 assert list(C.info_key(g, arr, p)) == list(F.info_key(fog.g, s.words, p))
                 assert list(C.determinize(g, arr, p, 77)) == list(F.determinize(fog.g, s.words, p, 77))
+
+
+def test_seen_state_holds_only_what_the_player_sees():
+    fog = parse_game("reinforce_tactics:fog=1")
+    s = random_game(fog, 5, 260, end_p=0.08)[-1]
+    for p in (0, 1):
+        v = fog.seen_state(s, p)
+        q = 1 - p
+        assert v.words[H_COUNT + p] == s.words[H_COUNT + p] and v.words[3 + q] == 0  # the enemy's gold: none seen
+        seen = [s.words[ub(q * UMAX + k) + U_CELL] for k in range(s.words[H_COUNT + q])
+                if F.plane_has(s.words, F.fb(p) + F.FB_VISIBLE, s.words[ub(q * UMAX + k) + U_CELL])]
+        assert [v.words[ub(q * UMAX + k) + U_CELL] for k in range(v.words[H_COUNT + q])] == seen
+        assert fog.observation(v, p)[:F.O_ENEMY] == fog.observation(s, p)[:F.O_ENEMY]
+    plain = parse_game("reinforce_tactics")
+    assert plain.seen_state(plain.initial(), 0) == plain.initial()  # a game without fog: the state itself
+
+
+def test_pimc_and_its_baseline_play_the_fog_game_through_the_registry():
+    """``pimc`` (greedy on determinizations) and ``pimc:view=seen`` choose legal actions of the
+    true state (a sample's plan may name what the fog forbids there: it is not voted for)."""
+    from agents.registry import make
+
+    fog = parse_game("reinforce_tactics:fog=1")
+    agents = [make("pimc:samples=3", fog), make("pimc:view=seen", fog)]
+    for a in agents:
+        a.warm_up()
+    s, rng, n = fog.initial(), random.Random(3), 0
+    while not s.is_terminal() and n < 60:
+        if s.is_chance_node():
+            s = s.apply(rng.choice(s.legal_actions()))
+            continue
+        agent = agents[s.current_player()]
+        act = agent.choose(s, float("inf"))
+        assert act in s.legal_actions()
+        info = agent.info()
+        assert info.extra["view"] == ("sample" if agent is agents[0] else "seen")
+        assert sum(info.action_values.values()) <= 1.0 + 1e-9
+        s, n = s.apply(act), n + 1
+    assert n == 60 or s.is_terminal()

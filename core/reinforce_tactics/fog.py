@@ -414,11 +414,10 @@ def place_enemy(t, q: int, k: int, typ: int, c: int, hp: int) -> None:
 
 
 @hot
-def determinize(g, s, p: int, seed: int):
-    """A full state with ``p``'s :func:`info_key` of ``s``, read from that key's words of ``s``
-    only (the module docstring says what is drawn); ``seed`` >= 0."""
+def copy_known(g, s, p: int, t) -> None:
+    """Into the zeroed ``t``: what ``p`` knows for certain (the public header, its gold, units,
+    fog block and, when it moves, its units' views) and the structures as it believes them."""
     q = 1 - p
-    t = np.zeros(FOG_STATE_LEN, np.int64)
     for i in range(H_COUNT + 2):
         t[i] = s[i]
     t[H_GOLD + q] = 0
@@ -440,18 +439,51 @@ def determinize(g, s, p: int, seed: int):
             t[sb(si) + S_HP] = s[sb(si) + S_HP]
             t[sb(si) + S_REGEN] = s[sb(si) + S_REGEN]
         else:
-            w = s[fb(p) + FB_STRUCT + si]
             t[sb(si) + S_OWNER] = believed_owner(g, s, p, si)
-            t[sb(si) + S_HP] = (w // 4) % 64
+            t[sb(si) + S_HP] = (s[fb(p) + FB_STRUCT + si] // 4) % 64
+
+
+@hot
+def enemy_view(g, t, p: int) -> None:
+    """The enemy's (``1 - p``'s) fog block in ``t``, as if it had just looked (what it
+    remembers is not known to ``p``); its units' views too when it moves."""
+    q = 1 - p
+    bq = fb(q)
+    vision(g, t, q, t, bq + FB_VISIBLE)
+    for i in range(NPW):
+        t[bq + FB_EXPLORED + i] = t[bq + FB_VISIBLE + i]
+    for si in range(g[G_NS]):
+        t[bq + FB_STRUCT + si] = struct_word(t[sb(si) + S_OWNER], t[sb(si) + S_HP], 1)
+    t[bq + FB_INCOME] = t[H_GOLD + p]
+    if t[H_PLAYER] == q:
+        for k in range(UMAX):
+            for i in range(NPW):
+                t[F_SNAP + k * NPW + i] = t[bq + FB_VISIBLE + i]
+
+
+@hot
+def seen_enemy(s, p: int, k: int) -> bool:
+    """``p`` sees the enemy's unit ``k``: on a visible cell, or attacking now."""
+    q = 1 - p
+    return plane_has(s, fb(p) + FB_VISIBLE, s[ub(q * UMAX + k) + U_CELL]) or s[H_PEND_ATT] == q * UMAX + k
+
+
+@hot
+def determinize(g, s, p: int, seed: int):
+    """A full state with ``p``'s :func:`info_key` of ``s``, read from that key's words of ``s``
+    only (the module docstring says what is drawn); ``seed`` >= 0."""
+    q = 1 - p
+    t = np.zeros(FOG_STATE_LEN, np.int64)
+    copy_known(g, s, p, t)
+    vis = fb(p) + FB_VISIBLE
     n = 0  # enemy slots used: the seen ones where they are
     for k in range(s[H_COUNT + q]):
         u = ub(q * UMAX + k)
-        if plane_has(s, vis, s[u + U_CELL]) or s[H_PEND_ATT] == q * UMAX + k:
+        if seen_enemy(s, p, k):
             for f in range(UF):
                 t[u + f] = s[u + f]
             n = k + 1
     t[H_COUNT + q] = n
-    cost = 0
     k = 0
     for c in range(CELLS):  # remembered units where they were seen: the free slots first
         w = s[fb(p) + FB_MEMORY + c]
@@ -482,6 +514,7 @@ def determinize(g, s, p: int, seed: int):
             pick -= 1
     if near < 0:
         near = (H // 2) * W + W // 2
+    cost = 0
     for k in range(t[H_COUNT + q]):
         u = ub(q * UMAX + k)
         if t[u + U_TYPE] == 0:
@@ -493,17 +526,33 @@ def determinize(g, s, p: int, seed: int):
         cost += COST[t[u + U_TYPE]]
     gold = s[fb(p) + FB_INCOME] - cost
     t[H_GOLD + q] = gold if gold > 0 else 0
-    bq = fb(q)  # the enemy's own view, as if it had just looked (what it remembers is not known)
-    vision(g, t, q, t, bq + FB_VISIBLE)
-    for i in range(NPW):
-        t[bq + FB_EXPLORED + i] = t[bq + FB_VISIBLE + i]
-    for si in range(g[G_NS]):
-        t[bq + FB_STRUCT + si] = struct_word(t[sb(si) + S_OWNER], t[sb(si) + S_HP], 1)
-    t[bq + FB_INCOME] = t[H_GOLD + p]
-    if s[H_PLAYER] == q:
-        for k in range(UMAX):
-            for i in range(NPW):
-                t[F_SNAP + k * NPW + i] = t[bq + FB_VISIBLE + i]
+    enemy_view(g, t, p)
+    return t
+
+
+@hot
+def seen(g, s, p: int):
+    """What ``p`` sees as a full state, as if it were all: its own side, the enemy units it sees
+    now (in their order, from slot 0), the structures as it believes them, no enemy gold. Not
+    a determinization (the slots of the enemy units move): the view a search that ignores the
+    fog plays on."""
+    q = 1 - p
+    t = np.zeros(FOG_STATE_LEN, np.int64)
+    copy_known(g, s, p, t)
+    n = 0
+    for k in range(s[H_COUNT + q]):
+        if seen_enemy(s, p, k):
+            u = ub(q * UMAX + k)
+            v = ub(q * UMAX + n)
+            for f in range(UF):
+                t[v + f] = s[u + f]
+            if s[H_PEND_ATT] == q * UMAX + k:
+                t[H_PEND_ATT] = q * UMAX + n
+            if s[H_PEND_TGT] == q * UMAX + k:
+                t[H_PEND_TGT] = q * UMAX + n
+            n += 1
+    t[H_COUNT + q] = n
+    enemy_view(g, t, p)
     return t
 
 
