@@ -280,3 +280,19 @@ def test_pimc_and_its_baseline_play_the_fog_game_through_the_registry():
         assert sum(info.action_values.values()) <= 1.0 + 1e-9
         s, n = s.apply(act), n + 1
     assert n == 60 or s.is_terminal()
+
+
+def test_the_picture_of_a_fog_game_has_each_players_view():
+    fog = parse_game("reinforce_tactics:fog=1")
+    s = random_game(fog, 2, 200, end_p=0.08)[-1]
+    pic = fog.picture(s)
+    assert "fog" not in parse_game("reinforce_tactics").picture(parse_game("reinforce_tactics").initial())
+    r0, c0 = pic["origin"]
+    for p, view in enumerate(pic["fog"]):
+        assert len(view["cells"]) == pic["rows"] and all(len(row) == pic["columns"] for row in view["cells"])
+        for u in pic["units"]:
+            if u["p"] == p:  # its own units stand in its sight
+                assert view["cells"][u["r"]][u["c"]] == "2"
+        for m in view["remembered"]:
+            assert view["cells"][m["r"]][m["c"]] != "2"
+            assert s.words[F.fb(p) + F.FB_MEMORY + (m["r"] + r0) * W + m["c"] + c0] != 0
