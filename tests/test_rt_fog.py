@@ -152,6 +152,30 @@ def test_fog_game_follows_the_fog_free_rules_but_for_attacks():
     # (random games meet the restriction rarely: the next test sets it up)
 
 
+def test_views_are_recomputed_after_a_move_and_at_a_turns_start_only():
+    """Upstream's calls: the mover's view after each move of its units, the new mover's at its
+    turn's start; a recruit, an attack or a seizure leaves both views as they were."""
+    fog = parse_game("reinforce_tactics:fog=1")
+    plane = np.zeros(F.NPW, np.int64)
+    kinds = set()
+    for seed in range(2):
+        states = random_game(fog, seed, 200)
+        for s, t in zip(states, states[1:]):
+            a = t.history[-1]
+            p = s.words[0]
+            moved = not s.is_chance_node() and A_UNIT <= a < A_END and (a - A_UNIT) % UNIT_STRIDE < SUB_TARGET
+            ended = not s.is_chance_node() and a == A_END and not t.is_terminal()
+            for q in (0, 1):
+                b = F.fb(q) + F.FB_VISIBLE
+                if (moved and q == p) or (ended and q == 1 - p):
+                    F.vision(fog.g, t.words, q, plane, 0)
+                    assert tuple(plane) == t.words[b:b + F.NPW]
+                    kinds.add("moved" if moved else "ended")
+                else:
+                    assert t.words[b:b + F.NPW] == s.words[b:b + F.NPW]
+    assert kinds == {"moved", "ended"}
+
+
 def test_a_unit_may_not_attack_what_its_move_discovered():
     """On open grass: player 0's Barbarian (sight 2) moves next to an enemy it did not see and may
     not attack it (the fog-free game lets it); its Knight, which had not moved while the enemy
