@@ -4,6 +4,12 @@ and opponent its wins / draws / losses, its share of the points (a draw is half 
 seconds of its decisions and its longest turn.
 
     python -m bench.rt_strength --agent greedy --opponents kaggle:aggressive,random --games 4 --time 0.5
+    python -m bench.rt_strength --fog --agent pimc --opponents pimc:view=seen,greedy --games 2 --time 0.5
+
+``--fog``: the game under fog of war (``reinforce_tactics:fog=1``; docs/hidden-information.md):
+``pimc`` (greedy on determinizations) against the same search on what it sees as if it were
+all (``pimc:view=seen``) and against ``greedy``, which the arena hands the true state (the
+ceiling).
 
 The games are the arena's (:func:`util.arena.match.schedule`, :func:`util.arena.match.run_job`:
 per-turn clock, hard limit, forfeits recorded), seats alternating (give an even ``--games``),
@@ -89,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=positive_int, default=200, help="Kaggle's episodeSteps (default 200)")
     ap.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2, at most 2 on the shared VM)")
     ap.add_argument("--seed", type=int, default=0, help="seeds the games (players' and chance's randomness)")
+    ap.add_argument("--fog", action="store_true", help="the game under fog of war (reinforce_tactics:fog=1)")
     args = ap.parse_args(argv)
+    fog = ",fog=1" if args.fog else ""
     names = maps.map_names() if args.maps == "all" else [m.strip() for m in args.maps.split(",") if m.strip()]
     unknown = [m for m in names if m not in maps.map_names()]
     if unknown:
@@ -97,18 +105,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps < 2 or not 0 < args.time <= 60:
         ap.error("--steps must be >= 2 and --time in (0, 60] seconds")
     try:
-        game0 = match.game_of(f"reinforce_tactics:map={names[0]},episode_steps={args.steps}")
+        game0 = match.game_of(f"reinforce_tactics:map={names[0]},episode_steps={args.steps}{fog}")
         agent = players.resolve(args.agent, game0)
         opponents = [players.resolve(s, game0) for s in players.split_specs(args.opponents)]
     except ValueError as exc:
         ap.error(f"{exc}")
     jobs: list[match.GameJob] = []
     for name in names:
-        spec = f"reinforce_tactics:map={name},episode_steps={args.steps}"
+        spec = f"reinforce_tactics:map={name},episode_steps={args.steps}{fog}"
         for opp in opponents:
             jobs += match.schedule([agent, opp], args.games, "gauntlet", spec, args.time, "direct", args.seed)
     by: dict[tuple[str, str], list[tuple[match.GameJob, dict[str, Any]]]] = {}
-    print(f"{agent.text} against {', '.join(o.text for o in opponents)}: {args.games} games a map and opponent, "
+    print(f"{agent.text} against {', '.join(o.text for o in opponents)}{' under fog' if fog else ''}: "
+          f"{args.games} games a map and opponent, "
           f"seats alternating, {args.time:g} s a turn, episodeSteps {args.steps}, {args.workers} workers", flush=True)
     t0 = time.perf_counter()
     header = f"{'map':18} {'opponent':18} {'W/D/L':>8} {'points [95%]':>19} {'faults':>6} {'dec ms':>7} {'max turn s':>10}"

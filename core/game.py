@@ -266,6 +266,15 @@ class Game:
             return state
         return State(self, as_words(self._k.determinize(self._g, state.words, player, seed)))  # its history is unknown
 
+    def seen_state(self, state: State, player: int) -> State:
+        """What ``player`` sees at ``state`` as a full state, as if it were all (the kernels'
+        optional ``seen(g, s, p)``: Reinforce Tactics under fog, the enemy units in sight only):
+        what a search that ignores the hidden part plays on; else ``state`` itself."""
+        seen = getattr(self._k, "seen", None)
+        if self.perfect_information or seen is None:
+            return state
+        return State(self, as_words(seen(self._g, state.words, player)))
+
     # --- Kaggle's environment of a game with turns of several decisions: optional ---------------
     kaggle_env: str = ""
     """kaggle-environments' name of this game when its Kaggle agents return a whole turn as a

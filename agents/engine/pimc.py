@@ -2,6 +2,11 @@
 ``pimc_bot``): determinize the state for the player choosing (:meth:`core.game.Game.determinize`),
 run any perfect-information search of the engine on each sample as if everything were seen, and
 play the action chosen most often. On a perfect-information game every sample is the state.
+Votes go by :meth:`core.game.Game.action_label` (Reinforce Tactics names its units by slot, a
+sample's slots may differ) and count only for an action legal at the true state (a sample may
+offer moves the true state does not: a path blocked in the fog). ``view="seen"`` is the
+baseline of a game with a view (:meth:`core.game.Game.seen_state`): one search on what the
+player sees, as if it were all.
 It suffers strategy fusion and non-locality (the search on a sample knows the hidden cards),
 which the exploitability of its policy measures (:meth:`PIMCAgent.action_probabilities`).
 """
@@ -35,6 +40,7 @@ class PIMCAgent:
     samples: int = 20  # determinizations per move
     seconds: float = 0.05  # the search's time on one sample, at most (the move's deadline shares out what is left)
     seed: int = 0  # random seed of the determinizations
+    view: str = "sample"  # "sample": determinizations; "seen": one search on what the player sees as if it were all (Game.seen_state)
     games: ClassVar[tuple[str, ...] | None] = None  # every game
     _rng: random.Random = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
     _inner: Any = field(default=None, init=False, repr=False, compare=False)
@@ -46,8 +52,14 @@ class PIMCAgent:
             raise ValueError(f"samples must be at least 1, got {self.samples}")
         if self.search.partition(":")[0] == "pimc":
             raise ValueError("search must be a perfect-information search, not pimc itself")
-        self._inner = make_generic(self.search, self.game)
+        if self.view not in ("sample", "seen"):
+            raise ValueError(f"view must be 'sample' or 'seen', got {self.view!r}")
+        self._inner = self.make_search()
         self.reset()
+
+    def make_search(self) -> Any:
+        """The search run on each sample (a game's own PIMC may build its game agents)."""
+        return make_generic(self.search, self.game)
 
     def reset(self) -> None:
         self._rng = random.Random(self.seed)
@@ -63,21 +75,36 @@ class PIMCAgent:
         return time.perf_counter() - t0
 
     def votes(self, state: State, deadline: float = math.inf) -> Counter:
-        """Each action's votes over this move's samples."""
+        """Each action's votes over this move's samples (only actions legal at ``state``)."""
         self.warm_up()
         me, start = state.current_player(), time.perf_counter()
         votes: Counter = Counter()
         proven = 0  # samples whose search proved its value (a search stopped by the clock may vote otherwise next time)
-        for i in range(self.samples):
+        n = 1 if self.view == "seen" else self.samples
+        reset = getattr(self._inner, "reset", lambda: None)
+        for i in range(n):
             now = time.perf_counter()
-            share = min(self.seconds, (deadline - now) / (self.samples - i)) if deadline < math.inf else self.seconds
-            sample = self.game.determinize(state, me, self._rng.randrange(SEED_RANGE))
-            votes[self._inner.choose(sample, now + max(share, 0.0))] += 1
+            if votes and now >= deadline:  # out of time: the votes so far (a turn's later decisions share its clock)
+                break
+            share = min(self.seconds, (deadline - now) / (n - i)) if deadline < math.inf else self.seconds
+            if self.view == "seen":
+                sample = self.game.seen_state(state, me)
+            else:
+                sample = self.game.determinize(state, me, self._rng.randrange(SEED_RANGE))
+            reset()  # each sample searched afresh (a turn planner keeps its plan otherwise)
+            a = self._inner.choose(sample, now + max(share, 0.0))
+            b = a if sample.words == state.words else self.game.label_action(state, self.game.action_label(sample, a))
+            if b is not None and b in state.legal_actions():
+                votes[b] += 1
             proven += bool(info_of(self._inner).exact)
+        if not votes:  # no sample's choice is legal here: end the turn, else the first legal action
+            legal = state.legal_actions()
+            end = self.game.end_turn_action
+            votes[end if end in legal else legal[0]] += 0
         best = max(sorted(votes), key=votes.__getitem__)
         self._last = SearchInfo(action=best, seconds=time.perf_counter() - start,
-                                action_values={a: v / self.samples for a, v in votes.items()},
-                                extra={"samples": self.samples, "search": self.search, "proven": proven})
+                                action_values={a: v / n for a, v in votes.items()},
+                                extra={"samples": n, "search": self.search, "proven": proven, "view": self.view})
         return votes
 
     def action_probabilities(self, state: State, deadline: float = math.inf) -> dict[int, float]:

@@ -1,6 +1,7 @@
 """Reinforce Tactics agents that know the game: the greedy one-turn planner
 (:mod:`agents.reinforce_tactics.greedy`, its compiled inner loop in
-:mod:`agents.reinforce_tactics.planner`). Uniform random play is the generic
+:mod:`agents.reinforce_tactics.planner`), and ``pimc`` over any of the game's agents
+(:mod:`agents.reinforce_tactics.fog_pimc`: the game under fog of war). Uniform random play is the generic
 ``agents.engine.random_agent`` (why no variant: ``docs/reinforce-tactics.md``, Agents).
 The Kaggle adapter (:mod:`agents.reinforce_tactics.kaggle_agent`) and the builder's floor agent
 (:mod:`agents.reinforce_tactics.random_turn`) serve the submission, whose hooks are
@@ -9,6 +10,7 @@ The Kaggle adapter (:mod:`agents.reinforce_tactics.kaggle_agent`) and the builde
 
 AGENTS: dict[str, str] = {
     "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
+    "pimc": "agents.reinforce_tactics.fog_pimc:FogPIMCAgent",
 }
 
 SUBMISSION = "agents.reinforce_tactics.submission"

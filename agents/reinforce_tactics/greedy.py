@@ -31,7 +31,7 @@ from base.budget import NO_DEADLINE_NS, deadline_ns
 from base.jit import CompileGate
 from base.params import declare
 from core.game import State, constants_array
-from core.reinforce_tactics.layout import A_END, A_UNIT, NUM_ACTIONS, SUB_TARGET, UNIT_STRIDE
+from core.reinforce_tactics.layout import A_END, A_UNIT, NUM_ACTIONS, STATE_LEN, SUB_TARGET, UNIT_STRIDE
 from heuristics.reinforce_tactics.params import Weights, weights_of
 
 MAX_TURN = 1000  # sub-actions a planned turn holds at most (each unit moves and acts once; a backstop)
@@ -83,7 +83,7 @@ class GreedyAgent(Weights, TurnPlanAgent):
         if self._want_jit:
             state = self.game.initial()
             k = self._planner(True)
-            g, s = constants_array(self.game, True), np.asarray(state.words, np.int64)
+            g, s = constants_array(self.game, True), np.asarray(state.words[:STATE_LEN], np.int64)
             k.best_action(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS,
                           self._acts, self._scores, self._work, self._buf)
             k.plan(g, s, self._params, self.lookahead, self.min_gain, NO_DEADLINE_NS, np.empty(MAX_TURN, np.int64))
@@ -105,7 +105,9 @@ class GreedyAgent(Weights, TurnPlanAgent):
         return self._planner(jit)
 
     def _args(self, state: State) -> tuple[Any, Any]:
-        return constants_array(self.game, self._jit), np.asarray(state.words, np.int64)
+        """(g, s) for the planner: the fog-free words of a fog game's state (the planner plays
+        the fog-free rules; :meth:`choose` skips what the fog forbids)."""
+        return constants_array(self.game, self._jit), np.asarray(state.words[:STATE_LEN], np.int64)
 
     def scores(self, state: State, deadline: float | None = None) -> dict[int, float]:
         """Every legal sub-action's value at decision node ``state`` (planner's docstring)."""
@@ -129,6 +131,10 @@ class GreedyAgent(Weights, TurnPlanAgent):
             self._line = self.plan_turn(state, now + self.plan_share * max(0.0, deadline - now))
             self._turn = turn
         self._planned = None  # info() is of this choice, not of a plan
+        if not self.game.perfect_information:  # under fog: an attack the fog forbids is skipped
+            legal = state.legal_actions()
+            while self._line and self._line[0] not in legal:
+                self._line.pop(0)
         a = self._line.pop(0) if self._line else A_END
         self._expect = None
         if a != A_END and (a - A_UNIT) % UNIT_STRIDE >= SUB_TARGET:  # an act: chance may follow (a Rogue's attack)

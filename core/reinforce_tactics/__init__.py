@@ -16,6 +16,7 @@ import numpy as np
 from base.bounds import INT64
 from base.params import Param, table
 from core.game import CHANCE, Game, State
+from core.reinforce_tactics import fog as FOG
 from core.reinforce_tactics import kaggle as KG
 from core.reinforce_tactics import kernels as K
 from core.reinforce_tactics import maps
@@ -53,6 +54,7 @@ MAX_STEPS = 100_000  # episodeSteps: 500 times Kaggle's 200
 MAX_GOLD = 10 ** 9  # with a turn's income at most NSMAX * 150 for MAX_STEPS turns, gold stays below 2**31
 assert MAX_GOLD + NSMAX * max(INCOME) * MAX_STEPS < 2 ** 31
 
+FOG_KERNELS = "core.reinforce_tactics.fog"  # the kernels of fog=1 (the fog-free ones wrapped)
 PICTURE = ".~^T=BH# "  # by terrain code (Kaggle's text renderer; ocean blank); units: letters
 
 
@@ -75,6 +77,7 @@ class ReinforceTactics(Game):
         Param("episode_steps", 200, 2, MAX_STEPS, "Kaggle's episodeSteps: a draw after episode_steps - 1 single turns"),
         Param("starting_gold", 250, 0, MAX_GOLD, "each player's gold at the start"),
         Param("board", "", doc="400 tile codes, row by row, instead of a built-in map"),
+        Param("fog", 0, 0, 1, "fog of war, the upstream project's rule (core/reinforce_tactics/fog.py); 0: none"),
     )
 
     def validate(self) -> None:
@@ -85,6 +88,8 @@ class ReinforceTactics(Game):
                 raise ValueError(f"board must be {CELLS} tile codes from {TILE_CODES!r}")
         else:
             maps.pick(p["map"], p["seed"])  # raises for an unknown map without a seed
+        if p["fog"]:  # a game of hidden information: the fog kernels around the same rules, longer states
+            self.kernels, self.words, self.perfect_information = FOG_KERNELS, FOG.FOG_STATE_LEN, False
 
     def rows(self) -> list[list[str]]:
         """The board's cells (codes with owners), row by row."""
@@ -97,7 +102,10 @@ class ReinforceTactics(Game):
         return maps.constants(self.rows(), self.params["episode_steps"])
 
     def initial_words(self):
-        return tuple(int(w) for w in maps.initial_state(self.rows(), self.g, self.params["starting_gold"]))
+        s = maps.initial_state(self.rows(), self.g, self.params["starting_gold"])
+        if self.params["fog"]:
+            s = FOG.start(self.g, s)
+        return tuple(int(w) for w in s)
 
     def from_observation(self, obs) -> State:
         """The state an agent observes at the start of its turn."""

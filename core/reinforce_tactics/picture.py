@@ -173,10 +173,33 @@ def picture(game: Any, state: Any) -> dict:
             if st["owner"] == mover and (st["r"], st["c"]) not in recruits:
                 st["why"] = structure_reason(st, int(s[H_GOLD + mover]), cells[st["r"]][st["c"]] is not None,
                                              int(s[H_COUNT + mover]))
+    more: dict[str, Any] = {}
+    if game.params.get("fog"):
+        more["fog"] = [fog_view(g, s, p, (r0, c0, rows, cols)) for p in range(2)]
     return picture_frame(state, "reinforce_tactics", cells, PLAYERS, moves, terrain=terrain, origin=[r0, c0],
                          structures=structures, units=units, gold=[int(s[H_GOLD]), int(s[H_GOLD + 1])],
                          turn=int(s[H_TURN]), step=int(s[H_STEP]), episode_steps=int(g[G_EPISODE]),
-                         costs={t: COST[i + 1] for i, t in enumerate(UNIT_CODES)}, unit_names=UNIT_NAMES)
+                         costs={t: COST[i + 1] for i, t in enumerate(UNIT_CODES)}, unit_names=UNIT_NAMES, **more)
+
+
+def fog_view(g: Any, s: Any, p: int, crop: tuple[int, int, int, int]) -> dict:
+    """Player ``p``'s view under fog of war (:mod:`core.reinforce_tactics.fog`), in the picture's
+    crop: ``cells``, a string a row of each cell's state (0 unexplored, 1 shrouded, 2 visible);
+    ``remembered``, the enemy units it remembers out of sight (cell, type, hit points, turn seen);
+    ``structures``, each structure's owner as it believes it (-1 neutral). The data of point 5's
+    per-player view; the page does not draw it yet."""
+    from core.reinforce_tactics import fog as F
+
+    r0, c0, rows, cols = crop
+    cells = ["".join(str(F.cell_state(s, p, (r0 + r) * W + c0 + c)) for c in range(cols)) for r in range(rows)]
+    remembered = []
+    for c in range(W * H):
+        w = int(s[F.fb(p) + F.FB_MEMORY + c])
+        if w and F.cell_state(s, p, c) != F.VISIBLE:
+            remembered.append({"r": c // W - r0, "c": c % W - c0, "type": UNIT_CODES[w % 16 - 1],
+                               "hp": (w // 16) % 64, "turn": w // 1024 - 1})
+    believed = [int(F.believed_owner(g, s, p, si)) for si in range(int(g[G_NS]))]
+    return {"cells": cells, "remembered": remembered, "structures": believed}
 
 
 def why_illegal(game: Any, state: Any, action: int) -> str:

@@ -1,0 +1,322 @@
+"""Reinforce Tactics under fog of war (``reinforce_tactics:fog=1``, :mod:`core.reinforce_tactics.fog`):
+the visibility against the upstream engine's own on recorded games, the rules' fog parts, the
+hidden-information contract (the determinizer never samples a state the observations rule out),
+both kernel paths agreeing, and the fog-free game unchanged."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.games import parse_game
+from core.reinforce_tactics import fog as F
+from core.reinforce_tactics import maps
+from core.reinforce_tactics.kernels import sb, ub
+from core.reinforce_tactics.layout import (
+    A_END,
+    A_UNIT,
+    H_COUNT,
+    H_TURN,
+    S_OWNER,
+    STATE_LEN,
+    SUB_TARGET,
+    U_CAN_ACT,
+    U_CAN_MOVE,
+    U_CELL,
+    U_HP,
+    U_ORIG,
+    U_TYPE,
+    UMAX,
+    UNIT_CODES,
+    UNIT_STRIDE,
+    H,
+    W,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rt_fog_upstream.json.gz"
+
+
+def fixture() -> dict:
+    with gzip.open(FIXTURE, "rt") as f:
+        return json.load(f)
+
+
+def random_game(game, seed: int, steps: int, end_p: float = 0.15):
+    """States of a random game (the end of the turn drawn with ``end_p``)."""
+    rng = random.Random(seed)
+    s = game.initial()
+    out = [s]
+    for _ in range(steps):
+        if s.is_terminal():
+            break
+        la = s.legal_actions()
+        if s.is_chance_node():
+            a = rng.choice(la)
+        else:
+            a = A_END if rng.random() < end_p else rng.choice(la)
+        s = s.apply(a)
+        out.append(s)
+    return out
+
+
+# --- against the upstream engine ------------------------------------------------------------------
+def board_of(rows: list[list[str]]) -> tuple[list[list[str]], str]:
+    """An upstream map at the 20 x 20 board's top left (ocean elsewhere), and its tile codes."""
+    cells = [["o"] * W for _ in range(H)]
+    for y, row in enumerate(rows):
+        for x, code in enumerate(row):
+            cells[y][x] = code
+    return cells, "".join(code.split("_")[0] for r in cells for code in r)
+
+
+def frame_state(g, cells, frame, fog_block) -> np.ndarray:
+    """Our state with a recorded frame's units, structure owners and turn, and our fog block."""
+    s = np.zeros(F.FOG_STATE_LEN, np.int64)
+    s[:STATE_LEN] = maps.initial_state(cells, g, 0)
+    s[STATE_LEN:] = fog_block
+    s[H_TURN] = frame["turn"]
+    for p, typ, x, y, hp in frame["units"]:
+        u = ub(p * UMAX + s[H_COUNT + p])
+        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = UNIT_CODES.index(typ) + 1, y * W + x, hp
+        s[H_COUNT + p] += 1
+    for x, y, owner in frame["structures"]:
+        s[sb(g[maps.G_CELL_STRUCT + y * W + x]) + S_OWNER] = owner - 1
+    return s
+
+
+def test_visibility_matches_the_upstream_engine():
+    data = fixture()
+    assert data["provenance"]["repo"] == "github.com/kuds/reinforce-tactics"
+    checked = remembered = 0
+    for rec in data["games"]:
+        cells, codes = board_of(rec["rows"])
+        game = parse_game("reinforce_tactics")
+        game = type(game)(board=codes, fog=1)
+        g = np.asarray(game.g, np.int64)
+        block = np.zeros(F.FOG_STATE_LEN - STATE_LEN, np.int64)
+        height, width = len(rec["rows"]), len(rec["rows"][0])
+        for i, frame in enumerate(rec["frames"]):
+            s = frame_state(game.g, cells, frame, block)
+            if i == 0:
+                for p in (0, 1):
+                    for si in range(g[maps.G_NS]):
+                        s[F.fb(p) + F.FB_STRUCT + si] = F.struct_word(s[sb(si) + S_OWNER], 0, 0)
+            for p in frame["updated"]:
+                F.update(game.g, s, p)
+            block = s[STATE_LEN:].copy()
+            for p, up in enumerate(frame["players"]):
+                ours = ["".join(str(F.cell_state(s, p, y * W + x)) for x in range(width)) for y in range(height)]
+                assert ours == up["state"], (rec["map"], i, p)
+                seen = sorted([c % W, c // W, 1 - p, UNIT_CODES[w % 16 - 1], (w // 16) % 64, w // 1024 - 1]
+                              for c in range(W * H) if (w := int(s[F.fb(p) + F.FB_MEMORY + c])))
+                assert seen == up["seen_units"], (rec["map"], i, p)
+                remembered += len(seen)
+                ours_s = sorted([c % W, c // W, (w % 4 - 2) + 1] for si in range(g[maps.G_NS])
+                                if (w := int(s[F.fb(p) + F.FB_STRUCT + si])) >= 256
+                                for c in [int(g[maps.G_STRUCT_CELL + si])])
+                assert ours_s == sorted(v[:3] for v in up["seen_structures"]), (rec["map"], i, p)
+                checked += 1
+    assert checked > 300 and remembered > 100  # the fixture holds fog and memory, not an empty board
+
+
+# --- the rule --------------------------------------------------------------------------------------
+def test_fog_free_game_is_unchanged():
+    plain, fog = parse_game("reinforce_tactics"), parse_game("reinforce_tactics:fog=1")
+    assert plain.words == STATE_LEN and plain.perfect_information and plain.kernels == "core.reinforce_tactics.kernels"
+    assert fog.words == F.FOG_STATE_LEN and not fog.perfect_information
+    assert type(plain).words == STATE_LEN  # the class keeps the fog-free numbers
+    assert fog.initial().words[:STATE_LEN] == plain.initial().words
+
+
+def test_fog_game_follows_the_fog_free_rules_but_for_attacks():
+    """Each action of a fog game is legal in the fog-free game and gives its state there; the
+    fog-free game's attacks left out are those of enemies unseen now or at the unit's start."""
+    plain, fog = parse_game("reinforce_tactics"), parse_game("reinforce_tactics:fog=1")
+    for seed in range(3):
+        for s in random_game(fog, seed, 250):
+            base = plain.new_state(s.words[:STATE_LEN])
+            fog_legal, base_legal = set(s.legal_actions()), set(base.legal_actions())
+            assert fog_legal <= base_legal
+            for a in base_legal - fog_legal:
+                sub = (a - A_UNIT) % UNIT_STRIDE
+                assert A_UNIT <= a < A_END and SUB_TARGET <= sub < SUB_TARGET + 2 * UMAX
+            if not s.is_terminal():
+                a = sorted(fog_legal)[len(fog_legal) // 2]
+                assert s.apply(a).words[:STATE_LEN] == base.apply(a).words
+    # (random games meet the restriction rarely: the next test sets it up)
+
+
+def test_views_are_recomputed_after_a_move_and_at_a_turns_start_only():
+    """Upstream's calls: the mover's view after each move of its units, the new mover's at its
+    turn's start; a recruit, an attack or a seizure leaves both views as they were."""
+    fog = parse_game("reinforce_tactics:fog=1")
+    plane = np.zeros(F.NPW, np.int64)
+    kinds = set()
+    for seed in range(2):
+        states = random_game(fog, seed, 200)
+        for s, t in zip(states, states[1:]):
+            a = t.history[-1]
+            p = s.words[0]
+            moved = not s.is_chance_node() and A_UNIT <= a < A_END and (a - A_UNIT) % UNIT_STRIDE < SUB_TARGET
+            ended = not s.is_chance_node() and a == A_END and not t.is_terminal()
+            for q in (0, 1):
+                b = F.fb(q) + F.FB_VISIBLE
+                if (moved and q == p) or (ended and q == 1 - p):
+                    F.vision(fog.g, t.words, q, plane, 0)
+                    assert tuple(plane) == t.words[b:b + F.NPW]
+                    kinds.add("moved" if moved else "ended")
+                else:
+                    assert t.words[b:b + F.NPW] == s.words[b:b + F.NPW]
+    assert kinds == {"moved", "ended"}
+
+
+def test_a_unit_may_not_attack_what_its_move_discovered():
+    """On open grass: player 0's Barbarian (sight 2) moves next to an enemy it did not see and may
+    not attack it (the fog-free game lets it); its Knight, which had not moved while the enemy
+    came into sight, moves next to it and may."""
+    fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
+    plain = parse_game("reinforce_tactics:board=" + "p" * (W * H))
+    s = np.array(fog.initial().words, np.int64)
+    for p, typ, x, y in ((0, 8, 5, 5), (0, 5, 10, 1), (1, 1, 10, 5)):
+        u = ub(p * UMAX + s[H_COUNT + p])
+        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = typ, y * W + x, 15
+        s[u + U_CAN_MOVE] = s[u + U_CAN_ACT] = 1
+        s[u + U_ORIG] = y * W + x
+        s[H_COUNT + p] += 1
+    for p in (0, 1):
+        F.update(fog.g, s, p)
+    state = fog.new_state(s)
+    assert F.cell_state(s, 0, 5 * W + 10) == F.UNEXPLORED
+
+    def texts(st_):
+        return {st_.action_to_string(a): a for a in st_.legal_actions()}
+
+    after = state.apply(texts(state)["move 5,5 9,5"])
+    assert F.cell_state(after.words, 0, 5 * W + 10) == F.VISIBLE
+    assert "attack 9,5 10,5" not in texts(after)
+    assert "attack 9,5 10,5" in texts(plain.new_state(after.words[:STATE_LEN]))
+    knight = after.apply(texts(after)["move 10,1 10,4"])
+    assert "attack 10,4 10,5" in texts(knight)
+
+
+# --- the hidden-information contract ----------------------------------------------------------------
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_seed=st.integers(0, 10 ** 6), seeds=st.lists(st.integers(0, 2 ** 31 - 1), min_size=2, max_size=3),
+       steps=st.integers(20, 220))
+def test_determinizer_never_samples_what_the_observations_rule_out(game_seed, seeds, steps):
+    fog = parse_game("reinforce_tactics:fog=1")
+    states = random_game(fog, game_seed, steps)
+    for s in states[::7] + states[-1:]:
+        if s.is_terminal():
+            continue
+        for p in (0, 1):
+            info = fog.information_state(s, p)
+            for seed in seeds:
+                d = fog.determinize(s, p, seed)
+                assert fog.information_state(d, p) == info  # the observer cannot tell it from the true state
+                assert fog.observation(d, p) == fog.observation(s, p)
+                again = fog.determinize(d, p, seed)  # reads only what p knows: d looks alike, samples alike
+                assert again.words == d.words
+                cells = [d.words[ub(q * UMAX + k) + U_CELL] for q in (0, 1) for k in range(d.words[H_COUNT + q])]
+                assert len(cells) == len(set(cells))  # one unit a cell
+                if not d.is_chance_node() and d.current_player() == p:
+                    d.legal_actions()  # a state the rules run on
+                    d.apply(A_END)
+
+
+def test_determinizer_draws_differ_and_keep_what_is_remembered():
+    fog = parse_game("reinforce_tactics:fog=1")
+    s = random_game(fog, 11, 300, end_p=0.08)[-1]
+    p = 0
+    samples = {fog.determinize(s, p, seed).words for seed in range(8)}
+    assert samples  # one at least; the hidden part may be empty early
+    for d in samples:
+        for c in range(W * H):
+            w = d[F.fb(p) + F.FB_MEMORY + c]
+            if w and not F.plane_has(d, F.fb(p) + F.FB_VISIBLE, c):  # a remembered unit stands where it was seen
+                assert any(d[ub(UMAX + k) + U_CELL] == c for k in range(d[H_COUNT + 1])) or \
+                    any(d[ub(k) + U_CELL] == c for k in range(d[H_COUNT]))
+
+
+@pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM
+def test_compiled_fog_kernels_agree_with_plain():
+    from base.jit import compiled, numba_available
+
+    if not numba_available():
+        pytest.skip("numba not available")
+    C = compiled("core.reinforce_tactics.fog")
+    fog = parse_game("reinforce_tactics:fog=1")
+    g = np.asarray(fog.g, np.int64)
+    out_c, out_p = np.empty(fog.num_actions, np.int64), [0] * fog.num_actions
+    for seed in range(2):
+        for s in random_game(fog, seed, 200)[::3]:
+            arr = np.asarray(s.words, np.int64)
+            n = C.legal(g, arr, out_c, 0)
+            assert list(out_c[:n]) == s.legal_actions()[:n] and n == F.legal(fog.g, s.words, out_p, 0)
+            if n:
+                a = int(out_c[n // 2])
+                assert tuple(C.play(g, arr, a).tolist()) == tuple(F.play(fog.g, s.words, a).tolist())
+            for p in (0, 1):
+                assert list(C.info_key(g, arr, p)) == list(F.info_key(fog.g, s.words, p))
+                assert list(C.determinize(g, arr, p, 77)) == list(F.determinize(fog.g, s.words, p, 77))
+
+
+def test_seen_state_holds_only_what_the_player_sees():
+    fog = parse_game("reinforce_tactics:fog=1")
+    s = random_game(fog, 5, 260, end_p=0.08)[-1]
+    for p in (0, 1):
+        v = fog.seen_state(s, p)
+        q = 1 - p
+        assert v.words[H_COUNT + p] == s.words[H_COUNT + p] and v.words[3 + q] == 0  # the enemy's gold: none seen
+        seen = [s.words[ub(q * UMAX + k) + U_CELL] for k in range(s.words[H_COUNT + q])
+                if F.plane_has(s.words, F.fb(p) + F.FB_VISIBLE, s.words[ub(q * UMAX + k) + U_CELL])]
+        assert [v.words[ub(q * UMAX + k) + U_CELL] for k in range(v.words[H_COUNT + q])] == seen
+        assert fog.observation(v, p)[:F.O_ENEMY] == fog.observation(s, p)[:F.O_ENEMY]
+    plain = parse_game("reinforce_tactics")
+    assert plain.seen_state(plain.initial(), 0) == plain.initial()  # a game without fog: the state itself
+
+
+def test_pimc_and_its_baseline_play_the_fog_game_through_the_registry():
+    """``pimc`` (greedy on determinizations) and ``pimc:view=seen`` choose legal actions of the
+    true state (a sample's plan may name what the fog forbids there: it is not voted for)."""
+    from agents.registry import make
+
+    fog = parse_game("reinforce_tactics:fog=1")
+    agents = [make("pimc:samples=3", fog), make("pimc:view=seen", fog)]
+    for a in agents:
+        a.warm_up()
+    s, rng, n = fog.initial(), random.Random(3), 0
+    while not s.is_terminal() and n < 60:
+        if s.is_chance_node():
+            s = s.apply(rng.choice(s.legal_actions()))
+            continue
+        agent = agents[s.current_player()]
+        act = agent.choose(s, float("inf"))
+        assert act in s.legal_actions()
+        info = agent.info()
+        assert info.extra["view"] == ("sample" if agent is agents[0] else "seen")
+        assert sum(info.action_values.values()) <= 1.0 + 1e-9
+        s, n = s.apply(act), n + 1
+    assert n == 60 or s.is_terminal()
+
+
+def test_the_picture_of_a_fog_game_has_each_players_view():
+    fog = parse_game("reinforce_tactics:fog=1")
+    s = random_game(fog, 2, 200, end_p=0.08)[-1]
+    pic = fog.picture(s)
+    assert "fog" not in parse_game("reinforce_tactics").picture(parse_game("reinforce_tactics").initial())
+    r0, c0 = pic["origin"]
+    for p, view in enumerate(pic["fog"]):
+        assert len(view["cells"]) == pic["rows"] and all(len(row) == pic["columns"] for row in view["cells"])
+        for u in pic["units"]:
+            if u["p"] == p:  # its own units stand in its sight
+                assert view["cells"][u["r"]][u["c"]] == "2"
+        for m in view["remembered"]:
+            assert view["cells"][m["r"]][m["c"]] != "2"
+            assert s.words[F.fb(p) + F.FB_MEMORY + (m["r"] + r0) * W + m["c"] + c0] != 0
