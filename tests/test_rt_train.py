@@ -72,6 +72,16 @@ def test_residual_fit_corrects_its_base_and_a_shuffled_control_does_not():
     assert residual_accuracy(shuffled["model"], xt, zt) < base + 0.02
 
 
+def test_ignored_features_keep_zero_input_weights():
+    x, z = synthetic(400, 13)
+    x = with_hand(x)
+    ignore = T.ignored("me_ready,opp_ready")
+    model = T.fit_model(x, z, hidden=4, epochs=2, seed=3, q=T.hand_q(x), ignore=ignore)["model"]
+    assert (model["w1"][:, ignore] == 0).all() and np.abs(model["w1"]).sum() > 0
+    with pytest.raises(ValueError, match="unknown feature 'nope'"):
+        T.ignored("me_ready,nope")
+
+
 def test_td_targets_mix_the_next_turns_and_the_outcome():
     data = {"z": np.array([1, -1, 0]), "ahead": np.array([[0.5, 0.2], [0.1, -1.0], [0.3, 0.3]])}
     assert np.array_equal(T.targets(data, "outcome", 0.5), [1, -1, 0])

@@ -230,18 +230,21 @@ def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.n
 
 def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int, lr: float = 3e-3,
               batch: int = 256, l2: float = 1e-4, state: dict | None = None, on_epoch: Any = None,
-              q: np.ndarray | None = None) -> dict:
+              q: np.ndarray | None = None, ignore: np.ndarray | None = None) -> dict:
     """Minibatch Adam on ``mean((v - z)^2) + l2 |W|^2``, ``v`` the model's value over ``top``
     (``tanh(y)``, or with ``q`` given a residual model's ``squash(q + y)``: ``q`` the hand
     advantage over its scale per row, :func:`hand_q`); returns the training state (the model,
     Adam's moments, the epoch, the generator): ``state`` resumes one. ``on_epoch(state)`` after
-    each epoch (a checkpoint)."""
+    each epoch (a checkpoint). ``ignore``: indices of features the model does not read (their
+    input weights kept at 0)."""
     x = np.asarray(x, np.float64)
     z = np.asarray(z, np.float64)
     if state is None:
         mean, scale = x.mean(0), x.std(0)
         scale = np.where(scale > 1e-9, scale, 1.0)
         model = L.init_model(hidden, seed, mean, scale, kind="absolute" if q is None else "residual")
+        if ignore is not None:
+            model["w1"][:, ignore] = 0.0
         keys = ("w1", "b1", "w2", "b2")
         state = {"model": model, "m": {k: np.zeros_like(model[k]) for k in keys},
                  "v": {k: np.zeros_like(model[k]) for k in keys}, "t": 0, "epoch": 0,
@@ -255,6 +258,8 @@ def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int,
         for start in range(0, len(z), batch):
             idx = order[start:start + batch]
             grads = gradients(m, xn[idx], z[idx], l2, None if q is None else q[idx])
+            if ignore is not None:
+                grads["w1"][:, ignore] = 0.0
             adam(state, grads, lr)
         state["epoch"] += 1
         state["rng"] = rng.bit_generator.state
@@ -355,6 +360,9 @@ def fit(args: argparse.Namespace) -> int:
         ckpt = out.with_name(out.name + ".ckpt.npz")
         state = load_state(ckpt, meta)
         goal = targets(data, args.target, args.lam)
+        ignore = ignored(args.ignore)
+        if ignore is not None:
+            meta["ignore"] = [int(i) for i in ignore]
     except ValueError as exc:
         return fail(str(exc))
     x, z = data["x"].astype(np.float64), data["z"].astype(np.float64)
@@ -367,7 +375,8 @@ def fit(args: argparse.Namespace) -> int:
             bar.update(1)
 
         state = fit_model(x[train_idx], goal[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
-                          l2=args.l2, state=state, on_epoch=on_epoch, q=None if q is None else q[train_idx])
+                          l2=args.l2, state=state, on_epoch=on_epoch, q=None if q is None else q[train_idx],
+                          ignore=ignore)
     L.save(out, state["model"])
     r = report(L.read_model(str(out)), x[test_idx], z[test_idx], goal[test_idx])
     print(f"{out}: {args.model} model, target {args.target}" + (f" lam {args.lam:g}" if args.target == "td" else "")
@@ -383,6 +392,17 @@ def fail(message: str) -> int:
     return 2
 
 
+def ignored(names: str) -> np.ndarray | None:
+    """Indices of the comma-separated feature ``names`` (ValueError in one line for an unknown one)."""
+    from heuristics.reinforce_tactics.learned_features import NAMES
+
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in NAMES]
+    if unknown:
+        raise ValueError(f"unknown feature {unknown[0]!r} in --ignore; valid: {', '.join(NAMES)}")
+    return np.array([NAMES.index(n) for n in wanted], np.int64) if wanted else None
+
+
 def fit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", choices=sorted(L.KINDS), default="absolute",
                    help="absolute: tanh of the network; residual: the hand heuristic corrected by it (starts equal to it)")
@@ -390,6 +410,8 @@ def fit_options(p: argparse.ArgumentParser) -> None:
                    help="outcome: the game's result; td: the lambda-return of the mover's next turns' hand values")
     p.add_argument("--lam", type=float_in(0.0, 1.0), default=0.8, help="lambda of --target td")
     p.add_argument("--l2", type=float_in(0.0, 10.0), default=1e-4, help="weight decay")
+    p.add_argument("--ignore", default="", metavar="NAME,...",
+                   help="features the model does not read (e.g. me_ready,opp_ready: they change inside a turn)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -457,7 +479,7 @@ def loop(args: argparse.Namespace) -> int:
         fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
                                   "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
                                   "--model", args.model, "--target", args.target, "--lam", str(args.lam),
-                                  "--l2", str(args.l2), *common])
+                                  "--l2", str(args.l2), "--ignore", args.ignore, *common])
         code = fit(fp)
         if code:
             return code
