@@ -230,13 +230,14 @@ def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.n
 
 def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int, lr: float = 3e-3,
               batch: int = 256, l2: float = 1e-4, state: dict | None = None, on_epoch: Any = None,
-              q: np.ndarray | None = None, ignore: np.ndarray | None = None) -> dict:
+              q: np.ndarray | None = None, ignore: np.ndarray | None = None, shrink: float = 0.0) -> dict:
     """Minibatch Adam on ``mean((v - z)^2) + l2 |W|^2``, ``v`` the model's value over ``top``
     (``tanh(y)``, or with ``q`` given a residual model's ``squash(q + y)``: ``q`` the hand
     advantage over its scale per row, :func:`hand_q`); returns the training state (the model,
     Adam's moments, the epoch, the generator): ``state`` resumes one. ``on_epoch(state)`` after
     each epoch (a checkpoint). ``ignore``: indices of features the model does not read (their
-    input weights kept at 0)."""
+    input weights kept at 0). ``shrink``: ``+ shrink * mean(y^2)``, a residual's correction
+    kept small (the base's ranking kept where the data does not tell)."""
     x = np.asarray(x, np.float64)
     z = np.asarray(z, np.float64)
     if state is None:
@@ -257,7 +258,7 @@ def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int,
         order = rng.permutation(len(z))
         for start in range(0, len(z), batch):
             idx = order[start:start + batch]
-            grads = gradients(m, xn[idx], z[idx], l2, None if q is None else q[idx])
+            grads = gradients(m, xn[idx], z[idx], l2, None if q is None else q[idx], shrink)
             if ignore is not None:
                 grads["w1"][:, ignore] = 0.0
             adam(state, grads, lr)
@@ -268,7 +269,8 @@ def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int,
     return state
 
 
-def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float, q: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float, q: np.ndarray | None = None,
+              shrink: float = 0.0) -> dict[str, np.ndarray]:
     """The loss's gradients at standardised inputs ``xn`` (backpropagation by hand); ``q``: a
     residual model's base (:func:`fit_model`)."""
     a = xn @ m["w1"].T + m["b1"]
@@ -281,7 +283,7 @@ def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float, q: np.ndarray |
         t = q + y
         p = t / (1.0 + np.abs(t))
         slope = 1.0 / (1.0 + np.abs(t)) ** 2
-    dy = 2.0 * (p - z) * slope / len(z)
+    dy = (2.0 * (p - z) * slope + 2.0 * shrink * y) / len(z)
     da = np.outer(dy, m["w2"]) * (1.0 - h * h)
     return {"w2": h.T @ dy + 2 * l2 * m["w2"], "b2": np.array([dy.sum()]),
             "w1": da.T @ xn + 2 * l2 * m["w1"], "b1": da.sum(0)}
@@ -363,6 +365,8 @@ def fit(args: argparse.Namespace) -> int:
         ignore = ignored(args.ignore)
         if ignore is not None:
             meta["ignore"] = [int(i) for i in ignore]
+        if args.shrink:
+            meta["shrink"] = args.shrink
     except ValueError as exc:
         return fail(str(exc))
     x, z = data["x"].astype(np.float64), data["z"].astype(np.float64)
@@ -376,7 +380,7 @@ def fit(args: argparse.Namespace) -> int:
 
         state = fit_model(x[train_idx], goal[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
                           l2=args.l2, state=state, on_epoch=on_epoch, q=None if q is None else q[train_idx],
-                          ignore=ignore)
+                          ignore=ignore, shrink=args.shrink)
     L.save(out, state["model"])
     r = report(L.read_model(str(out)), x[test_idx], z[test_idx], goal[test_idx])
     print(f"{out}: {args.model} model, target {args.target}" + (f" lam {args.lam:g}" if args.target == "td" else "")
@@ -410,6 +414,8 @@ def fit_options(p: argparse.ArgumentParser) -> None:
                    help="outcome: the game's result; td: the lambda-return of the mover's next turns' hand values")
     p.add_argument("--lam", type=float_in(0.0, 1.0), default=0.8, help="lambda of --target td")
     p.add_argument("--l2", type=float_in(0.0, 10.0), default=1e-4, help="weight decay")
+    p.add_argument("--shrink", type=float_in(0.0, 1e6), default=0.0,
+                   help="penalty on the squared network output (a residual's correction kept small)")
     p.add_argument("--ignore", default="", metavar="NAME,...",
                    help="features the model does not read (e.g. me_ready,opp_ready: they change inside a turn)")
 
@@ -479,7 +485,7 @@ def loop(args: argparse.Namespace) -> int:
         fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
                                   "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
                                   "--model", args.model, "--target", args.target, "--lam", str(args.lam),
-                                  "--l2", str(args.l2), "--ignore", args.ignore, *common])
+                                  "--l2", str(args.l2), "--ignore", args.ignore, "--shrink", str(args.shrink), *common])
         code = fit(fp)
         if code:
             return code
