@@ -25,6 +25,7 @@ from bench import figures
 from bench.rt_greedy import wilson
 from core.reinforce_tactics import maps
 from util.arena import match, players
+from util.arena import sprt as S
 
 FAULTS = ("timeout", "error", "illegal")  # terminations in which the side named in ``errors`` forfeited
 
@@ -66,6 +67,28 @@ def tally(results: list[tuple[match.GameJob, Any]], agent: str) -> dict[str, Any
             "turn_a": turn_a, "turn_b": turn_b}
 
 
+def pair_points(results: list[tuple[match.GameJob, Any]], agent: str) -> list[float]:
+    """``agent``'s points in each complete game pair (games 2k and 2k+1 of a map: one opening,
+    seats swapped), over the maps of ``results``."""
+    pairs: dict[tuple[str, int], list[float]] = {}
+    for job, r in results:
+        mark = 1 if job.first.text == agent else 2
+        points = 1.0 if r["winner"] == mark else 0.5 if r["winner"] == 0 else 0.0
+        pairs.setdefault((job.game, job.index // 2), []).append(points)
+    return [sum(p) for p in pairs.values() if len(p) == 2]
+
+
+def sprt_line(test: S.Sprt, results: list[tuple[match.GameJob, Any]], agent: str) -> str:
+    """The SPRT's line: pentanomial, LLR, its bounds and the verdict."""
+    penta = S.pentanomial(pair_points(results, agent))
+    if not penta.sum():
+        return f"SPRT {test.text()}: no complete game pair"
+    value = float(S.llr(penta, test.elo0, test.elo1, test.model))
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[test.decide(value)]
+    return (f"SPRT {test.text()}: {int(penta.sum())} pairs, pentanomial {'/'.join(str(int(c)) for c in penta)}, "
+            f"LLR {value:.2f} in [{test.lower:.2f}, {test.upper:.2f}]: {verdict}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m bench.rt_turn_searches", description=__doc__.split("\n\n")[0])
     ap.add_argument("--agent", default="macro_mcts", help="the agent measured, an arena spec (default macro_mcts)")
@@ -78,7 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=positive_int, default=40, help="Kaggle's episodeSteps (default 40: short games)")
     ap.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2, at most 2 on the shared VM)")
     ap.add_argument("--seed", type=int, default=0, help="seeds the games (openings, players' and chance's randomness)")
+    ap.add_argument("--sprt", default="", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+                    help="also the SPRT's log-likelihood ratio of every map's game pairs pooled (util.arena.sprt) "
+                         "and its verdict after all of them: H1, H0 or undecided (a fixed sample: it does not stop early)")
     args = ap.parse_args(argv)
+    try:
+        test = S.parse(args.sprt) if args.sprt else None
+    except ValueError as exc:
+        ap.error(str(exc))
     names = [m.strip() for m in args.maps.split(",") if m.strip()]
     unknown = [m for m in names if m not in maps.map_names()]
     if not names or unknown:
@@ -118,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     share = total["points"] / total["n"] if total["n"] else 0.0
     print(f"{'all maps':16} {share:.3f} [{lo:.3f}, {hi:.3f}] of {total['n']} games; forfeits {agent.text} "
           f"{total['faults']}, {opponent.text} {total['opp_faults']} ({time.perf_counter() - t0:.0f} s)")
+    if test is not None:
+        print(sprt_line(test, [r for rs in by.values() for r in rs], agent.text))
     figures.emit({"share": share, "share_lo": lo, "share_hi": hi, "games": total["n"],
                   "agent_forfeits": total["faults"], "opponent_forfeits": total["opp_faults"]})
     return 0

@@ -151,6 +151,100 @@ def test_weights_file_roundtrips_in_float32_and_through_the_codec(tmp_path):
     assert np.array_equal(L.pack(again), np.asarray(L.load_values(str(path))))
 
 
+# --- the residual kind: the hand heuristic plus a learned correction -------------------------------
+def residual_model(seed: int, zero: bool = False, n_hid: int = 6) -> dict:
+    """A residual model with random weights; ``zero``: as the fit starts it (no correction)."""
+    rng = np.random.default_rng(seed)
+    m = L.init_model(n_hid, seed, mean=rng.normal(0, 50, LF.NF), scale=rng.uniform(1, 300, LF.NF), kind="residual")
+    if not zero:
+        m["w2"] = rng.normal(0, 0.3, n_hid)
+        m["b2"] = rng.normal(0, 0.2, 1)
+    return m
+
+
+def test_a_fresh_residual_model_is_the_hand_heuristic_to_the_bit():
+    from heuristics.reinforce_tactics import evaluate as hand
+    from heuristics.reinforce_tactics.params import Weights
+
+    p = list(L.pack(residual_model(1, zero=True)))
+    w = Weights().vector()
+    n = 0
+    for name in ("beginner", "tower_rush", "center_mountains"):
+        g, states = random_states(name, 3, 80)
+        for s in states:
+            assert L.evaluate(g.g, s.words, p) == hand(g.g, s.words, w)
+            n += 1
+    assert n > 150
+
+
+def test_residual_value_is_the_hand_advantage_corrected_and_numpy_agrees():
+    from heuristics.reinforce_tactics import advantage
+    from heuristics.reinforce_tactics import evaluate as hand
+    from heuristics.reinforce_tactics.params import P_SCALE, Weights
+    from util.rt_train import hand_q
+
+    m = residual_model(2)
+    p = list(L.pack(m))
+    w = Weights().vector()
+    g, states = random_states("skirmish", 5, 150)
+    live = [s for s in states if not s.is_terminal()]
+    x = np.array([feats(g, s.words) for s in live])
+    q = np.array([advantage(g.g, s.words, w) / w[P_SCALE] for s in live])  # z / scale
+    batch = 0.9 * L.value_np(m, x, q)
+    moved = 0
+    for s, v in zip(live, batch):
+        got = L.evaluate(g.g, s.words, p)
+        assert got == pytest.approx(v, abs=1e-12)
+        moved += abs(got - hand(g.g, s.words, w)) > 1e-3  # the correction changes the value
+    assert moved > len(live) // 2
+    assert np.allclose(L.value_np(m, x, hand_q(x)), batch / 0.9, atol=1e-6)  # the fit's q, from feature hand
+
+
+@NEED_NUMBA
+def test_residual_evaluate_plain_equals_compiled(tmp_path):
+    from base import jit as J
+
+    path = tmp_path / "r.npz"
+    L.save(path, residual_model(3))
+    p = L.load_values(str(path))
+    assert p[L.M_KIND] == L.KIND_RESIDUAL
+    C = J.compiled("heuristics.reinforce_tactics.learned")
+    pa = np.asarray(p)
+    n = 0
+    for name in ("beginner", "tower_rush"):
+        g, states = random_states(name, 11, 100)
+        ga = np.asarray(g.g, np.int64)
+        for s in states:
+            v = L.evaluate(g.g, s.words, p)
+            assert C.evaluate(ga, np.asarray(s.words, np.int64), pa) == pytest.approx(v, abs=1e-12)
+            n += 1
+    assert n > 100
+
+
+def test_format_1_files_are_read_as_absolute_and_later_formats_refused(tmp_path):
+    m = random_model(9)
+    arrays = L.to_file_arrays(m)
+    v1 = {k: arrays[k] for k in L.ARRAYS + ("features",)}  # what format 1 wrote
+    path = tmp_path / "v1.npz"
+    np.savez(path, **v1)
+    back = L.read_model(str(path))
+    assert back["kind"][0] == L.KIND_ABSOLUTE
+    g, states = random_states("beginner", 4, 30)
+    p1, p2 = L.load_values(str(path)), list(L.pack(L.read_model(str(_saved(tmp_path, m)))))
+    assert all(L.evaluate(g.g, s.words, p1) == L.evaluate(g.g, s.words, p2) for s in states)
+    later = dict(arrays, version=np.array([L.FORMAT + 1], np.int32))
+    np.savez(tmp_path / "v3.npz", **later)
+    with pytest.raises(ValueError, match="format 3; this build reads formats 1 and 2") as exc:
+        L.load_values(str(tmp_path / "v3.npz"))
+    assert "\n" not in str(exc.value)
+
+
+def _saved(tmp_path, m) -> object:
+    path = tmp_path / "v2.npz"
+    L.save(path, m)
+    return path
+
+
 def _damaged(tmp_path, kind: str) -> str:
     path = tmp_path / f"{kind}.npz"
     good = L.to_file_arrays(random_model(7))
@@ -172,11 +266,15 @@ def _damaged(tmp_path, kind: str) -> str:
             del good["b1"]
         elif kind == "top":
             good["top"] = np.array([2.0], np.float32)
+        elif kind == "kind":
+            good["kind"] = np.array([5.0], np.float32)
+        elif kind == "hand":
+            good["hand"] = good["hand"][:-1]
         np.savez(path, **good)
     return str(path)
 
 
-DAMAGE = ("missing", "text", "truncated", "shape", "nan", "features", "lacks", "top")
+DAMAGE = ("missing", "text", "truncated", "shape", "nan", "features", "lacks", "top", "kind", "hand")
 
 
 @pytest.mark.parametrize("kind", DAMAGE)

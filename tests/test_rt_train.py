@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from heuristics.reinforce_tactics import learned as L
-from heuristics.reinforce_tactics.learned_features import F_ME, F_OPP, NF, PF_GOLD, PF_MATERIAL
+from heuristics.reinforce_tactics.learned_features import F_HAND, F_ME, F_OPP, NF, PF_GOLD, PF_MATERIAL
 from util import rt_train as T
 
 
@@ -38,6 +38,68 @@ def test_fit_learns_the_winner_and_a_shuffled_control_does_not():
     assert np.mean((L.forward_np(model, xt) - zt) ** 2) < 0.75 * np.mean(zt ** 2)
     shuffled = T.fit_model(x, np.random.default_rng(4).permutation(z), hidden=8, epochs=15, seed=3)["model"]
     assert abs(accuracy(shuffled, xt, zt) - 0.5) < 0.1
+
+
+def with_hand(x: np.ndarray) -> np.ndarray:
+    """``x`` with feature ``hand`` the squashed material lead alone: a base that knows half the
+    rule of :func:`synthetic` (not the gold lead)."""
+    x = x.copy()
+    lead = x[:, F_ME + PF_MATERIAL] - x[:, F_OPP + PF_MATERIAL]
+    x[:, F_HAND] = T.HAND_TOP * lead / (300.0 + np.abs(lead))
+    return x
+
+
+def residual_accuracy(model: dict, x: np.ndarray, z: np.ndarray) -> float:
+    p = L.value_np(model, x, T.hand_q(x))
+    d = z != 0
+    return float(np.mean(np.sign(p[d]) == z[d]))
+
+
+def test_residual_fit_corrects_its_base_and_a_shuffled_control_does_not():
+    """The residual starts as its base (feature hand: the material lead) and learns the gold
+    lead's share of the rule; on shuffled labels it does not get better than the base."""
+    x, z = synthetic(3000, 11)
+    xt, zt = synthetic(1000, 12)
+    x, xt = with_hand(x), with_hand(xt)
+    fresh = T.fit_model(x, z, hidden=8, epochs=0, seed=3, q=T.hand_q(x))["model"]
+    base = residual_accuracy(fresh, xt, zt)
+    d = zt != 0
+    assert base == float(np.mean(np.sign(xt[d, F_HAND]) == zt[d]))  # epoch 0: the base itself
+    assert base < 0.8
+    model = T.fit_model(x, z, hidden=8, epochs=15, seed=3, q=T.hand_q(x))["model"]
+    assert residual_accuracy(model, xt, zt) > base + 0.05
+    shuffled = T.fit_model(x, np.random.default_rng(4).permutation(z), hidden=8, epochs=15, seed=3, q=T.hand_q(x))
+    assert residual_accuracy(shuffled["model"], xt, zt) < base + 0.02
+
+
+def test_ignored_features_keep_zero_input_weights():
+    x, z = synthetic(400, 13)
+    x = with_hand(x)
+    ignore = T.ignored("me_ready,opp_ready")
+    model = T.fit_model(x, z, hidden=4, epochs=2, seed=3, q=T.hand_q(x), ignore=ignore)["model"]
+    assert (model["w1"][:, ignore] == 0).all() and np.abs(model["w1"]).sum() > 0
+    with pytest.raises(ValueError, match="unknown feature 'nope'"):
+        T.ignored("me_ready,nope")
+
+
+def test_td_targets_mix_the_next_turns_and_the_outcome():
+    data = {"z": np.array([1, -1, 0]), "ahead": np.array([[0.5, 0.2], [0.1, -1.0], [0.3, 0.3]])}
+    assert np.array_equal(T.targets(data, "outcome", 0.5), [1, -1, 0])
+    assert np.allclose(T.targets(data, "td", 1.0), [1, -1, 0])
+    assert np.allclose(T.targets(data, "td", 0.0), [0.5, 0.1, 0.3])
+    assert np.allclose(T.targets(data, "td", 0.5), [0.5 * 0.5 + 0.25 * 0.2 + 0.25, 0.05 - 0.25 - 0.25, 0.15 + 0.075])
+    with pytest.raises(ValueError, match="look-ahead"):
+        T.targets({"z": data["z"]}, "td", 0.5)
+
+
+def test_ahead_values_are_the_movers_next_turns_then_its_outcome():
+    starts = [(0, 0, 0.1), (3, 1, -0.2), (5, 0, 0.3), (8, 1, 0.4), (9, 0, 0.5)]
+    kept = [(0, 0), (4, 1), (9, 0)]
+    out = T.ahead_values(kept, starts, [1, -1, 1])
+    assert out.shape == (3, T.AHEAD)
+    assert np.allclose(out[0, :3], [0.3, 0.5, 1.0]) and (out[0, 2:] == 1).all()
+    assert np.allclose(out[1, :2], [0.4, -1.0]) and (out[1, 1:] == -1).all()
+    assert (out[2] == 1).all()  # its turn started at 9: nothing after it but the outcome
 
 
 def test_fit_resumes_to_the_same_model():
@@ -87,10 +149,16 @@ def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
     with np.load(shards[1]) as a, np.load(__import__("io").BytesIO(first)) as b:
         assert all(np.array_equal(a[k], b[k]) for k in ("x", "z", "game", "map", "step"))
         assert set(a["game"]) <= {4, 5, 6, 7} and a["x"].shape[1] == NF
+        assert a["ahead"].shape == (len(a["z"]), T.AHEAD)
     out = tmp_path / "m.npz"
     assert T.main(["fit", str(d), "--out", str(out), "--hidden", "4", "--epochs", "2", "--quiet"]) == 0
     assert len(L.load_values(str(out))) == L.params_len(NF, 4)
     assert (tmp_path / "m.npz.ckpt.npz").exists()
+    res = tmp_path / "r.npz"
+    argv = ["fit", str(d), "--out", str(res), "--hidden", "4", "--epochs", "2", "--model", "residual", "--target", "td",
+            "--quiet"]
+    assert T.main(argv) == 0 and "residual model, target td" in capsys.readouterr().out
+    assert L.load_values(str(res))[L.M_KIND] == L.KIND_RESIDUAL
 
 
 @pytest.mark.parametrize("argv, message", [

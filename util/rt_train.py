@@ -36,7 +36,11 @@ import numpy as np
 from base.cli import Interrupted, OneLineParser, exit_code, float_in, int_in, signal_name, stop_on_signals, unwritable
 from core.reinforce_tactics.layout import H_STEP
 from heuristics.reinforce_tactics import learned as L
-from heuristics.reinforce_tactics.learned_features import F_HAND, NF
+from heuristics.reinforce_tactics.learned_features import F_HAND, HAND, NF
+from heuristics.reinforce_tactics.params import P_TOP
+
+HAND_TOP = HAND[P_TOP]  # the hand heuristic's top in feature ``hand`` (its default weights)
+AHEAD = 8  # the mover's next turns whose hand value a shard stores per position (TD targets)
 
 JITTER = ("w_material", "w_gold", "w_income", "w_hq", "w_advance", "w_capture", "scale")  # greedy's weights varied per game
 
@@ -66,7 +70,8 @@ def _jittered(spec: str, rng: random.Random, jitter: float) -> str:
 
 
 def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any) -> dict[str, np.ndarray]:
-    """One game's kept positions (features, outcome for the mover, map index, step)."""
+    """One game's kept positions (features, outcome for the mover, map index, step, and the
+    mover's hand value at the start of each of its next ``AHEAD`` turns: :func:`ahead_values`)."""
     from agents.registry import make
     from core.reinforce_tactics import ReinforceTactics
     from util.arena.match import play
@@ -77,19 +82,63 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
     r = play(agents[0], agents[1], g, time_per_move=args.time, chance_seed=args.seed * 7919 + i)
     winner = r["winner"] - 1  # -1: a draw
     rng = random.Random(args.seed * 31 + i)
-    xs, zs, steps = [], [], []
+    xs, zs, steps, kept = [], [], [], []
+    starts: list[tuple[int, int, float]] = []  # (move index, mover, its hand value / top) of each turn's first state
     s = g.initial()
-    for a in r["moves"]:
-        if not s.is_chance_node() and rng.random() < args.keep:
-            xs.append(featurize(g, s))
+    last = -1
+    for j, a in enumerate(r["moves"]):
+        if not s.is_chance_node():
             mover = s.current_player()
-            zs.append(0 if winner < 0 else (1 if winner == mover else -1))
-            steps.append(s.words[H_STEP])
+            x = None
+            if mover != last:
+                x = featurize(g, s)
+                starts.append((j, mover, float(x[F_HAND]) / HAND_TOP))
+                last = mover
+            if rng.random() < args.keep:
+                xs.append(featurize(g, s) if x is None else x)
+                zs.append(0 if winner < 0 else (1 if winner == mover else -1))
+                steps.append(s.words[H_STEP])
+                kept.append((j, mover))
         s = s.apply(a)
     n = len(xs)
     return {"x": np.array(xs, np.float32).reshape(n, NF), "z": np.array(zs, np.int8),
             "map": np.full(n, names.index(name), np.int16), "step": np.array(steps, np.int16),
-            "game": np.full(n, i, np.int32)}
+            "game": np.full(n, i, np.int32), "ahead": ahead_values(kept, starts, zs)}
+
+
+def ahead_values(kept: list[tuple[int, int]], starts: list[tuple[int, int, float]], zs: list[int]) -> np.ndarray:
+    """Per kept position ``(move index, mover)``: the mover's hand value over ``top`` at the
+    first state of each of its next :data:`AHEAD` turns (after the position), its outcome
+    (``zs``) for the turns the game did not reach: TD(lambda) targets (:func:`targets`)."""
+    out = np.zeros((len(kept), AHEAD), np.float32)
+    for r, ((j, mover), z) in enumerate(zip(kept, zs)):
+        later = [v for (k, m, v) in starts if k > j and m == mover][:AHEAD]
+        out[r, :] = z
+        out[r, :len(later)] = later
+    return out
+
+
+def targets(data: dict[str, np.ndarray], target: str, lam: float) -> np.ndarray:
+    """The fit's target per position, in outcome units: ``outcome`` the game's result for the
+    mover; ``td`` the lambda-return over the mover's next turns,
+    ``(1 - lam) sum_k lam^(k-1) u_k + lam^K z`` (``u_k`` the hand value at its k-th next turn,
+    ``K`` = :data:`AHEAD`): lam 1 is the outcome, lam 0 the hand value one turn on."""
+    z = data["z"].astype(np.float64)
+    if target == "outcome":
+        return z
+    if "ahead" not in data:
+        raise ValueError("target td needs shards with look-ahead values ('ahead'): play them with this build")
+    u = data["ahead"].astype(np.float64)
+    k = u.shape[1]
+    w = (1.0 - lam) * lam ** np.arange(k)
+    return u @ w + lam ** k * z
+
+
+def hand_q(x: np.ndarray) -> np.ndarray:
+    """``z / scale`` of the hand heuristic (default weights) from its feature ``hand``
+    (``top * z / (scale + |z|)``): a residual model's base in the fit."""
+    u = np.clip(np.asarray(x, np.float64)[:, F_HAND] / HAND_TOP, -1 + 1e-9, 1 - 1e-9)
+    return u / (1.0 - np.abs(u))
 
 
 def featurizer() -> Any:
@@ -150,7 +199,8 @@ def selfplay(args: argparse.Namespace) -> int:
 
 # --- fit ---------------------------------------------------------------------------------------
 def load_data(dirs: list[str]) -> dict[str, np.ndarray]:
-    """Every shard under ``dirs``, concatenated (``game`` made unique across folders)."""
+    """Every shard under ``dirs``, concatenated (``game`` made unique across folders); ``ahead``
+    when every shard has it."""
     parts: list[dict[str, np.ndarray]] = []
     for d in dirs:
         files = sorted(Path(d).glob("shard-*.npz"))
@@ -160,13 +210,16 @@ def load_data(dirs: list[str]) -> dict[str, np.ndarray]:
             try:
                 with np.load(f, allow_pickle=False) as z:
                     part = {k: np.asarray(z[k]) for k in ("x", "z", "game")}
+                    if "ahead" in z.files:
+                        part["ahead"] = np.asarray(z["ahead"])
             except (OSError, ValueError, KeyError) as exc:
                 raise ValueError(f"{f} is not a self-play shard ({type(exc).__name__})") from None
             if part["x"].ndim != 2 or part["x"].shape[1] != NF:
                 raise ValueError(f"{f} holds features of another layout ({part['x'].shape[1:]} words, this build {NF})")
             part["game"] = part["game"].astype(np.int64) + 10_000_000 * len(parts)
             parts.append(part)
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "z", "game")}
+    keys = ("x", "z", "game") + (("ahead",) if all("ahead" in p for p in parts) else ())
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
 def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -176,16 +229,23 @@ def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.n
 
 
 def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int, lr: float = 3e-3,
-              batch: int = 256, l2: float = 1e-4, state: dict | None = None, on_epoch: Any = None) -> dict:
-    """Minibatch Adam on ``mean((tanh(y) - z)^2) + l2 |W|^2``; returns the training state (the
-    model, Adam's moments, the epoch, the generator): ``state`` resumes one. ``on_epoch(state)``
-    after each epoch (a checkpoint)."""
+              batch: int = 256, l2: float = 1e-4, state: dict | None = None, on_epoch: Any = None,
+              q: np.ndarray | None = None, ignore: np.ndarray | None = None, shrink: float = 0.0) -> dict:
+    """Minibatch Adam on ``mean((v - z)^2) + l2 |W|^2``, ``v`` the model's value over ``top``
+    (``tanh(y)``, or with ``q`` given a residual model's ``squash(q + y)``: ``q`` the hand
+    advantage over its scale per row, :func:`hand_q`); returns the training state (the model,
+    Adam's moments, the epoch, the generator): ``state`` resumes one. ``on_epoch(state)`` after
+    each epoch (a checkpoint). ``ignore``: indices of features the model does not read (their
+    input weights kept at 0). ``shrink``: ``+ shrink * mean(y^2)``, a residual's correction
+    kept small (the base's ranking kept where the data does not tell)."""
     x = np.asarray(x, np.float64)
     z = np.asarray(z, np.float64)
     if state is None:
         mean, scale = x.mean(0), x.std(0)
         scale = np.where(scale > 1e-9, scale, 1.0)
-        model = L.init_model(hidden, seed, mean, scale)
+        model = L.init_model(hidden, seed, mean, scale, kind="absolute" if q is None else "residual")
+        if ignore is not None:
+            model["w1"][:, ignore] = 0.0
         keys = ("w1", "b1", "w2", "b2")
         state = {"model": model, "m": {k: np.zeros_like(model[k]) for k in keys},
                  "v": {k: np.zeros_like(model[k]) for k in keys}, "t": 0, "epoch": 0,
@@ -198,7 +258,9 @@ def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int,
         order = rng.permutation(len(z))
         for start in range(0, len(z), batch):
             idx = order[start:start + batch]
-            grads = gradients(m, xn[idx], z[idx], l2)
+            grads = gradients(m, xn[idx], z[idx], l2, None if q is None else q[idx], shrink)
+            if ignore is not None:
+                grads["w1"][:, ignore] = 0.0
             adam(state, grads, lr)
         state["epoch"] += 1
         state["rng"] = rng.bit_generator.state
@@ -207,12 +269,21 @@ def fit_model(x: np.ndarray, z: np.ndarray, hidden: int, epochs: int, seed: int,
     return state
 
 
-def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float) -> dict[str, np.ndarray]:
-    """The loss's gradients at standardised inputs ``xn`` (backpropagation by hand)."""
+def gradients(m: dict, xn: np.ndarray, z: np.ndarray, l2: float, q: np.ndarray | None = None,
+              shrink: float = 0.0) -> dict[str, np.ndarray]:
+    """The loss's gradients at standardised inputs ``xn`` (backpropagation by hand); ``q``: a
+    residual model's base (:func:`fit_model`)."""
     a = xn @ m["w1"].T + m["b1"]
     h = np.tanh(a)
-    p = np.tanh(h @ m["w2"] + m["b2"][0])
-    dy = 2.0 * (p - z) * (1.0 - p * p) / len(z)
+    y = h @ m["w2"] + m["b2"][0]
+    if q is None:
+        p = np.tanh(y)
+        slope = 1.0 - p * p
+    else:
+        t = q + y
+        p = t / (1.0 + np.abs(t))
+        slope = 1.0 / (1.0 + np.abs(t)) ** 2
+    dy = (2.0 * (p - z) * slope + 2.0 * shrink * y) / len(z)
     da = np.outer(dy, m["w2"]) * (1.0 - h * h)
     return {"w2": h.T @ dy + 2 * l2 * m["w2"], "b2": np.array([dy.sum()]),
             "w1": da.T @ xn + 2 * l2 * m["w1"], "b1": da.sum(0)}
@@ -229,13 +300,17 @@ def adam(state: dict, grads: dict[str, np.ndarray], lr: float, b1: float = 0.9, 
         state["model"][k] = state["model"][k] - lr * mh / (np.sqrt(vh) + 1e-8)
 
 
-def report(model: dict, x: np.ndarray, z: np.ndarray) -> dict[str, float]:
-    """Held-out squared error, and the share of decisive positions whose winner the sign of the
-    model (and of the hand heuristic's feature) predicts."""
-    p = L.forward_np(model, x)
+def report(model: dict, x: np.ndarray, z: np.ndarray, target: np.ndarray | None = None) -> dict[str, float]:
+    """Held-out squared error against the outcome ``z`` (and the fit's ``target``), beside the
+    hand heuristic's own value (feature ``hand`` over its top), and the share of decisive
+    positions whose winner the sign of the model (and of the hand heuristic) predicts."""
+    p = L.value_np(model, x, hand_q(x))
     decisive = z != 0
-    hand = x[:, F_HAND]
+    hand = x[:, F_HAND] / HAND_TOP
+    t = z if target is None else target
     return {"positions": float(len(z)), "mse": float(np.mean((p - z) ** 2)), "mse_zero": float(np.mean(z.astype(float) ** 2)),
+            "mse_hand": float(np.mean((hand - z) ** 2)),
+            "target_mse": float(np.mean((p - t) ** 2)), "target_mse_hand": float(np.mean((hand - t) ** 2)),
             "accuracy": float(np.mean(np.sign(p[decisive]) == z[decisive])) if decisive.any() else math.nan,
             "hand_accuracy": float(np.mean(np.sign(hand[decisive]) == z[decisive])) if decisive.any() else math.nan}
 
@@ -282,11 +357,20 @@ def fit(args: argparse.Namespace) -> int:
             return fail(f"too few games to hold some out ({len(np.unique(data['game']))} games): play at least 11")
         meta = {"dirs": [str(d) for d in args.dirs], "positions": int(len(data["z"])), "hidden": args.hidden,
                 "seed": args.seed, "lr": args.lr, "batch": args.batch}
+        if args.model != "absolute" or args.target != "outcome":  # format 1's runs keep their checkpoints
+            meta.update(model=args.model, target=args.target, lam=args.lam, l2=args.l2)
         ckpt = out.with_name(out.name + ".ckpt.npz")
         state = load_state(ckpt, meta)
+        goal = targets(data, args.target, args.lam)
+        ignore = ignored(args.ignore)
+        if ignore is not None:
+            meta["ignore"] = [int(i) for i in ignore]
+        if args.shrink:
+            meta["shrink"] = args.shrink
     except ValueError as exc:
         return fail(str(exc))
     x, z = data["x"].astype(np.float64), data["z"].astype(np.float64)
+    q = hand_q(x) if args.model == "residual" else None
     with tqdm(total=args.epochs, initial=min(args.epochs, state["epoch"]) if state else 0, unit="epoch",
               disable=args.quiet, file=sys.stderr) as bar:
 
@@ -294,12 +378,15 @@ def fit(args: argparse.Namespace) -> int:
             save_state(ckpt, st, meta)
             bar.update(1)
 
-        state = fit_model(x[train_idx], z[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
-                          state=state, on_epoch=on_epoch)
+        state = fit_model(x[train_idx], goal[train_idx], args.hidden, args.epochs, args.seed, args.lr, args.batch,
+                          l2=args.l2, state=state, on_epoch=on_epoch, q=None if q is None else q[train_idx],
+                          ignore=ignore, shrink=args.shrink)
     L.save(out, state["model"])
-    r = report(L.read_model(str(out)), x[test_idx], z[test_idx])
-    print(f"{out}: {len(train_idx)} training positions, {int(r['positions'])} held out: mse {r['mse']:.4f} "
-          f"(predicting 0: {r['mse_zero']:.4f}), winner's sign right {r['accuracy']:.3f} (hand heuristic {r['hand_accuracy']:.3f})")
+    r = report(L.read_model(str(out)), x[test_idx], z[test_idx], goal[test_idx])
+    print(f"{out}: {args.model} model, target {args.target}" + (f" lam {args.lam:g}" if args.target == "td" else "")
+          + f"; {len(train_idx)} training positions, {int(r['positions'])} held out: mse {r['mse']:.4f} "
+          f"(predicting 0: {r['mse_zero']:.4f}, the hand value: {r['mse_hand']:.4f}), target's mse {r['target_mse']:.4f} "
+          f"(hand {r['target_mse_hand']:.4f}), winner's sign right {r['accuracy']:.3f} (hand heuristic {r['hand_accuracy']:.3f})")
     return 0
 
 
@@ -307,6 +394,30 @@ def fit(args: argparse.Namespace) -> int:
 def fail(message: str) -> int:
     print(f"train: error: {message}", file=sys.stderr)
     return 2
+
+
+def ignored(names: str) -> np.ndarray | None:
+    """Indices of the comma-separated feature ``names`` (ValueError in one line for an unknown one)."""
+    from heuristics.reinforce_tactics.learned_features import NAMES
+
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in NAMES]
+    if unknown:
+        raise ValueError(f"unknown feature {unknown[0]!r} in --ignore; valid: {', '.join(NAMES)}")
+    return np.array([NAMES.index(n) for n in wanted], np.int64) if wanted else None
+
+
+def fit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", choices=sorted(L.KINDS), default="absolute",
+                   help="absolute: tanh of the network; residual: the hand heuristic corrected by it (starts equal to it)")
+    p.add_argument("--target", choices=("outcome", "td"), default="outcome",
+                   help="outcome: the game's result; td: the lambda-return of the mover's next turns' hand values")
+    p.add_argument("--lam", type=float_in(0.0, 1.0), default=0.8, help="lambda of --target td")
+    p.add_argument("--l2", type=float_in(0.0, 10.0), default=1e-4, help="weight decay")
+    p.add_argument("--shrink", type=float_in(0.0, 1e6), default=0.0,
+                   help="penalty on the squared network output (a residual's correction kept small)")
+    p.add_argument("--ignore", default="", metavar="NAME,...",
+                   help="features the model does not read (e.g. me_ready,opp_ready: they change inside a turn)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -332,6 +443,7 @@ def parser() -> argparse.ArgumentParser:
     fp.add_argument("--lr", type=float_in(1e-6, 1.0), default=3e-3)
     fp.add_argument("--batch", type=int_in(1, 1 << 20), default=256)
     fp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
+    fit_options(fp)
     fp.add_argument("--quiet", action="store_true")
     lp = sub.add_parser("loop", help="generations: self-play with the last model, fit the next on every game so far")
     lp.add_argument("dir", help="folder of the generations (games-N/ and gen-N.npz; made)")
@@ -344,6 +456,7 @@ def parser() -> argparse.ArgumentParser:
     lp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
     lp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
     lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
+    fit_options(lp)
     lp.add_argument("--quiet", action="store_true")
     return ap
 
@@ -371,7 +484,8 @@ def loop(args: argparse.Namespace) -> int:
             return code
         fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
                                   "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
-                                  *common])
+                                  "--model", args.model, "--target", args.target, "--lam", str(args.lam),
+                                  "--l2", str(args.l2), "--ignore", args.ignore, "--shrink", str(args.shrink), *common])
         code = fit(fp)
         if code:
             return code

@@ -147,15 +147,22 @@ def units_score(g, s, me: int, params) -> float:
 
 
 @hot
-def evaluate(g, s, params) -> float:
+def advantage(g, s, params) -> float:
+    """``z``: the side to move's advantage in gold before the squash (module docstring)."""
     me = s[H_PLAYER]
-    top = params[P_TOP]
-    if s[H_OVER] != 0:
-        w = s[H_WINNER]
-        return 0.0 if w < 0 else (top if w == me else -top)
     z = units_score(g, s, me, params)
     z += structures_score(g, s, me, params)
     z += params[P_GOLD] * (s[H_GOLD + me] - s[H_GOLD + 1 - me])
+    return z
+
+
+@hot
+def evaluate(g, s, params) -> float:
+    top = params[P_TOP]
+    if s[H_OVER] != 0:
+        w = s[H_WINNER]
+        return 0.0 if w < 0 else (top if w == s[H_PLAYER] else -top)
+    z = advantage(g, s, params)
     return top * z / (params[P_SCALE] + abs(z))
 
 
