@@ -76,6 +76,18 @@ class ClockPolicy:
         hard = max(0.0, act_timeout - self.margin) + max(0.0, remaining_overage - self.bank_margin)
         return started + max(self.budget(act_timeout, remaining_overage), hard)
 
+    def resumed(self, started: float, ready: float, act_timeout: float, remaining_overage: float) -> float:
+        """The deadline of a move whose timer started at ``started`` but whose agent could only
+        start thinking at ``ready``: on Kaggle the first call's timer also covers loading the
+        file and creating the agent (importing numba, allocating tables, unpacking the book),
+        which at a short ``actTimeout`` took the whole budget (at 0.5 s the first move had
+        nothing left and the fast rule played). The move gets its whole :meth:`budget` again
+        from ``ready``, the overrun paid from the bank, never past :meth:`latest`; never
+        earlier than :meth:`deadline`."""
+        ordinary = self.deadline(started, act_timeout, remaining_overage)
+        latest = self.latest(started, act_timeout, remaining_overage)
+        return max(ordinary, min(ready + self.budget(act_timeout, remaining_overage), latest))
+
 
 def _number(value: Any) -> float | None:
     """``value`` as a finite float, or None when it is not a real number."""
