@@ -68,6 +68,19 @@ _RATE_MIN_SECONDS = 0.02  # shorter solves do not measure the speed (mostly call
 _RATE_SMOOTHING = 0.5  # weight of a solve's speed in the moving average (solves' speeds vary by position)
 
 
+def fresh_deadline(now: float, budget: float, floor: float, hard: float | None) -> float:
+    """The deadline of a move that waited past its own for the compile: ``budget`` (the move's
+    time) again from ``now``, at least ``floor`` seconds (a short move's budget, 0.25 s at
+    ``actTimeout`` 0.5 s, or the 0.05 s left to a move whose file loaded in its time, let the
+    freshly compiled solver prove nothing, and the bare move order played: a move that lost in
+    3 where a draw existed), never past ``hard`` less :data:`_AFTER_WAIT` (what the bank
+    holds) and never before ``now``."""
+    deadline = now + max(floor, budget)
+    if hard is not None:
+        deadline = max(now, min(deadline, hard - _AFTER_WAIT))
+    return deadline
+
+
 @dataclass
 class PerfectAgent(PositionAgent):
     """Book, then exact solver, then depth-first search (see the module docstring)."""
@@ -77,6 +90,7 @@ class PerfectAgent(PositionAgent):
     solver_share: float = 0.75  # fraction of the time left the solver may plan to use; the fallback gets the rest
     weak_first: bool = True  # prove a value-keeping move with the weak solver before the strong one refines it
     compile_wait: float = 20.0  # seconds past deadlines the agent may wait, in total, for the solver's compile
+    wait_floor: float = 1.0  # seconds a move still gets after waiting past its deadline for the compile (from the bank)
     fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (screened move order)
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
     book_wait_share: float = 0.8  # while compiling: fraction of a book move's time spent waiting for the compile
@@ -108,8 +122,8 @@ class PerfectAgent(PositionAgent):
             raise ValueError("solver_share must be in (0, 1]")
         if not 0.0 <= self.book_wait_share < 1.0:
             raise ValueError("book_wait_share must be in [0, 1)")
-        if self.tt_size < 1024 or self.compile_wait < 0:
-            raise ValueError("tt_size must be at least 1024 and compile_wait at least 0")
+        if self.tt_size < 1024 or self.compile_wait < 0 or self.wait_floor < 0:
+            raise ValueError("tt_size must be at least 1024, compile_wait and wait_floor at least 0")
         if self.fallback not in ("negamax", "rule"):
             raise ValueError(f"fallback must be 'negamax' or 'rule', got {self.fallback!r}")
         if self.book not in ("auto", "none") and not Path(self.book).is_file():
@@ -286,12 +300,11 @@ class PerfectAgent(PositionAgent):
         over = time.perf_counter() - soft
         if over <= 0:
             return deadline
-        # Past the deadline, compiled or not (then the plain screen plays): a fresh budget,
-        # also paid from the bank and counted in compile_wait.
-        deadline = time.perf_counter() + budget
-        if hard is not None:
-            deadline = max(time.perf_counter(), min(deadline, hard - _AFTER_WAIT))
-        self._waited += over + budget
+        # Past the deadline, compiled or not (then the plain screen plays): a fresh budget of
+        # at least wait_floor, also paid from the bank and counted in compile_wait.
+        now = time.perf_counter()
+        deadline = fresh_deadline(now, budget, self.wait_floor, hard)
+        self._waited += over + (deadline - now)
         return deadline
 
     def load_data(self) -> None:
