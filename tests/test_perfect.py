@@ -336,3 +336,34 @@ def test_a_move_after_a_compile_wait_gets_the_floor(monkeypatch, done_in, hard_i
     deadline = agent._wait_for_solver(t0 + 0.25, t0 + hard_in, t0)
     assert deadline == pytest.approx(t0 + expect_in)
     assert agent._waited == pytest.approx(deadline - (t0 + 0.25 - 0.05))  # the wait past the soft deadline and the fresh budget
+
+
+def test_thinking_deadline_adds_bank_time_only_above_the_reserve():
+    from agents.connectx.perfect import thinking_deadline
+
+    assert thinking_deadline(10.0, None, 2.0, 20.0) == 10.0  # no bank known (the arena's own agents, the web app)
+    assert thinking_deadline(10.0, 10.0 + 59.5, 2.0, 20.0) == pytest.approx(12.0)
+    assert thinking_deadline(10.0, 10.0 + 21.0, 2.0, 20.0) == pytest.approx(11.0)  # only what is above the reserve
+    assert thinking_deadline(10.0, 10.0 + 15.0, 2.0, 20.0) == 10.0
+    assert thinking_deadline(10.0, 10.0 + 59.5, 0.0, 20.0) == 10.0  # bank_think=0: the old behaviour
+
+
+@pytest.mark.parametrize(("bank_after_move", "extra"), [(59.5, 2.0), (21.0, 1.0), (10.0, 0.0)])
+def test_a_move_out_of_the_book_gives_the_solver_bank_time_above_the_reserve(monkeypatch, bank_after_move, extra):
+    agent = PerfectAgent(bank_think=2.0, bank_reserve=20.0)
+    release = held_compile(monkeypatch, agent)
+    seen: list[float] = []
+
+    def solve(position, deadline):
+        seen.append(deadline)
+        return position.legal_columns()[0], 0, "solver", 1
+
+    monkeypatch.setattr(agent, "_solve", solve)
+    pos = Position.from_moves(OUT_OF_BOOK)
+    agent._prepare(pos.shape)
+    release.set()
+    agent._solver_ready.wait(60)
+    deadline = time.perf_counter() + 1.75
+    agent.set_hard_deadline(deadline + bank_after_move)
+    assert agent.choose_position(pos, deadline) == pos.legal_columns()[0]
+    assert seen == [pytest.approx(deadline + extra)]
