@@ -32,7 +32,7 @@ searches without its opening cache. Only an agent that cannot run without its da
 
 The move that creates the agent (the first; a rebuild after a numba failure) pays for the
 creation, and on Kaggle for loading the file (its first call's timer covers both): the agent
-gets its whole budget again from the moment it exists, the overrun paid from the bank, never
+gets at least half its budget from the moment it exists, the overrun paid from the bank, never
 past :meth:`base.clock.ClockPolicy.latest` (:meth:`base.clock.ClockPolicy.resumed`). Before,
 at ``actTimeout`` 0.5 s, loading took the whole first budget and the fast rule played it.
 
@@ -264,7 +264,7 @@ class KaggleAdapter:
         if agent is None:
             self.stats["fallbacks"] += 1
             return fallback_column(pos)
-        if created:  # loading and creating it ran on this move's timer: the budget again, from the bank
+        if created:  # loading and creating it ran on this move's timer: time again, from the bank
             deadline = self.policy.resumed(started, time.perf_counter(), act, bank)
         self._notice_game(agent, pos)
         hard = getattr(agent, "set_hard_deadline", None)
