@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default for ConnectX, used when the configuration has no valid actTimeout
-RESUME_SHARE = 0.5  # of a move's budget, what the move that loaded the agent still gets once it exists (ClockPolicy.resumed)
+RESUME_SECONDS = 0.1  # seconds the move that loaded the agent still gets once it exists (ClockPolicy.resumed)
 RT_ACT_TIMEOUT = 5.0  # seconds; Kaggle's default actTimeout for reinforce_tactics (design.md section 9)
 
 
@@ -82,14 +82,16 @@ class ClockPolicy:
         start thinking at ``ready``: on Kaggle the first call's timer also covers loading the
         file and creating the agent (importing numba, allocating tables, unpacking the book),
         which at a short ``actTimeout`` took the whole budget (at 0.5 s the first move had
-        nothing left and the fast rule played). The move gets at least :data:`RESUME_SHARE` of
-        its :meth:`budget` from ``ready``, the overrun paid from the bank, never past
-        :meth:`latest`; never earlier than :meth:`deadline`. Only a share: a load that leaves
-        that much keeps the ordinary deadline, so that the first move of a fresh process stays
-        within ``actTimeout`` where it did (the builder's validation requires it)."""
+        nothing left and the fast rule played). The move gets at least :data:`RESUME_SECONDS`
+        (or its whole :meth:`budget`, if shorter) from ``ready``, the overrun paid from the bank,
+        never past :meth:`latest`; never earlier than :meth:`deadline`. Only that little: enough
+        for a book move, or for an agent that waits for its compile from the bank anyway
+        (``perfect``); a longer grant made the first move of a fresh process at load 20 take
+        2.65 s, over the 2 s ``actTimeout`` the builder's validation holds it to."""
         ordinary = self.deadline(started, act_timeout, remaining_overage)
         latest = self.latest(started, act_timeout, remaining_overage)
-        return max(ordinary, min(ready + RESUME_SHARE * self.budget(act_timeout, remaining_overage), latest))
+        grant = min(RESUME_SECONDS, self.budget(act_timeout, remaining_overage))
+        return max(ordinary, min(ready + grant, latest))
 
 
 def _number(value: Any) -> float | None:

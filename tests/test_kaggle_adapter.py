@@ -299,13 +299,15 @@ def test_agents_that_may_overrun_get_the_hard_deadline_before_each_move(monkeypa
 
 def test_resumed_gives_the_budget_again_from_when_the_agent_exists_within_the_bank():
     p = ClockPolicy()  # margin 0.25, bank_margin 0.5
-    # loading took 0.3 s of a 0.5 s move: half its 0.25 s budget from then, from the bank
-    assert p.resumed(10.0, 10.3, 0.5, 60.0) == pytest.approx(10.3 + 0.125)
-    # a quick load that leaves half the budget keeps the ordinary deadline (no bank spent)
+    # loading took 0.3 s of a 0.5 s move: 0.1 s (RESUME_SECONDS) from then, from the bank
+    assert p.resumed(10.0, 10.3, 0.5, 60.0) == pytest.approx(10.3 + 0.1)
+    # a load that leaves that much keeps the ordinary deadline (no bank spent)
     assert p.resumed(10.0, 10.1, 2.0, 60.0) == pytest.approx(11.75)
-    assert p.resumed(10.0, 11.5, 2.0, 60.0) == pytest.approx(11.5 + 0.875)
+    assert p.resumed(10.0, 11.8, 2.0, 60.0) == pytest.approx(11.9)
+    # a move shorter than that gets its budget
+    assert p.resumed(10.0, 10.2, 0.3, 60.0) == pytest.approx(10.25)
     # never past what the bank holds (less its margin) ...
-    assert p.resumed(10.0, 11.9, 2.0, 1.0) == pytest.approx(p.latest(10.0, 2.0, 1.0)) == pytest.approx(12.25)
+    assert p.resumed(10.0, 12.2, 2.0, 1.0) == pytest.approx(p.latest(10.0, 2.0, 1.0)) == pytest.approx(12.25)
     # ... and with an empty bank, the ordinary deadline: no time is invented
     assert p.resumed(10.0, 12.0, 2.0, 0.0) == pytest.approx(p.deadline(10.0, 2.0, 0.0)) == pytest.approx(11.75)
     # never before the ordinary deadline
@@ -315,7 +317,7 @@ def test_resumed_gives_the_budget_again_from_when_the_agent_exists_within_the_ba
 def test_the_move_that_creates_the_agent_gets_its_budget_after_the_creation(monkeypatch):
     # At actTimeout 0.5 s, loading the file and creating the agent (numba's import, the tables,
     # the book) took the whole first budget: the fast rule played the first move. Now the agent
-    # gets half its budget from when it exists; later moves count from their call as before.
+    # gets 0.1 s from when it exists; later moves count from their call as before.
     import agents.connectx.kaggle as kaggle_module
 
     clock, rec = FakeClock(), Recorder()
@@ -330,7 +332,7 @@ def test_the_move_that_creates_the_agent_gets_its_budget_after_the_creation(monk
     config = {**CONFIG, "actTimeout": 0.5}
     start = clock.now
     assert adapter(obs_of(pos), config) == pos.legal_columns()[-1]
-    assert rec.deadlines == [pytest.approx(start + 0.3 + 0.125)] and adapter.stats["late"] == 0
+    assert rec.deadlines == [pytest.approx(start + 0.3 + 0.1)] and adapter.stats["late"] == 0
     clock.now += 5.0
     later = clock.now
     adapter(obs_of(pos.play(0).play(0)), config)

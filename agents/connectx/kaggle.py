@@ -32,8 +32,9 @@ searches without its opening cache. Only an agent that cannot run without its da
 
 The move that creates the agent (the first; a rebuild after a numba failure) pays for the
 creation, and on Kaggle for loading the file (its first call's timer covers both): the agent
-gets at least half its budget from the moment it exists, the overrun paid from the bank, never
-past :meth:`base.clock.ClockPolicy.latest` (:meth:`base.clock.ClockPolicy.resumed`). Before,
+gets at least 0.1 s from the moment it exists (a book move; ``perfect`` then waits for its
+compile from the bank), the overrun paid from the bank, never past
+:meth:`base.clock.ClockPolicy.latest` (:meth:`base.clock.ClockPolicy.resumed`). Before,
 at ``actTimeout`` 0.5 s, loading took the whole first budget and the fast rule played it.
 
 An agent may also overrun its deadline on purpose (``perfect`` waits for numba's compile when a
