@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 KAGGLE_ACT_TIMEOUT = 2.0  # seconds; Kaggle's default for ConnectX, used when the configuration has no valid actTimeout
+RESUME_SECONDS = 0.1  # seconds the move that loaded the agent still gets once it exists (ClockPolicy.resumed)
 RT_ACT_TIMEOUT = 5.0  # seconds; Kaggle's default actTimeout for reinforce_tactics (design.md section 9)
 
 
@@ -75,6 +76,22 @@ class ClockPolicy:
         ``bank_margin``; never before :meth:`deadline`. Every wait past a deadline stops here."""
         hard = max(0.0, act_timeout - self.margin) + max(0.0, remaining_overage - self.bank_margin)
         return started + max(self.budget(act_timeout, remaining_overage), hard)
+
+    def resumed(self, started: float, ready: float, act_timeout: float, remaining_overage: float) -> float:
+        """The deadline of a move whose timer started at ``started`` but whose agent could only
+        start thinking at ``ready``: on Kaggle the first call's timer also covers loading the
+        file and creating the agent (importing numba, allocating tables, unpacking the book),
+        which at a short ``actTimeout`` took the whole budget (at 0.5 s the first move had
+        nothing left and the fast rule played). The move gets at least :data:`RESUME_SECONDS`
+        (or its whole :meth:`budget`, if shorter) from ``ready``, the overrun paid from the bank,
+        never past :meth:`latest`; never earlier than :meth:`deadline`. Only that little: enough
+        for a book move, or for an agent that waits for its compile from the bank anyway
+        (``perfect``); a longer grant made the first move of a fresh process at load 20 take
+        2.65 s, over the 2 s ``actTimeout`` the builder's validation holds it to."""
+        ordinary = self.deadline(started, act_timeout, remaining_overage)
+        latest = self.latest(started, act_timeout, remaining_overage)
+        grant = min(RESUME_SECONDS, self.budget(act_timeout, remaining_overage))
+        return max(ordinary, min(ready + grant, latest))
 
 
 def _number(value: Any) -> float | None:

@@ -31,6 +31,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ class SolverCache:
         data = json.loads(path.read_text()) if path.is_file() else {}
         self.values: dict[str, int] = data.get("values", {})
         self.scores: dict[str, list] = data.get("scores", {})
+        self.hard: dict[str, int] = data.get("hard", {})  # positions a weak solve of that many nodes did not finish
         self.seconds = 0.0  # spent solving in this run
         self.book: dict[str, int] = {}
         if store is not None and store.is_file():
@@ -66,18 +68,30 @@ class SolverCache:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(self.path, json.dumps({"values": self.values, "scores": self.scores}))
+        write_text(self.path, json.dumps({"values": self.values, "scores": self.scores, "hard": self.hard}))
 
-    def value(self, position: Position, use_book: bool = False) -> int:
-        """-1, 0 or 1 for the side to move (weak solve)."""
+    def solved(self, position: Position, use_book: bool = False) -> int:
+        """:meth:`value` without a node limit: always an answer."""
+        v = self.value(position, use_book)
+        assert v is not None  # no node limit: the solve finishes
+        return v
+
+    def value(self, position: Position, use_book: bool = False, node_limit: int | None = None) -> int | None:
+        """-1, 0 or 1 for the side to move (weak solve); None when ``node_limit`` nodes did not
+        solve it (remembered in ``hard``, so that a rerun with the same limit does not try again)."""
         key = str(position.symmetric_key())
         if use_book and key in self.book:
             return self.book[key]
         if key not in self.values:
+            if node_limit is not None and self.hard.get(key, 0) >= node_limit:
+                return None
             t = time.perf_counter()
-            v = self.solver.solve(position, weak=True)
+            v = self.solver.solve(position, weak=True, node_limit=node_limit)
             self.seconds += time.perf_counter() - t
-            assert v is not None
+            if v is None:
+                self.hard[key] = max(self.hard.get(key, 0), node_limit or 0)
+                self.save()
+                return None
             self.values[key] = (v > 0) - (v < 0)
             self.save()
         return self.values[key]
@@ -106,7 +120,7 @@ class PerfectOpponent(PositionAgent, StatelessPlayer):
 
     def choose_position(self, position: Position, deadline: float) -> int:
         if position.ply < self.strong_from:
-            children = {c: (1 if position.is_winning_move(c) else -self.cache.value(position.play(c), use_book=True))
+            children = {c: (1 if position.is_winning_move(c) else -self.cache.solved(position.play(c), use_book=True))
                         for c in position.legal_columns()}
             scores = [children.get(c) for c in range(position.shape.columns)]
         else:
@@ -127,21 +141,28 @@ def _conversion(won_position: bool, outcome: str) -> str:
         return "never in a won position"
     return "won position converted" if outcome == "win" else "WON POSITION NOT CONVERTED"
 
-def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int) -> dict:
-    """Judge the moves of ``seat`` (1 or 2) in a finished game (see the module docstring)."""
-    out: dict[str, Any] = {"kept": 0, "lost": [], "unjudged": 0, "won_position": False}
+def judge(moves: list[int], seat: int, cache: SolverCache, judge_from: int, opening: int = 0,
+          node_limit: int | None = None) -> dict:
+    """Judge the moves of ``seat`` (1 or 2) in a finished game (see the module docstring); the
+    first ``opening`` moves were the arena's opening, nobody's choice: neither judged nor counted.
+    With ``node_limit`` a move whose positions a weak solve of that many nodes does not finish
+    is counted in ``too_hard`` (by ply), not judged."""
+    out: dict[str, Any] = {"kept": 0, "lost": [], "unjudged": 0, "won_position": False, "too_hard": []}
     pos = Position.empty(STANDARD)
     for ply, col in enumerate(moves):
         mover = 1 + ply % 2
-        if mover == seat:
+        if mover == seat and ply >= opening:
             if ply < judge_from:
                 out["unjudged"] += 1
             else:
-                before = cache.value(pos)
+                wins = pos.is_winning_move(col)
+                before = 1 if wins else cache.value(pos, node_limit=node_limit)
                 if before == 1:
                     out["won_position"] = True
-                after = -1 if pos.is_winning_move(col) else cache.value(pos.play(col))
-                if -after == before:
+                after = -1 if wins else None if before is None else cache.value(pos.play(col), node_limit=node_limit)
+                if before is None or after is None:
+                    out["too_hard"].append(ply)
+                elif -after == before:
                     out["kept"] += 1
                 else:
                     out["lost"].append((ply, col, before, -after))
@@ -188,6 +209,82 @@ def play_one(path: str, spec: str, seat: int, seed: int, time_per_move: float, c
     return result
 
 
+# --- the arena on Kaggle's clock ---------------------------------------------------------------
+def arena_games(file: str, opponent: str, games: int, time_per_move: float, workers: int, db: Path, seed: int) -> tuple[list, list[int]]:
+    """Play (or resume) ``games`` games of the file against ``opponent`` in the arena
+    (:mod:`util.arena.tournament`: the arena's openings, seats swapped, every agent file in a
+    fresh process per game on Kaggle's clock, its 60 s bank included); returns the stored games
+    of that run, the file's player id and the opponent's."""
+    from util.arena import tournament
+    from util.arena.players import resolve
+    from util.arena.store import Store
+
+    tag = f"perfect-arena:{Path(file).resolve()}:{opponent}:{games}:{time_per_move:g}:{seed}"
+    code = tournament.main(["--agents", f"{file},{opponent}", "--games", str(games), "--time", f"{time_per_move:g}",
+                            "--workers", str(workers), "--db", str(db), "--seed", str(seed), "--tag", tag, "--quiet"])
+    if code != 0:
+        raise SystemExit(code)
+    mine = resolve(file)
+    with Store(db, create=False) as store:
+        run = store.run_id(tag)
+        ids = [i for i, (spec, version) in store.players().items() if spec == mine.text and version == mine.version]
+        return [g for g in store.games(runs=[run] if run is not None else []) if g.first in ids or g.second in ids], ids
+
+
+def judge_arena(stored: list, ids: list[int], cache: SolverCache, judge_from: int, node_limit: int | None) -> dict:
+    """Every stored game judged: the file's points, its moves that kept the value (weak solves,
+    from ``judge_from`` on and after the opening), its moves that lost it, per game lines."""
+    total: dict[str, Any] = {"points": 0.0, "games": 0, "kept": 0, "lost": [], "unjudged": 0, "too_hard": [], "lines": [],
+                             "first_moves": [], "slowest": 0.0}
+    for g in stored:
+        seat = 1 if g.first in ids else 2
+        j = judge(list(g.moves), seat, cache, judge_from, opening=len(g.opening), node_limit=node_limit)
+        times = [t for t, m in zip(g.move_times, g.mover_marks()) if m == seat]
+        points = 1.0 if g.winner == seat else 0.5 if g.winner == 0 else 0.0
+        total["points"] += points
+        total["games"] += 1
+        total["kept"] += j["kept"]
+        total["unjudged"] += j["unjudged"]
+        total["too_hard"] += j["too_hard"]
+        total["lost"] += [(g.id, *lost) for lost in j["lost"]]
+        total["first_moves"].append(times[0] if times else 0.0)
+        total["slowest"] = max([total["slowest"], *times])
+        opening = "".join(str(c + 1) for c in g.opening) or "-"
+        bad = ", ".join(f"ply {ply} col {col + 1} ({before:+d}->{after:+d})" for ply, col, before, after in j["lost"])
+        total["lines"].append(f"game {g.id}: opening {opening:5} as {seat}: {points:g} point ({g.termination}); kept "
+                              f"{j['kept']}, lost {len(j['lost'])}{': ' + bad if bad else ''}, too hard to judge {len(j['too_hard'])}, "
+                              f"before ply {judge_from} {j['unjudged']}; "
+                              f"first move {times[0] if times else 0:.2f} s, slowest {max(times or [0]):.2f} s")
+    return total
+
+
+def arena_main(args: Any) -> int:
+    stored, ids = arena_games(args.file, args.arena, args.games, args.time, args.workers, args.db, args.seed)
+    if not stored:
+        print(f"no stored games of {args.file} in {args.db}")
+        return 1
+    cache = SolverCache(args.cache)
+    from core.connectx.openings import suite
+
+    for line in suite(STANDARD):  # every opening of the arena's suite is a solved draw (core.connectx.openings)
+        cache.values.setdefault(str(Position.from_moves("".join(str(c + 1) for c in line), STANDARD).symmetric_key()), 0)
+    limit = int(args.judge_nodes) or None
+    t = judge_arena(stored, ids, cache, args.judge_from_ply, limit)
+    for line in t["lines"]:
+        print(line)
+    judged = t["kept"] + len(t["lost"])
+    share = t["kept"] / judged if judged else 0.0
+    plies = sorted(ply for _gid, ply, *_ in t["lost"])
+    print(f"{args.file} vs {args.arena} in the arena at --time {args.time:g} (Kaggle's clock, 60 s bank): "
+          f"{t['points']:g} / {t['games']} points; optimal (value-keeping) moves {t['kept']} / {judged} = {share:.1%} "
+          f"(judged from ply {args.judge_from_ply}, after the opening; {t['unjudged']} earlier moves unjudged; "
+          f"{len(t['too_hard'])} moves too hard for a {limit or 'unlimited'}-node weak solve, at plies "
+          f"{dict(sorted(Counter(t['too_hard']).items())) or 'none'}); "
+          f"value lost at plies {plies or 'none'}; first move median {sorted(t['first_moves'])[len(t['first_moves']) // 2]:.2f} s, "
+          f"slowest move {t['slowest']:.2f} s; solver time in this run {cache.seconds:.0f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m bench.perfect_kaggle", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("file", help="the built submission file")
@@ -201,10 +298,23 @@ def main(argv: list[str] | None = None) -> int:
                         help="solver results kept between runs (default results/perfect_kaggle_cache.json)")
     parser.add_argument("--strong-from-ply", type=int, default=3, help="the perfect opponent's strong play from this ply (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
+    parser.add_argument("--arena", metavar="OPPONENT", default=None,
+                        help="play in the arena instead (util.arena.tournament: its openings, seats swapped, agent files on "
+                             "Kaggle's clock) against this spec or agent file, --games games in all, and judge every move of the file")
+    parser.add_argument("--judge-nodes", type=float, default=2e7,
+                        help="with --arena: a position whose weak solve needs more nodes is not judged (default 2e7; 0: no limit)")
+    parser.add_argument("--workers", type=int, default=2, help="with --arena: parallel games (default 2)")
+    parser.add_argument("--db", type=Path, default=Path("results/perfect_arena.sqlite"),
+                        help="with --arena: the tournament store (default results/perfect_arena.sqlite; a rerun resumes)")
     args = parser.parse_args(argv)
     check_writable(parser, "--cache", args.cache)
     if not Path(args.file).is_file():
         parser.error(f"no file {args.file}; build one with python build_submission.py --output {args.file}")
+    if args.arena is not None:
+        check_writable(parser, "--db", args.db)
+        if args.games < 1 or args.time <= 0 or args.workers < 1:
+            parser.error("--games >= 1, --time > 0 and --workers >= 1")
+        return arena_main(args)
     try:
         seats = [int(s) for s in args.seats.split(",")]
         if not seats or any(s not in (1, 2) for s in seats) or args.games < 1 or args.time <= 0:

@@ -98,20 +98,34 @@ def test_negative_times_count_as_zero():
     assert kaggle_times({"remainingOverageTime": -5}, {"actTimeout": -1}) == (0.0, 0.0)
 
 
+class FakeClock:
+    """``time`` for the adapter: ``perf_counter()`` reads ``now``, which the test moves."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
 # --- the adapter's clock, gc and lifecycle --------------------------------------------------
-def test_deadline_is_act_timeout_minus_margin_from_the_call():
+def test_deadline_is_act_timeout_minus_margin_from_the_call(monkeypatch):
+    import agents.connectx.kaggle as kaggle_module
+
+    clock = FakeClock()
+    monkeypatch.setattr(kaggle_module, "time", clock)
     rec = Recorder()
     adapter = KaggleAdapter(lambda: rec, freeze_gc=False)
-    t0 = time.perf_counter()
+    t0 = clock.now
     adapter(obs_of(Position.empty()), config_of(Shape(), act=3.0))
-    assert rec.deadlines[0] - t0 == pytest.approx(3.0 - adapter.policy.margin, abs=0.05)
+    assert rec.deadlines[0] - t0 == pytest.approx(3.0 - adapter.policy.margin)
 
 
 def test_first_deadline_counts_from_loading_when_the_timer_could_have_covered_it():
     rec = Recorder()
     loaded = time.perf_counter() - 0.5
     adapter = KaggleAdapter(lambda: rec, started_at=loaded, freeze_gc=False)
-    adapter(obs_of(Position.empty()), CONFIG)
+    adapter(obs_of(Position.empty(), bank=0.0), CONFIG)  # no bank to pay for the load (see the next test)
     assert rec.deadlines[0] == pytest.approx(loaded + 2.0 - adapter.policy.margin)
     t1 = time.perf_counter()
     adapter(obs_of(Position.from_moves("44")), CONFIG)  # later moves count from the call
@@ -256,7 +270,12 @@ def test_hard_deadline_is_what_the_bank_holds_less_the_margins():
         ClockPolicy(bank_margin=-0.1)
 
 
-def test_agents_that_may_overrun_get_the_hard_deadline_before_each_move():
+def test_agents_that_may_overrun_get_the_hard_deadline_before_each_move(monkeypatch):
+    import agents.connectx.kaggle as kaggle_module
+
+    clock = FakeClock()
+    monkeypatch.setattr(kaggle_module, "time", clock)  # the agent's creation takes no time
+
     class Overrunner(Recorder):
         def __init__(self) -> None:
             super().__init__()
@@ -268,13 +287,56 @@ def test_agents_that_may_overrun_get_the_hard_deadline_before_each_move():
     agent = Overrunner()
     adapter = KaggleAdapter(lambda: agent, freeze_gc=False)
     pos = Position.from_moves("44")
-    before = time.perf_counter()
+    before = clock.now
     adapter(obs_of(pos, bank=1.0), CONFIG)
+    clock.now += 3.0
     adapter(obs_of(pos.play(6).play(0), bank=30.0), CONFIG)
     assert len(agent.hard) == 2
     assert agent.hard[0] - agent.deadlines[0] == pytest.approx(0.5, abs=1e-9)  # 1 s of bank less its 0.5 s margin
     assert agent.hard[1] - agent.deadlines[1] == pytest.approx(29.5, abs=1e-9)
-    assert before < agent.deadlines[0] < before + 1.75 + 0.1
+    assert agent.deadlines == [pytest.approx(before + 1.75), pytest.approx(before + 3.0 + 1.75)]
+
+
+def test_resumed_gives_the_budget_again_from_when_the_agent_exists_within_the_bank():
+    p = ClockPolicy()  # margin 0.25, bank_margin 0.5
+    # loading took 0.3 s of a 0.5 s move: 0.1 s (RESUME_SECONDS) from then, from the bank
+    assert p.resumed(10.0, 10.3, 0.5, 60.0) == pytest.approx(10.3 + 0.1)
+    # a load that leaves that much keeps the ordinary deadline (no bank spent)
+    assert p.resumed(10.0, 10.1, 2.0, 60.0) == pytest.approx(11.75)
+    assert p.resumed(10.0, 11.8, 2.0, 60.0) == pytest.approx(11.9)
+    # a move shorter than that gets its budget
+    assert p.resumed(10.0, 10.2, 0.3, 60.0) == pytest.approx(10.25)
+    # never past what the bank holds (less its margin) ...
+    assert p.resumed(10.0, 12.2, 2.0, 1.0) == pytest.approx(p.latest(10.0, 2.0, 1.0)) == pytest.approx(12.25)
+    # ... and with an empty bank, the ordinary deadline: no time is invented
+    assert p.resumed(10.0, 12.0, 2.0, 0.0) == pytest.approx(p.deadline(10.0, 2.0, 0.0)) == pytest.approx(11.75)
+    # never before the ordinary deadline
+    assert p.resumed(10.0, 9.0, 2.0, 60.0) == pytest.approx(11.75)
+
+
+def test_the_move_that_creates_the_agent_gets_its_budget_after_the_creation(monkeypatch):
+    # At actTimeout 0.5 s, loading the file and creating the agent (numba's import, the tables,
+    # the book) took the whole first budget: the fast rule played the first move. Now the agent
+    # gets 0.1 s from when it exists; later moves count from their call as before.
+    import agents.connectx.kaggle as kaggle_module
+
+    clock, rec = FakeClock(), Recorder()
+    monkeypatch.setattr(kaggle_module, "time", clock)
+
+    def slow_factory():
+        clock.now += 0.3
+        return rec
+
+    adapter = KaggleAdapter(slow_factory, freeze_gc=False, verbose=False)
+    pos = Position.from_moves("4455")
+    config = {**CONFIG, "actTimeout": 0.5}
+    start = clock.now
+    assert adapter(obs_of(pos), config) == pos.legal_columns()[-1]
+    assert rec.deadlines == [pytest.approx(start + 0.3 + 0.1)] and adapter.stats["late"] == 0
+    clock.now += 5.0
+    later = clock.now
+    adapter(obs_of(pos.play(0).play(0)), config)
+    assert rec.deadlines[1] == pytest.approx(later + 0.25)
 
 
 def test_no_time_left_uses_the_fast_rule_without_asking_the_agent(capsys):
@@ -286,7 +348,8 @@ def test_no_time_left_uses_the_fast_rule_without_asking_the_agent(capsys):
 
     adapter = KaggleAdapter(slow_factory, policy=ClockPolicy(min_budget=0.01), freeze_gc=False)
     pos = Position.from_moves("4455")
-    assert adapter(obs_of(pos), {**CONFIG, "actTimeout": 0.1}) == fallback_column(pos)
+    # an empty bank: loading's overrun cannot be paid, and the agent is not asked
+    assert adapter(obs_of(pos, bank=0.0), {**CONFIG, "actTimeout": 0.1}) == fallback_column(pos)
     assert rec.deadlines == [] and adapter.stats["late"] == 1
     assert "[connectx] LATE" in capsys.readouterr().err
 

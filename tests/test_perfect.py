@@ -280,3 +280,90 @@ def test_a_damaged_book_file_is_named_and_no_pickle_is_suggested(tmp_path, conte
     with pytest.raises(BookError) as err:
         Book.load(path)
     assert str(path) in str(err.value) and "pickle" not in str(err.value)
+
+
+class FakeClock:
+    """``time`` for the agent's waits: ``perf_counter()`` reads ``now``; a :class:`FakeCompile`
+    moves it."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+class FakeCompile:
+    """Stands in for the solver's ready event: the compile ends at ``clock.now`` ``done_at``;
+    ``wait(t)`` moves the clock to that moment or by ``t``, whichever comes first."""
+
+    def __init__(self, clock: FakeClock, done_at: float) -> None:
+        self.clock, self.done_at = clock, done_at
+
+    def is_set(self) -> bool:
+        return self.clock.now >= self.done_at
+
+    def wait(self, timeout: float) -> bool:
+        self.clock.now = min(self.clock.now + timeout, max(self.clock.now, self.done_at))
+        return self.is_set()
+
+
+def test_fresh_deadline_after_a_compile_wait_has_a_floor_and_stops_before_the_bank_does():
+    from agents.connectx.perfect import _AFTER_WAIT, fresh_deadline
+
+    assert fresh_deadline(100.0, 0.05, 1.0, None) == pytest.approx(101.0)  # the floor, not 0.05 s
+    assert fresh_deadline(100.0, 1.75, 1.0, None) == pytest.approx(101.75)  # a longer move keeps its time
+    assert fresh_deadline(100.0, 0.05, 1.0, 100.5) == pytest.approx(100.5 - _AFTER_WAIT)  # what the bank holds
+    assert fresh_deadline(100.0, 0.05, 1.0, 99.0) == pytest.approx(100.0)  # never before now
+
+
+@pytest.mark.parametrize(("done_in", "hard_in", "expect_in"), [
+    (6.0, 60.0, 6.0 + 1.0),  # compiled 6 s in: 1 s for the compiled solver (it had 0.25 s, or 0.05 s after a slow load)
+    (6.0, 6.5, 6.5 - 0.1),  # the bank ends sooner: the move stops _AFTER_WAIT before it
+    (100.0, 60.0, 0.2 + 20.0 + 1.0),  # never compiled: compile_wait (20 s) past the soft deadline, then 1 s of plain screen
+])
+def test_a_move_after_a_compile_wait_gets_the_floor(monkeypatch, done_in, hard_in, expect_in):
+    # At actTimeout 0.5 s the move after the wait had its own 0.25 s budget (0.05 s when the file's
+    # load had taken the move's time): the solver proved nothing and the bare move order played
+    # the centre, lost in 3 where a draw existed. Injected clock: no real waiting.
+    import agents.connectx.perfect as perfect_module
+
+    clock = FakeClock()
+    monkeypatch.setattr(perfect_module, "time", clock)
+    agent = PerfectAgent(compile_wait=20.0, wait_floor=1.0)
+    t0 = clock.now
+    agent._solver_ready = FakeCompile(clock, t0 + done_in)
+    deadline = agent._wait_for_solver(t0 + 0.25, t0 + hard_in, t0)
+    assert deadline == pytest.approx(t0 + expect_in)
+    assert agent._waited == pytest.approx(deadline - (t0 + 0.25 - 0.05))  # the wait past the soft deadline and the fresh budget
+
+
+def test_thinking_deadline_adds_bank_time_only_above_the_reserve():
+    from agents.connectx.perfect import thinking_deadline
+
+    assert thinking_deadline(10.0, None, 2.0, 20.0) == 10.0  # no bank known (the arena's own agents, the web app)
+    assert thinking_deadline(10.0, 10.0 + 59.5, 2.0, 20.0) == pytest.approx(12.0)
+    assert thinking_deadline(10.0, 10.0 + 21.0, 2.0, 20.0) == pytest.approx(11.0)  # only what is above the reserve
+    assert thinking_deadline(10.0, 10.0 + 15.0, 2.0, 20.0) == 10.0
+    assert thinking_deadline(10.0, 10.0 + 59.5, 0.0, 20.0) == 10.0  # bank_think=0: the old behaviour
+
+
+@pytest.mark.parametrize(("bank_after_move", "extra"), [(59.5, 2.0), (21.0, 1.0), (10.0, 0.0)])
+def test_a_move_out_of_the_book_gives_the_solver_bank_time_above_the_reserve(monkeypatch, bank_after_move, extra):
+    agent = PerfectAgent(bank_think=2.0, bank_reserve=20.0)
+    release = held_compile(monkeypatch, agent)
+    seen: list[float] = []
+
+    def solve(position, deadline):
+        seen.append(deadline)
+        return position.legal_columns()[0], 0, "solver", 1
+
+    monkeypatch.setattr(agent, "_solve", solve)
+    pos = Position.from_moves(OUT_OF_BOOK)
+    agent._prepare(pos.shape)
+    release.set()
+    agent._solver_ready.wait(60)
+    deadline = time.perf_counter() + 1.75
+    agent.set_hard_deadline(deadline + bank_after_move)
+    assert agent.choose_position(pos, deadline) == pos.legal_columns()[0]
+    assert seen == [pytest.approx(deadline + extra)]

@@ -46,3 +46,19 @@ def test_perfect_opponent_plays_a_best_strong_move_reproducibly(tmp_path: Path) 
         assert picks == {PerfectOpponent(cache, seed, strong_from=0).choose_position(pos, 0.0) for seed in range(8)}
         spread += len(picks) > 1
     assert spread > 0  # seeds spread the choice over tied moves
+
+
+def test_judge_skips_the_opening_and_leaves_positions_beyond_its_node_limit_unjudged(tmp_path: Path) -> None:
+    cache = SolverCache(tmp_path / "cache.json")
+    moves, pos = _late_positions(1)[0]
+    prefix = [int(c) - 1 for c in moves]
+    col = next(c for c in pos.legal_columns() if not pos.is_winning_move(c))
+    seat = 1 + pos.ply % 2
+    # the whole prefix is the opening: only the last move is the seat's to judge
+    tiny = judge(prefix + [col], seat, cache, judge_from=0, opening=len(prefix), node_limit=1)
+    assert tiny["too_hard"] == [pos.ply] and tiny["kept"] == 0 and not tiny["lost"] and tiny["unjudged"] == 0
+    assert cache.value(pos, node_limit=1) is None  # remembered: not solved again at that limit
+    full = judge(prefix + [col], seat, cache, judge_from=0, opening=len(prefix))
+    assert full["too_hard"] == [] and full["kept"] + len(full["lost"]) == 1
+    # without the opening, the prefix's moves of the seat are judged too
+    assert judge(prefix + [col], seat, cache, judge_from=0)["kept"] + len(judge(prefix + [col], seat, cache, judge_from=0)["lost"]) > 1

@@ -30,6 +30,13 @@ depends on it: the error is logged once and the agent is created again and told
 searches without its opening cache. Only an agent that cannot run without its data (its
 ``use_data(None)`` raises) leaves the game to the fast rule.
 
+The move that creates the agent (the first; a rebuild after a numba failure) pays for the
+creation, and on Kaggle for loading the file (its first call's timer covers both): the agent
+gets at least 0.1 s from the moment it exists (a book move; ``perfect`` then waits for its
+compile from the bank), the overrun paid from the bank, never past
+:meth:`base.clock.ClockPolicy.latest` (:meth:`base.clock.ClockPolicy.resumed`). Before,
+at ``actTimeout`` 0.5 s, loading took the whole first budget and the fast rule played it.
+
 An agent may also overrun its deadline on purpose (``perfect`` waits for numba's compile when a
 position leaves its book): if it has ``set_hard_deadline(t)``, the adapter calls it before every
 move with :meth:`base.clock.ClockPolicy.latest`, the moment by which the move must end whatever
@@ -217,11 +224,13 @@ class KaggleAdapter:
         now = time.perf_counter()
         started = now
         if self._calls == 0 and self._started_at is not None:
-            # Kaggle's timer may cover loading the file (design.md). kaggle-environments 1.33
-            # loads both files when the episode starts and times only the call, so a second
-            # player's first call comes a whole opponent move after loading. Count from loading
-            # only while a move's budget has not gone by since: a gap longer than that was not
-            # timed (or, if it was, counting from now costs at most one budget of the bank).
+            # Kaggle's timer covers loading the file: kaggle-environments 1.33.2 executes an
+            # agent file inside its first timed call (build_agent's callable_agent, also behind
+            # its HTTP agent server). A host that loads files when the episode starts times
+            # only the call, so a second player's first call may come a whole opponent move
+            # after loading. Count from loading only while a move's budget has not gone by
+            # since: a gap longer than that was not timed (or, if it was, counting from now
+            # costs at most one budget of the bank).
             act, bank = kaggle_times(observation, configuration)
             if 0 <= now - self._started_at < self.policy.budget(act, bank):
                 started = self._started_at
@@ -251,10 +260,13 @@ class KaggleAdapter:
             self.stats["fallbacks"] += 1
             self._error(f"bad observation or configuration ({reason}); playing the first empty column from the centre")
             return game.raw_column()
+        created = self._agent is None
         agent = self._get_agent()
         if agent is None:
             self.stats["fallbacks"] += 1
             return fallback_column(pos)
+        if created:  # loading and creating it ran on this move's timer: time again, from the bank
+            deadline = self.policy.resumed(started, time.perf_counter(), act, bank)
         self._notice_game(agent, pos)
         hard = getattr(agent, "set_hard_deadline", None)
         if callable(hard):

@@ -20,7 +20,14 @@ none shipped, or the embedded one was damaged, when it is the first move), the a
 it, past the deadline if need be, up to ``compile_wait`` seconds in total: that time comes from
 Kaggle's 60 s bank, so the wait also stops at the hard deadline the Kaggle adapter gives
 (``set_hard_deadline``: what the bank holds, less a margin,
-:meth:`base.clock.ClockPolicy.latest`). Without a book the first positions are beyond the
+:meth:`base.clock.ClockPolicy.latest`). After such a wait the move has at least ``wait_floor``
+(1 s) again, from the bank (:func:`fresh_deadline`): at 0.5 s a move its own 0.25 s let the
+fresh solver prove nothing, and the bare move order lost in 3 where a draw existed.
+
+Out of the book, where the Kaggle adapter tells the bank, a move may add ``bank_think`` (2 s) of
+it for the solver and the search while ``bank_reserve`` (20 s) stays untouched
+(:func:`thinking_deadline`): the arena's openings leave the book at once, and the early middle
+game (plies 4-9) is beyond the solver in one move's time. Without a book the first positions are beyond the
 solver, but not beyond its screen: compiled, it proves the traps a depth-4 search can set,
 while the plain-Python stand-in, beside a compile that holds the GIL, proved almost nothing
 and played the bare move order (see :meth:`PerfectAgent._wait_for_solver`). Once
@@ -68,6 +75,31 @@ _RATE_MIN_SECONDS = 0.02  # shorter solves do not measure the speed (mostly call
 _RATE_SMOOTHING = 0.5  # weight of a solve's speed in the moving average (solves' speeds vary by position)
 
 
+def fresh_deadline(now: float, budget: float, floor: float, hard: float | None) -> float:
+    """The deadline of a move that waited past its own for the compile: ``budget`` (the move's
+    time) again from ``now``, at least ``floor`` seconds (a short move's budget, 0.25 s at
+    ``actTimeout`` 0.5 s, or the 0.05 s left to a move whose file loaded in its time, let the
+    freshly compiled solver prove nothing, and the bare move order played: a move that lost in
+    3 where a draw existed), never past ``hard`` less :data:`_AFTER_WAIT` (what the bank
+    holds) and never before ``now``."""
+    deadline = now + max(floor, budget)
+    if hard is not None:
+        deadline = max(now, min(deadline, hard - _AFTER_WAIT))
+    return deadline
+
+
+def thinking_deadline(deadline: float, hard: float | None, extra: float, reserve: float) -> float:
+    """The deadline of a move the book does not give: ``extra`` seconds of Kaggle's bank past
+    ``deadline``, as long as ``reserve`` seconds of what the bank holds (``hard``, the latest the
+    move may end) stay untouched; ``deadline`` itself without a hard deadline (no bank known).
+    Out of the book the solver cannot prove the early middle game within a move (plies 4-9 of
+    the arena's openings at 2 s a move), and the search's moves there lost value; the bank
+    (60 s a game) was left unused. A move the solver proves early ends early."""
+    if hard is None:
+        return deadline
+    return deadline + max(0.0, min(extra, hard - deadline - reserve))
+
+
 @dataclass
 class PerfectAgent(PositionAgent):
     """Book, then exact solver, then depth-first search (see the module docstring)."""
@@ -77,6 +109,9 @@ class PerfectAgent(PositionAgent):
     solver_share: float = 0.75  # fraction of the time left the solver may plan to use; the fallback gets the rest
     weak_first: bool = True  # prove a value-keeping move with the weak solver before the strong one refines it
     compile_wait: float = 20.0  # seconds past deadlines the agent may wait, in total, for the solver's compile
+    wait_floor: float = 1.0  # seconds a move still gets after waiting past its deadline for the compile (from the bank)
+    bank_think: float = 2.0  # seconds of the bank a move out of the book may add for the solver and search ...
+    bank_reserve: float = 20.0  # ... while this much of the bank stays untouched (thinking_deadline)
     fallback: str = "negamax"  # search when the solver runs out of time: "negamax" or "rule" (screened move order)
     background_compile: bool = True  # compile in a thread while book moves are served (False: compile in the first move)
     book_wait_share: float = 0.8  # while compiling: fraction of a book move's time spent waiting for the compile
@@ -108,8 +143,8 @@ class PerfectAgent(PositionAgent):
             raise ValueError("solver_share must be in (0, 1]")
         if not 0.0 <= self.book_wait_share < 1.0:
             raise ValueError("book_wait_share must be in [0, 1)")
-        if self.tt_size < 1024 or self.compile_wait < 0:
-            raise ValueError("tt_size must be at least 1024 and compile_wait at least 0")
+        if self.tt_size < 1024 or min(self.compile_wait, self.wait_floor, self.bank_think, self.bank_reserve) < 0:
+            raise ValueError("tt_size must be at least 1024, compile_wait, wait_floor, bank_think and bank_reserve at least 0")
         if self.fallback not in ("negamax", "rule"):
             raise ValueError(f"fallback must be 'negamax' or 'rule', got {self.fallback!r}")
         if self.book not in ("auto", "none") and not Path(self.book).is_file():
@@ -188,6 +223,7 @@ class PerfectAgent(PositionAgent):
         if not self._solver_ready.is_set():
             deadline = self._wait_for_solver(deadline, hard, t0)
         if self._solver_ready.is_set():
+            deadline = thinking_deadline(deadline, hard, self.bank_think, self.bank_reserve)
             found = self._solve(position, deadline)
             if found is not None:
                 col, score, how, nodes = found
@@ -286,12 +322,11 @@ class PerfectAgent(PositionAgent):
         over = time.perf_counter() - soft
         if over <= 0:
             return deadline
-        # Past the deadline, compiled or not (then the plain screen plays): a fresh budget,
-        # also paid from the bank and counted in compile_wait.
-        deadline = time.perf_counter() + budget
-        if hard is not None:
-            deadline = max(time.perf_counter(), min(deadline, hard - _AFTER_WAIT))
-        self._waited += over + budget
+        # Past the deadline, compiled or not (then the plain screen plays): a fresh budget of
+        # at least wait_floor, also paid from the bank and counted in compile_wait.
+        now = time.perf_counter()
+        deadline = fresh_deadline(now, budget, self.wait_floor, hard)
+        self._waited += over + (deadline - now)
         return deadline
 
     def load_data(self) -> None:
