@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.engine.registry import ENGINE_AGENTS, generic_class, refusal, supports
+from agents.engine.registry import BUNDLE_PREFIX, ENGINE_AGENTS, generic_class, refusal, supports
 from agents.engine.spec import (
     MAX_SPEC_DEPTH,
     SpecError,
@@ -47,7 +47,7 @@ GAME_TABLES: dict[str, str] = {
 
 def _table_module(game_name: str | None) -> Any:
     path = GAME_TABLES.get(game_name or "")
-    return importlib.import_module(path) if path else None
+    return importlib.import_module(BUNDLE_PREFIX + path) if path else None  # a submission's bundle: under its prefix
 
 
 def submission_games() -> list[str]:
@@ -86,7 +86,7 @@ def table(game_name: str) -> dict[str, str]:
 def _load(name: str, target: str) -> type:
     module, cls = target.split(":")
     try:
-        return getattr(importlib.import_module(module), cls)
+        return getattr(importlib.import_module(BUNDLE_PREFIX + module), cls)
     except (ImportError, AttributeError) as exc:
         raise SpecError(f"agent {name!r} is not available ({exc})") from None
 
