@@ -36,10 +36,9 @@ when the game's ``key`` is the state itself or a hook it compiles inline (``hot(
 i.e. cheap: ConnectX's one add; not Quantik's canonical key).
 A node asks ``expand`` for its actions unordered, and the game's ``order`` sorts them only
 after the table and the bounds failed to settle the node (most nodes of a null-window search
-end there). The table: a one-word key ``k`` is mixed (:func:`fold`: ``h``, an invertible
-map) and keeps ``(h >> b) + 1 << CODE_BITS | code`` at slot ``STATS + h % 2**b`` (slot and
-tag give ``k`` back, so a hit is never a collision; the table has ``2**b`` slots, ``b >= 17``
-compiled; no division: a prime modulus cost an ``idiv`` per probe); a longer key keeps
+end there). The table: a one-word key ``k`` keeps
+``(k // size + 1) << CODE_BITS | code`` at slot ``STATS + k % size`` (slot and quotient give ``k``
+back, so a hit is never a collision; ``size`` is a prime above ``2**16``); a longer key keeps
 its words then ``code`` in ``words + 1`` slots at its hash. ``code = (v + BIAS) * 2 + lower``
 (never 0, the empty slot): ``v`` is a lower bound when ``lower`` is 1, else an upper bound.
 """
@@ -62,9 +61,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
-MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH BITS")
+MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH")
 (E_NODES, E_LIMIT, E_ABORTED, E_DEADLINE, E_CHANCE_SEEN, E_CUT, E_SIZE, E_STRIDE, E_PLY_CAP, E_WORDS, E_BUF,
- E_PREFETCH, E_BITS) = MEM.slots
+ E_PREFETCH) = MEM.slots
 STATS = MEM.size  # the table starts here: a constant offset, free in an index
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
@@ -75,38 +74,16 @@ CODE_BITS = 16
 CODE_MASK = (1 << CODE_BITS) - 1
 BIAS = 1 << 14
 MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
-MIN_BITS = 17  # a one-word key's tag then fits 46 bits: the slot fits an int64
+MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
 COMPILED = False  # True in the compiled copies (base.jit.COMPILED_FLAG)
 
 
-# :func:`fold`'s round constants (odd; the first and last below 2**31, the middle below 2**32, so
-# that no product passes 2**63: the plain path's unbounded ints and numba's int64 agree).
-FOLD_1, FOLD_2, FOLD_3 = 0x5BD1E995, 0x9E3779B1, 0x27D4EB2F
-LOW_31, LOW_32 = (1 << 31) - 1, (1 << 32) - 1
-
-
 @hot(inline=True)
-def fold(k0: int, bits: int) -> int:
-    """A one-word key mixed by three Feistel rounds on its low 31 bits ``a`` and the rest ``b``
-    (each round adds the middle bits of a product of one half to the other): an invertible map,
-    so ``fold(k) & (2**bits - 1)`` (the slot, every key bit counting) and ``fold(k) >> bits``
-    (the tag) give the key back and a tag that matches is never a collision. Three multiplies
-    and no division (a prime modulus costs an ``idiv`` per probe and per prefetch)."""
-    a = k0 & LOW_31
-    b = k0 >> 31
-    a ^= ((b * FOLD_1) >> 16) & LOW_31
-    b ^= ((a * FOLD_2) >> 16) & LOW_32
-    a ^= ((b * FOLD_3) >> 16) & LOW_31
-    return (b << 31) | a
-
-
-@hot(inline=True)
-def tt_get(mem, k, size: int, words: int, bits: int) -> int:
+def tt_get(mem, k, size: int, words: int) -> int:
     """The code stored for key ``k``, or 0."""
     if len(k) == 1:
-        h = fold(k[0], bits)
-        e = mem[STATS + (h & (size - 1))]
-        if (e >> CODE_BITS) == (h >> bits) + 1:
+        e = mem[STATS + k[0] % size]
+        if (e >> CODE_BITS) == k[0] // size + 1:
             return e & CODE_MASK
         return 0
     at = STATS + slot_of(k, size) * (words + 1)
@@ -117,20 +94,19 @@ def tt_get(mem, k, size: int, words: int, bits: int) -> int:
 
 
 @hot(inline=True)
-def tt_prefetch(mem, k, size: int, words: int, bits: int) -> None:
+def tt_prefetch(mem, k, size: int, words: int) -> None:
     """Start loading the slot of key ``k`` (see :func:`base.hints.prefetch`)."""
     if len(k) == 1:
-        prefetch(mem, STATS + (fold(k[0], bits) & (size - 1)))
+        prefetch(mem, STATS + k[0] % size)
     else:
         prefetch(mem, STATS + slot_of(k, size) * (words + 1))
 
 
 @hot(inline=True)
-def tt_put(mem, k, size: int, words: int, bits: int, code: int) -> None:
+def tt_put(mem, k, size: int, words: int, code: int) -> None:
     """Always replace: the recent entries are the useful ones."""
     if len(k) == 1:
-        h = fold(k[0], bits)
-        mem[STATS + (h & (size - 1))] = ((h >> bits) + 1) << CODE_BITS | code
+        mem[STATS + k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
         return
     at = STATS + slot_of(k, size) * (words + 1)
     for i in range(words):
@@ -159,9 +135,8 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         return stop(mem, E_CUT)
     size = mem[E_SIZE]
     words = mem[E_WORDS]
-    bits = mem[E_BITS]
     if COMPILED and mem[E_PREFETCH] != 0:  # the table read overlaps expand's work
-        tt_prefetch(mem, key(g, s), size, words, bits)
+        tt_prefetch(mem, key(g, s), size, words)
     base = mem[E_BUF] + ply * mem[E_STRIDE]
     n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
@@ -175,7 +150,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         high = int(hi)
     k = key(g, s)  # an inlined key computed above for the prefetch is computed once (LLVM)
     if low < high:
-        code = tt_get(mem, k, size, words, bits)
+        code = tt_get(mem, k, size, words)
         if code != 0:
             v = (code >> 1) - BIAS
             if (code & 1) == 1:
@@ -189,7 +164,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         order(g, s, mem, base, n, NO_PARAMS)
     if COMPILED and mem[E_PREFETCH] != 0:  # the children's slots load in parallel
         for i in range(1, n):
-            tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words, bits)
+            tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
     for i in range(n):
         c = play(g, s, mem[base + i])
@@ -203,11 +178,11 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         if mem[E_ABORTED] != 0:
             return 0
         if r >= beta:
-            tt_put(mem, k, size, words, bits, (r + BIAS) * 2 + 1)
+            tt_put(mem, k, size, words, (r + BIAS) * 2 + 1)
             return r
         if r > alpha:
             alpha = r
-    tt_put(mem, k, size, words, bits, (alpha + BIAS) * 2)
+    tt_put(mem, k, size, words, (alpha + BIAS) * 2)
     return alpha
 
 
@@ -337,8 +312,7 @@ def refuse_exact(game: Any) -> None:
 class ExactSearch:
     """This kernel bound to one game, with its own array (two searches never share a table).
 
-    ``tt_size``: table entries (a one-word key: rounded down to a power of two, at least
-    ``2**MIN_BITS`` compiled; a longer key: rounded up to a prime). ``max_plies``: the
+    ``tt_size``: table entries (rounded up to a prime above ``MIN_SIZE``). ``max_plies``: the
     deepest line (the move buffer); a line reaching it aborts with ``cut`` set, never a guess.
     ``jit``: None = compiled when numba is there and the state fits int64. Calls take the
     state's words and return the kernel's integer; ``nodes``, ``aborted``, ``chance`` and ``cut``
@@ -358,19 +332,13 @@ class ExactSearch:
         self.jit = bool(self.ns.jit)
         self.g = search_constants(game, self.jit)
         self.words = key_words(game)
-        # A one-word key: 2**bits slots (at most tt_size, at least 2**MIN_BITS compiled, where
-        # the tag shares an int64 with the code); a longer key: a prime number of slots.
-        self.bits = 0
-        if self.words == 1:
-            self.bits = max(MIN_BITS if self.jit else 4, int(tt_size).bit_length() - 1)
-            self.size = 1 << self.bits
-        else:
-            self.size = next_prime(max(17, int(tt_size)))
+        # A one-word key packs its quotient into the slot: an int64 needs size > MIN_SIZE.
+        smallest = MIN_SIZE + 1 if (self.jit and self.words == 1) else 17
+        self.size = next_prime(max(smallest, int(tt_size)))
         self.entries = self.size * (1 if self.words == 1 else self.words + 1)
         stride = max(1, int(game.num_actions)) + 1
         head = [0] * STATS
         head[E_SIZE], head[E_STRIDE], head[E_PLY_CAP], head[E_WORDS] = self.size, stride, int(max_plies), self.words
-        head[E_BITS] = self.bits
         head[E_BUF] = STATS + self.entries
         # Prefetching costs a key per node and one more per child: worth it only for a key as
         # cheap as the game made its hook (compiled into the search) or the state itself
