@@ -13,24 +13,29 @@ from core.games import make_game
 pyspiel = pytest.importorskip("pyspiel")
 
 
-def _walk(game, theirs):
-    stack = [(game.initial(), theirs.new_initial_state())]
+def _walk(game, theirs, keep=None):
+    """Every (state, OpenSpiel state) pair, depth first; with ``keep`` (the chance outcomes so far
+    -> bool), only under the chance outcomes it keeps."""
+    stack = [(game.initial(), theirs.new_initial_state(), ())]
     while stack:
-        s, t = stack.pop()
+        s, t, dealt = stack.pop()
         yield s, t
         for a in s.legal_actions():
+            after = dealt + (a,) if s.is_chance_node() else dealt
+            if keep is not None and s.is_chance_node() and not keep(after):
+                continue
             c = t.clone()
             c.apply_action(a)
-            stack.append((s.apply(a), c))
+            stack.append((s.apply(a), c, after))
 
 
-@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
-def test_every_state_matches_openspiel(name):
-    game, theirs = make_game(name), pyspiel.load_game(name)
+def _compare(game, pairs) -> tuple[int, int]:
+    """Each pair alike (player to move, legal actions, chance outcomes and probabilities, returns)
+    and the information states partitioned alike: (states, information states at decisions)."""
     ours_to_theirs: dict = {}
     theirs_to_ours: dict = {}
     states = 0
-    for s, t in _walk(game, theirs):
+    for s, t in pairs:
         states += 1
         assert s.is_terminal() == t.is_terminal()
         assert list(s.returns()) == list(t.returns())
@@ -47,7 +52,15 @@ def test_every_state_matches_openspiel(name):
         key, text = game.information_state(s, p), (p, t.information_state_string(p))
         assert ours_to_theirs.setdefault(key, text) == text
         assert theirs_to_ours.setdefault(text, key) == key
-    assert len(ours_to_theirs) == len(theirs_to_ours) == {"kuhn_poker": 12, "leduc_poker": 936}[name]
+    assert len(ours_to_theirs) == len(theirs_to_ours)
+    return states, len(ours_to_theirs)
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+def test_every_state_matches_openspiel(name):
+    game, theirs = make_game(name), pyspiel.load_game(name)
+    states, infos = _compare(game, _walk(game, theirs))
+    assert infos == {"kuhn_poker": 12, "leduc_poker": 936}[name]
     assert states > 50
 
 
@@ -57,33 +70,6 @@ def test_liars_dice_matches_openspiel_under_four_rolls():
     from tests.test_liars_dice import SOME_ROLLS
 
     game, theirs = make_game("liars_dice"), pyspiel.load_game("liars_dice")
-    ours_to_theirs: dict = {}
-    theirs_to_ours: dict = {}
-    states = 0
-    stack = [(game.initial(), theirs.new_initial_state(), ())]
-    while stack:
-        s, t, rolls = stack.pop()
-        states += 1
-        assert s.is_terminal() == t.is_terminal()
-        assert list(s.returns()) == list(t.returns())
-        if s.is_terminal():
-            continue
-        assert s.is_chance_node() == t.is_chance_node()
-        assert s.legal_actions() == list(t.legal_actions())
-        if not s.is_chance_node():
-            p = s.current_player()
-            assert p == t.current_player()
-            key, text = game.information_state(s, p), (p, t.information_state_string(p))
-            assert ours_to_theirs.setdefault(key, text) == text
-            assert theirs_to_ours.setdefault(text, key) == key
-        else:
-            assert s.chance_outcomes() == [(a, pytest.approx(q)) for a, q in t.chance_outcomes()]
-        for a in s.legal_actions():
-            after = rolls + (a + 1,) if s.is_chance_node() else rolls
-            if s.is_chance_node() and not any(pair[:len(after)] == after for pair in SOME_ROLLS):
-                continue
-            c = t.clone()
-            c.apply_action(a)
-            stack.append((s.apply(a), c, after))
-    assert states == 5 + 4 * 8191
-    assert len(ours_to_theirs) == len(theirs_to_ours) == 7 * 2048
+    faces = {tuple(f - 1 for f in pair) for pair in SOME_ROLLS}
+    under = lambda dealt: any(pair[:len(dealt)] == dealt for pair in faces)
+    assert _compare(game, _walk(game, theirs, under)) == (5 + 4 * 8191, 7 * 2048)
