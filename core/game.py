@@ -452,6 +452,11 @@ class State:
         n = self.game.kernel_module.legal(self.game.g, self.words, buf, 0)
         return tuple(int(a) for a in buf[:n])
 
+    def forget_legal(self) -> None:
+        """Drop the cached legal actions (recomputed when asked again): a state kept in a long
+        history need not hold them (Einstein's set-up: 720 arrangements, 19 KB a state)."""
+        vars(self).pop("_legal", None)
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """(outcome, probability) pairs at a chance node; empty elsewhere."""
         if not self.is_chance_node():

@@ -203,19 +203,19 @@ def test_the_states_memory_estimate_is_within_a_factor_of_two_of_what_they_take(
 
     from core.games import make_game
 
-    store = SessionStore()
-    session = store.create(make_game(name, **params), "random", 0.05, 0)
-    rng = random.Random(3)
-    for _ in range(300):
-        state = session.state
-        if state.is_terminal():
-            break
-        session.states.append(state.apply(rng.choice(state.legal_actions())))
-        session.infos.append({})
-        session.roll()
-    used = deep_size(session.states)
-    assert len(session.states) > 20
-    assert used / 2 <= store.state_bytes() <= 2 * used, (store.state_bytes(), used)
+    for seed in range(4):  # games of several lengths: a fixed cost a state and the history's n**2 / 2 both tested
+        store = SessionStore()
+        session = store.create(make_game(name, **params), "random", 0.05, 0)
+        rng = random.Random(seed)
+        for _ in range(300):
+            state = session.state
+            if state.is_terminal():
+                break
+            session.push(state.apply(rng.choice(state.legal_actions())))
+            session.roll()
+        used = deep_size(session.states)
+        assert len(session.states) > 8
+        assert used / 2 <= store.state_bytes() <= 2 * used, (seed, store.state_bytes(), used)
 
 
 def test_a_bug_is_a_json_500_with_no_traceback(client, monkeypatch) -> None:

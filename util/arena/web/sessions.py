@@ -45,7 +45,7 @@ MEMORY = 1 << 30  # bytes the sessions' agents' tables may hold together (regist
 STATE_MEMORY = 256 << 20  # bytes the sessions' histories of states may hold together (an estimate: state_bytes)
 WORD_BYTES = 12  # a state word's share of memory in a tuple: its 8-byte slot, and its int object when not a small one
 ACTION_BYTES = 8  # an action's slot in a state's history (every state holds the actions from the start: n**2 / 2 slots a game)
-STATE_BYTES = 500  # a state's own share: the State, its two tuples' headers, its large ints, its info's slot
+STATE_BYTES = 250  # a state's own share: the State, its two tuples' headers, its large ints, its info's slot (150-290 measured; Session.push)
 TRIM_EVERY = 10.0  # seconds between two returns of freed memory to the system (malloc_trim) after sessions are dropped
 LOCK_WAIT = 0.5  # seconds a request waits for a session another request is using; a 409 after (never a held thread)
 WARM_RETRY = 2.0  # seconds a client is told to wait (Retry-After) while an agent warms up
@@ -121,8 +121,14 @@ class Session:
             outcomes = self.state.chance_outcomes()
             actions = [a for a, _p in outcomes]
             weights = [p for _a, p in outcomes]
-            self.states.append(self.state.apply(self.rng.choices(actions, weights)[0]))
-            self.infos.append({})
+            self.push(self.state.apply(self.rng.choices(actions, weights)[0]))
+
+    def push(self, state: State, info: dict | None = None) -> None:
+        """Append the next state (and what the mover said of it); the one before it keeps no cache
+        of its legal actions, so the history's memory is :meth:`SessionStore.state_bytes`' estimate."""
+        self.states[-1].forget_legal()
+        self.states.append(state)
+        self.infos.append({} if info is None else info)
 
     @property
     def state(self) -> State:
@@ -150,8 +156,7 @@ class Session:
                 raise RequestError(f"{s.action_to_string(action) if 0 <= action < s.game.num_actions else 'action'} "
                                    f"({shown(action)}) is not legal here: {why(s, action)}", 422)
             raise RequestError(f"action {shown(action)} is not legal here; legal: {s.legal_text()}", 422)
-        self.states.append(s.apply(action))
-        self.infos.append({})
+        self.push(s.apply(action))
         self.roll()
 
     def agent_move(self) -> dict:
@@ -173,8 +178,7 @@ class Session:
             info = self.agent_decision(deadline)
         else:
             if self.agent_to_move() and self.game.end_turn_action in self.state.legal_actions():
-                self.states.append(self.state.apply(self.game.end_turn_action))  # a turn without end: ended
-                self.infos.append({})
+                self.push(self.state.apply(self.game.end_turn_action))  # a turn without end: ended
                 self.roll()
         return info
 
@@ -191,8 +195,7 @@ class Session:
             raise RequestError(f"agent {self.agent_spec!r} returned an illegal action {action!r}", 502)
         info = analysis_of(self.agent, s, seconds)
         info["action"] = int(action)
-        self.states.append(s.apply(int(action)))
-        self.infos.append(info)
+        self.push(s.apply(int(action)), info)
         self.roll()
         return info
 
