@@ -11,13 +11,13 @@ a dice seed, one with A as Black and one with A as White. Compiled agents are wa
 """
 from __future__ import annotations
 
-import math
 import random
 import sys
 import time
 from typing import Any
 
 from base.cli import OneLineParser, positive_int
+from util.arena.ratings import wilson
 
 
 class OpenSpielMCTS:
@@ -71,15 +71,6 @@ def play(game: Any, agents: list, seconds: float, dice_seed: int) -> float:
             a = agents[state.current_player()].choose(state, time.perf_counter() + seconds)
         state = state.apply(a)
     return state.returns()[0]
-
-
-def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = score / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def main(argv: list[str] | None = None) -> int:

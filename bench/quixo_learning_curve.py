@@ -11,22 +11,12 @@ against random after a million episodes (5 GB pickle): that is the baseline to b
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any
 
 from base.cli import OneLineParser, check_writable, positive_int
-
-
-def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = score / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
+from util.arena.ratings import wilson
 
 
 def match(game, table: str, opponent: str, games: int, seed: int, seconds: float, fallback: str = "random") -> dict:

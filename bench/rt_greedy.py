@@ -11,7 +11,6 @@ reinforce_tactics:map=NAME --agents greedy,random``) measures the same with work
 """
 from __future__ import annotations
 
-import math
 import statistics
 import sys
 import time
@@ -21,19 +20,7 @@ from agents.reinforce_tactics.greedy import GreedyAgent
 from base.cli import OneLineParser, positive_int
 from core.reinforce_tactics import ReinforceTactics, maps
 from util.arena.match import play
-
-Z95 = 1.959964  # two-sided 95% normal quantile
-
-
-def wilson(wins: float, n: float) -> tuple[float, float]:
-    """Wilson's 95% interval of a share of ``wins`` in ``n`` (a draw counts half a win)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + Z95 ** 2 / n
-    c = (p + Z95 ** 2 / (2 * n)) / d
-    h = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
+from util.arena.ratings import wilson
 
 
 def run_map(name: str, games: int, steps: int, time_per_turn: float) -> dict:

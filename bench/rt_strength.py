@@ -28,9 +28,9 @@ from typing import Any
 from base.backends import run
 from base.cli import OneLineParser, positive_int
 from bench import figures
-from bench.rt_greedy import wilson
 from core.reinforce_tactics import maps
 from util.arena import match, players
+from util.arena.ratings import wilson
 
 FAULTS = ("timeout", "error", "illegal")  # terminations in which the side named in ``errors`` forfeited
 

@@ -94,3 +94,17 @@ def test_rate_counts_games_and_points() -> None:
 def test_prior_must_be_positive() -> None:
     with pytest.raises(ValueError):
         fit(np.zeros((2, 2)), np.zeros((2, 2)), prior=0.0)
+
+
+def test_wilson_interval_matches_the_formula_and_its_edges() -> None:
+    from util.arena.ratings import wilson
+
+    lo, hi = wilson(8, 10)  # the textbook case: 8 of 10, 95%: [0.490, 0.943]
+    assert abs(lo - 0.4902) < 1e-3 and abs(hi - 0.9433) < 1e-3
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(10, 10)
+    assert abs(hi - 1.0) < 1e-12 and 0.70 < lo < 0.74  # all won: the lower bound is below 1
+    lo, hi = wilson(5, 10)
+    assert abs((lo + hi) / 2 - 0.5) < 1e-12  # symmetric at one half
+    narrow, wide = wilson(50, 100), wilson(5, 10)
+    assert narrow[1] - narrow[0] < wide[1] - wide[0]

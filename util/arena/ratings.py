@@ -88,3 +88,18 @@ def rate(names: Sequence[str], games: Iterable[tuple[int, int, float]], z: float
         for i, name in enumerate(names)
     ]
     return sorted(out, key=lambda r: -r.elo)
+
+
+Z95 = 1.959964  # two-sided 95% normal quantile
+
+
+def wilson(score: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of a share: ``score`` points (a draw counts half) in ``n`` games, at ``z``
+    standard deviations (95% by default); ``(0, 1)`` for no games."""
+    if n == 0:
+        return 0.0, 1.0
+    p = score / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
