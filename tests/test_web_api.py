@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from core import games as core_games
+
 pytest.importorskip("flask")
 
 from util.arena.web.app import create_app  # noqa: E402
@@ -142,7 +144,9 @@ def test_concurrent_sessions_play_whole_games_apart(client):
 
 
 def test_games_list_their_parameters_and_agents(client):
-    games = {g["name"]: g for g in client.get("/api/games").json["games"]}
+    listed = client.get("/api/games").json
+    games = {g["name"]: g for g in listed["games"]}
     assert {"connectx", "tictactoe"} <= set(games)
+    assert listed["default"] == core_games.DEFAULT_GAME and listed["default"] in games  # the page shows it first
     assert [p["name"] for p in games["connectx"]["params"]] == ["rows", "columns", "inarow"]
     assert "perfect" in games["connectx"]["agents"] and "random" in games["tictactoe"]["agents"]

@@ -29,7 +29,7 @@ def list_games():
             "heuristics": heuristic_params(cls),  # each heuristic's parameters an agent spec may name
             "turns": cls.end_turn_action is not None,  # a turn is several moves, ended by an action
         })
-    return jsonify(games=out)
+    return jsonify(games=out, default=game_registry.DEFAULT_GAME)  # the game the page shows first
 
 
 def default_heuristic(game: Game) -> str | None:

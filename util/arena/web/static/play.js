@@ -3,6 +3,7 @@
 "use strict";
 
 let GAMES = [];
+let DEFAULT_GAME = "";  // the server's default game (GET /api/games)
 let view = null;  // the server's view of the current session
 let replayPly = null;  // null: the live position; else the ply shown
 let replayPic = null;
@@ -435,13 +436,15 @@ function onKey(e) {
 
 async function init() {
   try {
-    GAMES = (await api("GET", "/api/games")).games;
+    const listed = await api("GET", "/api/games");
+    GAMES = listed.games;
+    DEFAULT_GAME = listed.default;
   } catch (e) {
     setStatus(`cannot load the games: ${e.message}`, "error");
     return;
   }
   for (const g of GAMES) $("game").append(el("option", {value: g.name}, g.name));
-  $("game").value = GAMES.some((g) => g.name === "connectx") ? "connectx" : GAMES[0].name;
+  $("game").value = GAMES.some((g) => g.name === DEFAULT_GAME) ? DEFAULT_GAME : GAMES[0].name;
   fillGameForm();
   $("game").addEventListener("change", fillGameForm);
   $("new").addEventListener("click", () => newGame());
