@@ -125,6 +125,34 @@ def agent_data(target: Target, agent: Any, no_data: bool) -> str | None:
         raise BuildFailed(f"{target.label}.bundle_data() cannot be embedded: {exc}") from None
 
 
+EMBEDDED_FILES = ("weights",)
+"""Agent parameters whose file a submission carries inline (a learned evaluation's weights):
+the file's bytes packed by :mod:`base.codec` replace its path (:func:`embed_files`)."""
+MAX_EMBEDDED_BYTES = 16 << 20  # one embedded file, at most (a model of MAX_HIDDEN units is far smaller)
+
+
+def embed_files(params: dict[str, Any], label: str) -> dict[str, Any]:
+    """``params`` with the file each of :data:`EMBEDDED_FILES` names replaced by its bytes
+    packed by :mod:`base.codec` (what the agent reads where the file is not: Kaggle). UsageError
+    in one line when the file cannot be read, is not a regular file or is too large."""
+    out = dict(params)
+    for key in EMBEDDED_FILES:
+        value = str(out.get(key) or "").strip()
+        if not value or codec.is_packed(value):
+            continue
+        path = Path(value).expanduser()
+        try:
+            if not path.is_file():
+                raise UsageError(f"cannot embed {key}={value} of agent {label}: not a regular file")
+            if path.stat().st_size > MAX_EMBEDDED_BYTES:
+                raise UsageError(f"cannot embed {key}={value} of agent {label}: over {MAX_EMBEDDED_BYTES >> 20} MiB")
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot embed {key}={value} of agent {label}: {exc.strerror or exc}") from None
+        out[key] = codec.pack(raw)
+    return out
+
+
 def seconds(low: float, high: float | None, zero_ok: bool = False) -> Any:
     """argparse type: a finite number of seconds above ``low`` (or equal, when ``zero_ok``), at
     most ``high``."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from base import codec
 from base.bundle import ModuleSource, rewrite_imports
 from base.bundle_loader import rendered_source
 
@@ -81,7 +82,7 @@ def render(
         title=meta.get("title", "Kaggle"),
         label=meta.get("label", agent_class),
         target=f"{agent_module}:{agent_class}",
-        params=params or "(defaults)",
+        params=codec.brief(params) or "(defaults)",
         clock=clock or "(defaults)",
         built=meta.get("built", "?"),
         commit=meta.get("commit", "?"),

@@ -34,6 +34,17 @@ _CONTAINERS = (list, tuple, set, frozenset)
 _NUMPY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 
+def is_packed(value: Any) -> bool:
+    """Whether ``value`` is a blob of :func:`pack` (text starting with the format's mark): a
+    file parameter a submission carries inline (:func:`agents.submission.embed_files`)."""
+    return isinstance(value, str) and value.startswith(MAGIC + ":")
+
+
+def brief(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` for messages and a file's docstring: each blob of :func:`pack` shown by its size."""
+    return {k: f"<embedded, {len(v)} characters>" if is_packed(v) else v for k, v in params.items()}
+
+
 class CodecError(ValueError):
     """Data that cannot be packed, or a blob that is damaged: the message says which."""
 

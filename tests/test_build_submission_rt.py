@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -713,3 +714,32 @@ def test_a_worker_imports_the_bundle_sent_on_its_input(tmp_path, observations):
             replayed(obs, answer)
     finally:
         worker.stop()
+
+
+def test_a_learned_evaluation_travels_inside_the_file(tmp_path, capsys):
+    """``--agent greedy:heuristic=learned,weights=F``: the file carries F's bytes (packed by
+    base.codec, not its path) and plays with the weights file gone and the repo hidden."""
+    import ast
+
+    from base import codec
+    from heuristics.reinforce_tactics import learned as L
+
+    weights = tmp_path / "gen.npz"
+    m = L.init_model(4, 2)
+    m["w2"] = np.linspace(-0.5, 0.5, 4)
+    L.save(weights, m)
+    raw = weights.read_bytes()
+    out = tmp_path / "rt.py"
+    assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
+                                  "--agent", f"greedy:heuristic=learned,weights={weights}", "--param", "jit=false"]) == 0
+    text = out.read_text()
+    assert str(weights) not in text
+    params = next(ast.literal_eval(line.split("=", 1)[1].strip()) for line in text.splitlines() if line.startswith("_PARAMS = "))
+    assert params["heuristic"] == "learned" and codec.unpack(params["weights"]) == raw
+    weights.unlink()
+    report = run_validator(out, "--maps", "beginner", "--opponents", "random", "--seats", "0,1", "--episode-steps", "4",
+                           "--act-timeout", "1", "--no-numba")
+    assert "fatal" not in report, report
+    for g in report["games"]:
+        assert g["status"] == "DONE" and g["turns"] == (g["steps"] + 1 - g["seat"]) // 2 > 0, g
+        assert g["error_count"] == 0 and g["skipped"] == 0 and g["forfeits"] == 0, g

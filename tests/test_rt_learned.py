@@ -408,3 +408,28 @@ def test_turn_searches_learned_compiled_and_plain_plan_the_same(tmp_path, spec):
         assert plans[0] == plans[1], (spec, i)
         assert agents[1].info()["compiled"] is True and agents[0].info()["compiled"] is False
         assert agents[0].info()["value"] == pytest.approx(agents[1].info()["value"], abs=1e-9)
+
+
+# --- weights a submission carries inline ---------------------------------------------------------
+def test_packed_weights_give_the_file_s_values_and_damage_is_refused(tmp_path):
+    """A submission file carries the weights file's bytes packed by base.codec in place of its
+    path (agents.submission.embed_files): the same values as the file; a damaged blob, or a
+    blob of something other than bytes, is refused in one line."""
+    from agents.submission import UsageError, embed_files
+    from base import codec
+
+    path = _saved(tmp_path, residual_model(3))
+    params = embed_files({"heuristic": "learned", "weights": str(path), "time": 1.0}, "greedy")
+    assert params["time"] == 1.0 and codec.is_packed(params["weights"]) and str(path) not in params["weights"]
+    assert codec.unpack(params["weights"]) == path.read_bytes()
+    assert L.load_values(params["weights"]) == L.load_values(str(path))
+    assert embed_files(params, "greedy") == params  # already inline: unchanged
+    blob = params["weights"]
+    for bad in (blob[:-8], blob[:40] + ("A" if blob[40] != "A" else "B") + blob[41:], codec.pack([1, 2])):
+        with pytest.raises(ValueError) as exc:
+            L.load_values(bad)
+        assert "\n" not in str(exc.value) and "embedded weights" in str(exc.value)
+    for where in (tmp_path / "none.npz", tmp_path):  # missing, a folder
+        with pytest.raises(UsageError) as err:
+            embed_files({"weights": str(where)}, "greedy")
+        assert "\n" not in str(err.value) and "cannot embed weights=" in str(err.value)

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 from agents.registry import SpecError, submission_games, submission_hooks
 from agents.submission import BuildFailed, Prepared, SubmissionHooks, Target, UsageError, seconds
+from base import codec
 from base.bundle import PROJECT_PACKAGES, BundleError, bundle_prefix, dynamic_imports, import_graph
 from base.bundle_file import render
 from base.cli import SEED, int_in
@@ -145,7 +146,7 @@ def run(argv: list[str], default_game: str, prog: str = "build_submission.py") -
     facts = build(hooks, target, prepared, clock, output)
     shown = shown_path(output)
     print(f"building {shown}: {hooks.TITLE} agent {target.label} ({target.module}:{target.cls.__name__}), "
-          f"parameters {prepared.params or '(defaults)'}")
+          f"parameters {codec.brief(prepared.params) or '(defaults)'}")
     if prepared.defaults:
         print(f"  submission defaults of {target.cls.__name__}: {', '.join(f'{k}={v!r}' for k, v in prepared.defaults.items())} "
               "(--param overrides)")

@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from agents import registry
+from agents.engine.params import file_heuristics
 from agents.registry import SpecError, convert_params, parse_spec
 from agents.reinforce_tactics import jit_worker
-from agents.submission import BuildFailed, Prepared, Target, UsageError, seconds
+from agents.submission import BuildFailed, Prepared, Target, UsageError, embed_files, seconds
 from agents.submission import submission_defaults as class_defaults
 from base.cli import int_in
 from base.clock import RT_ACT_TIMEOUT
@@ -158,13 +159,18 @@ def worker_spec(target: Target, params: dict[str, Any], converted: dict[str, Any
 def make_agent(target: Target, params: dict[str, Any]) -> dict[str, Any]:
     """The converted parameters, after building the agent once on a small map to check them."""
     kwargs = convert_params(target.cls, target.label, params, game=ReinforceTactics(map="beginner"))
+    _build_once(target, kwargs)
+    return kwargs
+
+
+def _build_once(target: Target, kwargs: dict[str, Any]) -> None:
+    """Build the agent from converted ``kwargs`` on a small map, as the file will."""
     try:
         target.cls(game=ReinforceTactics(map="beginner"), **kwargs)
     except (TypeError, ValueError) as exc:
         raise SpecError(f"agent {target.label!r}: {exc}") from None
     except Exception as exc:
         raise BuildFailed(f"creating agent {target.label!r} failed: {type(exc).__name__}: {exc}") from None
-    return kwargs
 
 
 def list_agents() -> str:
@@ -185,13 +191,24 @@ def game_modules() -> list[str]:
     return [path for path in (ReinforceTactics.kernels, ReinforceTactics.heuristics) if path]
 
 
+def file_heuristic_modules(params: dict[str, Any]) -> list[str]:
+    """The module of a heuristic read from a file (``heuristic=learned``), named by string like
+    :func:`game_modules`: the file once failed to create its agent without it."""
+    module = file_heuristics(ReinforceTactics()).get(str(params.get("heuristic") or ""))
+    return [module] if module else []
+
+
 def prepare(target: Target, params: dict[str, Any], args: argparse.Namespace) -> Prepared:
     """The converted parameters (the agent built once on a small map), the compiled worker the
     file starts (``_WORKER``, a literal its tail reads) and what the file bundles beside the agent."""
     defaults = submission_defaults(target, params)
     converted = make_agent(target, {**defaults, **params})
+    embedded = embed_files(converted, target.label)
+    if embedded != converted:  # a weights file now inline: the file's agent is built from it once here
+        converted = embedded
+        _build_once(target, converted)
     worker = worker_spec(target, params, converted, args.worker_nice)
-    roots = [ADAPTER_MODULE, WORKER_MODULE, "base.clock", *game_modules(),
+    roots = [ADAPTER_MODULE, WORKER_MODULE, "base.clock", *game_modules(), *file_heuristic_modules(converted),
              *registry.spec_modules(ReinforceTactics(), target.cls, converted)]
     lines = ["  compiled worker: a second process compiles the planner (jit=True) and plans each turn once ready; "
              "plain until then (--param jit=false: no worker)"] if worker else []

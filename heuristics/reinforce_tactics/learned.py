@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from base import codec
 from base.jit import hot
 from core.reinforce_tactics.layout import H_OVER, H_PLAYER, H_WINNER
 from heuristics.reinforce_tactics import advantage
@@ -238,7 +239,18 @@ def checked(arrays: dict[str, np.ndarray], where: str) -> dict[str, np.ndarray]:
 
 def load_values(path: str) -> list[float]:
     """The ``params`` of the weights file at ``path``: what ``heuristic=learned`` reads from its
-    ``weights=`` parameter (agents.engine.params). ValueError in one line when missing or damaged."""
-    if not str(path or "").strip():
+    ``weights=`` parameter (agents.engine.params). A submission file carries the file's bytes
+    inline instead, packed by :mod:`base.codec` (:func:`agents.submission.embed_files`).
+    ValueError in one line when missing or damaged."""
+    text = str(path or "").strip()
+    if not text:
         raise ValueError("heuristic learned needs its weights file: weights=PATH (.npz)")
-    return [float(v) for v in pack(read_model(str(path).strip()))]
+    if not codec.is_packed(text):
+        return [float(v) for v in pack(read_model(text))]
+    try:
+        raw = codec.unpack(text)
+    except codec.CodecError as exc:
+        raise ValueError(f"the embedded weights are damaged ({exc})") from None
+    if not isinstance(raw, bytes):
+        raise ValueError("the embedded weights are not a file's bytes")
+    return [float(v) for v in pack(read_model(raw))]
