@@ -141,3 +141,11 @@ def test_cli_refuses_with_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Cap
     assert err.count("\n") == 0 and "Traceback" not in err
     assert err.startswith("error: agent 'alphabeta' reads the whole state") and "alphabeta:cheat=1" in err
     assert "random, ismcts, pimc, cfr" in err  # the agents that play fair there
+
+
+def test_the_web_app_refuses_it_as_a_bad_request() -> None:
+    from util.arena.web.sessions import RequestError, make_agent
+
+    with pytest.raises(RequestError, match="reads the whole state"):
+        make_agent("mcts", KUHN)
+    assert make_agent("mcts:cheat=1", KUHN) is not None and make_agent("ismcts", KUHN) is not None
