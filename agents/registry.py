@@ -22,7 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.engine.registry import BUNDLE_PREFIX, ENGINE_AGENTS, generic_class, refusal, supports
+from agents.engine.registry import (
+    BUNDLE_PREFIX,
+    CHEAT,
+    ENGINE_AGENTS,
+    generic_class,
+    observation_only,
+    perfect_information_refusal,
+    refusal,
+    supports,
+)
 from agents.engine.spec import (
     MAX_SPEC_DEPTH,
     SpecError,
@@ -35,6 +44,7 @@ from agents.engine.spec import (
     sized_bytes,
 )
 from base.bounds import shown
+from base.params import Param
 
 GAME_TABLES: dict[str, str] = {
     "connectx": "agents.connectx.registry",
@@ -178,6 +188,7 @@ class SpecNode:
     cls: type
     kwargs: dict[str, Any]
     children: dict[str, SpecNode] = field(default_factory=dict)
+    cheat: bool = False  # the top agent reads the whole state of a game of hidden information, by opt-in (CHEAT)
 
     def nodes(self) -> list[SpecNode]:
         """This node and every node below it, parents first."""
@@ -191,17 +202,33 @@ class SpecNode:
 
 
 def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None,
-              generic: bool = False, depth: int = 0) -> SpecNode:
+              generic: bool = False, depth: int = 0, top: bool = False) -> SpecNode:
     """``spec`` parsed once into a tree of :class:`SpecNode` for ``game``, every agent it builds
     checked as a whole: names, parameters and bounds (:func:`agents.engine.spec.convert_params`;
     with ``server``, the server bounds of :data:`~agents.engine.spec.AGENT_PARAMS` and no file outside ``data_root``),
     at every depth (at most :data:`~agents.engine.spec.MAX_SPEC_DEPTH`). A file a parameter names
     must be a regular file (a FIFO would block the agent that opens it). ``generic``: the
-    spec names a generic engine agent (:data:`~agents.engine.spec.GENERIC_AGENT_SPEC`)."""
+    spec names a generic engine agent (:data:`~agents.engine.spec.GENERIC_AGENT_SPEC`). ``top``:
+    the agent a tool hands the true state (:func:`check_spec_tree`): it takes the parameter
+    :data:`~agents.engine.registry.CHEAT`, and without it an agent that reads the whole state is
+    refused on a game of hidden information
+    (:func:`~agents.engine.registry.perfect_information_refusal`). The agents below it are not
+    asked: the agent above them chooses what they see (PIMC's search sees determinizations)."""
     if depth > MAX_SPEC_DEPTH:
         raise SpecError(f"agent spec {shown(spec)} nests agents deeper than {MAX_SPEC_DEPTH}")
     name, params = parse_spec(spec)
     cls = generic_class(name, game.name) if generic else agent_class(game.name, name)
+    cheat = False
+    if top:
+        try:
+            cheat = bool(Param(CHEAT, False, kind=bool).parse(params.pop(CHEAT, False), f"parameter {CHEAT} of agent {name!r}"))
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
+        why = perfect_information_refusal(cls, name, game)
+        if why is not None and not cheat:
+            fair = [n for n in names(game.name) if observation_only(_load(n, table(game.name)[n]))]
+            raise SpecError(why + (f", or play one that sees only its observation: {', '.join(fair)}" if fair else ""))
+        cheat = cheat and why is not None  # kept only where it changes something (the spec's text says it)
     kwargs = convert_params(cls, name, params, server, game, data_root)
     for key, value in kwargs.items():
         if names_file(key, value):
@@ -212,7 +239,7 @@ def spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.Pa
             children[key] = spec_tree(game, text, server, data_root, generic_child, depth + 1)
         except SpecError as exc:
             raise SpecError(f"parameter {key} of agent {name!r}: {exc}") from None
-    return SpecNode(name, cls, kwargs, children)
+    return SpecNode(name, cls, kwargs, children, cheat)
 
 
 def nested_specs(cls: type, values: dict[str, Any]) -> list[tuple[str, str, bool]]:
@@ -238,21 +265,27 @@ def spec_modules(game: Any, cls: type, params: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def check_spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None) -> SpecNode:
+def check_spec_tree(game: Any, spec: str, server: bool = False, data_root: str | os.PathLike | None = None,
+                    inner: bool = False) -> SpecNode:
     """The checked tree of ``spec`` on ``game`` (:func:`spec_tree`), or SpecError (one line): the
     one check of a spec a command or a server runs before it builds or plays anything.
     ``server=True``: a server's request, every agent within the server's bounds, file
-    parameters only regular files inside ``data_root`` (None: no file at all)."""
-    return spec_tree(game, spec, server, data_root)
+    parameters only regular files inside ``data_root`` (None: no file at all). On a game of
+    hidden information an agent that reads the whole state is refused unless the spec says
+    ``cheat=1`` (:func:`spec_tree`'s ``top``); ``inner=True``: an agent builds it for states of
+    its own choosing (a determinization), so neither applies."""
+    return spec_tree(game, spec, server, data_root, top=not inner)
 
 
-def make(spec: str, game: Any, server: bool = False, data_root: str | os.PathLike | None = None) -> Any:
+def make(spec: str, game: Any, server: bool = False, data_root: str | os.PathLike | None = None,
+         inner: bool = False) -> Any:
     """The agent of ``spec`` for ``game`` (a :class:`core.game.Game`), choosing with
     ``choose(state, deadline)``; a clear error names the games the agent supports when ``game``
     is not one of them. The whole spec is checked first (:func:`check_spec_tree`), the agents
     its parameters name included. ``server=True``: a server's request (no file names outside
-    ``data_root``, smaller tables: :func:`agents.engine.spec.convert_params`)."""
-    return build_node(check_spec_tree(game, spec, server, data_root), game, spec)
+    ``data_root``, smaller tables: :func:`agents.engine.spec.convert_params`). ``inner=True``: an
+    agent builds it to search states it hands it (:func:`check_spec_tree`)."""
+    return build_node(check_spec_tree(game, spec, server, data_root, inner), game, spec)
 
 
 def build_node(node: SpecNode, game: Any, spec: str) -> Any:

@@ -4,12 +4,12 @@ and opponent its wins / draws / losses, its share of the points (a draw is half 
 seconds of its decisions and its longest turn.
 
     python -m bench.rt_strength --agent greedy --opponents kaggle:aggressive,random --games 4 --time 0.5
-    python -m bench.rt_strength --fog --agent pimc --opponents pimc:view=seen,greedy --games 2 --time 0.5
+    python -m bench.rt_strength --fog --agent pimc --opponents pimc:view=seen,greedy:cheat=1 --games 2 --time 0.5
 
 ``--fog``: the game under fog of war (``reinforce_tactics:fog=1``; docs/hidden-information.md):
 ``pimc`` (greedy on determinizations) against the same search on what it sees as if it were
-all (``pimc:view=seen``) and against ``greedy``, which the arena hands the true state (the
-ceiling).
+all (``pimc:view=seen``) and against ``greedy:cheat=1``, which the arena hands the true state (the
+ceiling; without ``cheat=1`` the arena refuses an agent that reads the whole state under fog).
 
 The games are the arena's (:func:`util.arena.match.schedule`, :func:`util.arena.match.run_job`:
 per-turn clock, hard limit, forfeits recorded), seats alternating (give an even ``--games``),

@@ -163,6 +163,10 @@ class Game:
     PARAMS: dict[str, Param] = {}
     end_turn_action: int | None = None
     perfect_information: bool = True  # False: the kernels have info_key/observe/determinize (module docstring)
+    scores_by_returns: bool = False
+    """True for a game whose outcome is an amount (poker's chips), not only who won: the arena
+    reports each agent's mean return a game with its 95% interval beside the win/draw/loss points
+    (:func:`util.arena.tournament.returns_report`). False (every other game): who won is the outcome."""
     key_plane_bits: int = 0  # > 0: the canonical key packs two planes of this many bits exactly (Quixo: n*n), else it is hashed
     """Games whose turn is several decisions of one player (Reinforce Tactics: a unit's move,
     attack, recruitment, ...) name the action that ends the turn; None (every other game):

@@ -24,7 +24,7 @@ SLOW: set[tuple[str, str]] = set()  # agents of the small games too slow for the
 def _one_move(game_name: str, name: str, seed: int) -> tuple[object, object]:
     game = make_game(game_name)
     try:
-        agent = registry.make(name, game)
+        agent = registry.make(name if game.perfect_information else f"{name}:cheat=1", game)  # the opt-in: harmless for fair agents
     except SpecError as exc:  # the exact solvers refuse Reinforce Tactics by design, with this message
         if "too big to solve exactly" not in str(exc):
             raise

@@ -29,6 +29,7 @@ class CFRAgent:
     seed: int = 0  # random seed of the draws from the policy
     margin: float = 0.05  # seconds kept before the deadline
     games: ClassVar[tuple[str, ...] | None] = None  # every game of hidden information (hidden_information_only)
+    observation_only: ClassVar[bool] = True  # decides from the mover's observation: fair on games of hidden information
     hidden_information_only: ClassVar[bool] = True  # the registry offers it only where Game.perfect_information is False
     _solver: CFR | None = field(default=None, init=False, repr=False, compare=False)
     _policy: dict | None = field(default=None, init=False, repr=False, compare=False)  # info key -> {action: probability}, once solved

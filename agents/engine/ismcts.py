@@ -53,6 +53,7 @@ class ISMCTSAgent:
     max_rollout: int = 10_000  # steps of a random playout before it counts as a draw
     margin: float = 0.01  # seconds kept before the deadline
     games: ClassVar[tuple[str, ...] | None] = None  # every game
+    observation_only: ClassVar[bool] = True  # decides from the mover's observation: fair on games of hidden information
     _rng: random.Random = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
     _last: SearchInfo = field(default_factory=SearchInfo, init=False, repr=False, compare=False)
 

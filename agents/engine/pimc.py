@@ -42,6 +42,7 @@ class PIMCAgent:
     seed: int = 0  # random seed of the determinizations
     view: str = "sample"  # "sample": determinizations; "seen": one search on what the player sees as if it were all (Game.seen_state)
     games: ClassVar[tuple[str, ...] | None] = None  # every game
+    observation_only: ClassVar[bool] = True  # decides from the mover's observation: fair on games of hidden information
     _rng: random.Random = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
     _inner: Any = field(default=None, init=False, repr=False, compare=False)
     _warm: bool = field(default=False, init=False, repr=False, compare=False)  # the search's warm_up ran

@@ -16,6 +16,7 @@ class RandomAgent:
     game: Any = None  # the core.game.Game played (set by the registry)
     seed: int | None = None  # None: fresh randomness from the OS; an int: the same moves every run
     games: ClassVar[tuple[str, ...] | None] = None  # every game
+    observation_only: ClassVar[bool] = True  # decides from the mover's observation: fair on games of hidden information
     _rng: random.Random = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:

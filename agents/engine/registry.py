@@ -97,6 +97,30 @@ def perfect_information(game_name: str) -> bool:
         return False
 
 
+CHEAT = "cheat"
+"""The spec parameter every agent takes at the top of a spec (``alphabeta:cheat=1``): the opt-in
+that lets an agent which reads the whole state play a game of hidden information
+(:func:`perfect_information_refusal`)."""
+
+
+def observation_only(cls: type) -> bool:
+    """Whether agent class ``cls`` decides from what the mover observes only (its class attribute
+    ``observation_only``: random play, the information-set searches, the CFR policy): on a game of
+    hidden information it plays fair. Every other agent reads the whole state it is handed."""
+    return bool(getattr(cls, "observation_only", False))
+
+
+def perfect_information_refusal(cls: type, name: str, game: Any) -> str | None:
+    """Why agent ``name`` (class ``cls``) may not play ``game`` (a :class:`core.game.Game`: its
+    parameters may hide information, as ``fog=1``) without the opt-in :data:`CHEAT`, or None:
+    the game hides information (``Game.perfect_information`` False) and the agent reads the whole
+    state (not :func:`observation_only`), so it would see what its opponent hides."""
+    if getattr(game, "perfect_information", True) or observation_only(cls):
+        return None
+    return (f"agent {name!r} reads the whole state, and {game.name!r} hides information from its players "
+            f"(it would see what the opponent hides); give {name}:{CHEAT}=1 to let it (a ceiling, not fair play)")
+
+
 def generic_class(name: str, game_name: str) -> type:
     """The class of the generic agent ``name`` (:data:`ENGINE_AGENTS`) for ``game_name``;
     SpecError for another name, or when it does not play the game."""

@@ -21,4 +21,4 @@ class FogPIMCAgent(PIMCAgent):
     def make_search(self) -> Any:
         from agents.registry import make
 
-        return make(self.search, self.game)
+        return make(self.search, self.game, inner=True)  # it sees the samples (or the seen view) only

@@ -17,6 +17,7 @@ class KuhnPoker(CardGame):
     num_actions = K.NUM_ACTIONS
     kernels = "core.kuhn_poker.kernels"
     win_value = 2.0
+    scores_by_returns = True  # chips: the arena reports the mean return a game
     card_names = CARD_NAMES
     bet_names = BET_NAMES
     states = 58  # every state, chance nodes and terminal ones included (tests/test_poker.py)

@@ -18,6 +18,7 @@ class LeducPoker(CardGame):
     num_actions = K.NUM_ACTIONS
     kernels = "core.leduc_poker.kernels"
     win_value = 13.0  # the most a player can put in: 1 + 2 * 2 + 2 * 4
+    scores_by_returns = True  # chips: the arena reports the mean return a game
     card_names = CARD_NAMES
     bet_names = BET_NAMES
     states = 9_457  # every state, chance nodes and terminal ones included (tests/test_poker.py)

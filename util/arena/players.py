@@ -55,6 +55,7 @@ from typing import Any, Protocol
 
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
+from agents.engine.registry import CHEAT
 from agents.engine.spec import SpecError, parse_spec
 from core.game import Game, State
 
@@ -190,7 +191,8 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
     kwargs = node.kwargs
     agent = registry.build_node(node, game, spec)
     built = {k: getattr(agent, k) for k in kwargs}
-    text = name + (":" + ",".join(f"{k}={built[k]}" for k in sorted(built)) if built else "")
+    shown_params = {**built, **({CHEAT: 1} if node.cheat else {})}  # the opt-in is part of the agent's name
+    text = name + (":" + ",".join(f"{k}={shown_params[k]}" for k in sorted(shown_params)) if shown_params else "")
     modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
     kind = "agent" if hasattr(agent, "choose_position") else "engine"
     return PlayerSpec(text, kind, name, tuple(sorted(built.items())), _module_version(*modules))

@@ -103,3 +103,19 @@ def wilson(score: float, n: float, z: float = Z95) -> tuple[float, float]:
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return max(0.0, c - h), min(1.0, c + h)
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of ``values`` (a game's returns: chips), the interval the normal
+    approximation's at ``z`` standard errors (95% by default) with the sample's standard deviation
+    (n - 1); ``(mean, -inf, inf)`` below two values (nothing says how far the mean may be off), and
+    ``(nan, -inf, inf)`` for none."""
+    n = len(values)
+    if n == 0:
+        return math.nan, -math.inf, math.inf
+    mean = math.fsum(values) / n
+    if n < 2:
+        return mean, -math.inf, math.inf
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return mean, mean - half, mean + half

@@ -45,7 +45,7 @@ from core.game import Game
 from core.games import DEFAULT_GAME, add_game_arguments
 from util.arena import match, openings, players, sprt
 from util.arena.players import HasGame
-from util.arena.ratings import Rating, rate, tables
+from util.arena.ratings import Rating, mean_interval, rate, tables
 from util.arena.store import Store, StoreError, runner_id
 
 DEFAULT_DB = Path("results") / "tournament.sqlite"
@@ -123,10 +123,13 @@ def format_report(names: list[str], ratings: list[Rating], n: np.ndarray, s: np.
 def pair_report(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> str:
     """Per pairing: the first-listed agent's Elo against the other with its 95% interval, LOS,
     draw ratio and pentanomial counts, over game pairs (same opening, seats swapped); for games
-    whose returns are scores (win_value above 1), the mean score difference too."""
+    whose returns are scores (win_value above 1), the mean score difference too; for games scored
+    by their returns (``Game.scores_by_returns``: chips) the first agent's mean return a game with
+    its 95% interval."""
     spec = _spec(shape)
     results = list(store.games(runs=runs, game=spec))
-    scored = match.game_of(spec).win_value > 1
+    game = match.game_of(spec)
+    scored, chips = game.win_value > 1 or game.scores_by_returns, game.scores_by_returns
     names = labels(store, sorted({g.first for g in results} | {g.second for g in results}))
     by_pair: dict[tuple[int, int], list[tuple[object, bool, float]]] = {}
     draws: dict[tuple[int, int], int] = {}
@@ -147,7 +150,43 @@ def pair_report(store: Store, shape: Game | HasGame | str, runs: Sequence[int] |
             ratio = draws[(a, b)] / len(games)
             margin = margins.get((a, b))
             extra = f", mean score difference {sum(margin) / len(margin):+.2f} over {len(margin)} games" if scored and margin else ""
+            if chips and margin:
+                mean, low, high = mean_interval(margin)
+                extra = f", the first agent's mean return {mean:+.3f} {_interval(low, high)} a game over {len(margin)} games"
             lines.append(f"{names[a]} vs {names[b]}: {summary.text()}, draw ratio {100 * ratio:.1f}% of {len(games)} games{extra}")
+    return "\n".join(lines)
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:+.3f}, {high:+.3f}]" if math.isfinite(low) and math.isfinite(high) else "[-, -]"
+
+
+def mean_returns(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None
+                 ) -> list[tuple[str, int, float, float, float]]:
+    """Per agent, best first: ``(label, games, mean return a game, low, high)`` (the 95% interval:
+    :func:`util.arena.ratings.mean_interval`) over its games of one game whose rules ended them
+    (a forfeit has no returns: it counts in the points, not here), either seat."""
+    results = list(store.games(runs=runs, game=_spec(shape)))
+    ids = sorted({g.first for g in results} | {g.second for g in results})
+    names = labels(store, ids)
+    got: dict[int, list[float]] = {i: [] for i in ids}
+    for g in results:
+        if g.returns is not None:
+            got[g.first].append(float(g.returns[0]))
+            got[g.second].append(float(g.returns[1]))
+    rows = [(names[i], len(v), *mean_interval(v)) for i, v in got.items()]
+    return sorted(rows, key=lambda r: (-(r[2] if r[1] else -math.inf), r[0]))
+
+
+def returns_report(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> str:
+    """The table of :func:`mean_returns` as text ("" without games)."""
+    rows = mean_returns(store, shape, runs)
+    if not rows:
+        return ""
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'agent':<{width}}  {'games':>5}  {'mean return':>11}  {'95% interval':>18}"]
+    for name, n, mean, low, high in rows:
+        lines.append(f"{name:<{width}}  {n:>5}  {mean:>+11.3f}  {_interval(low, high):>18}")
     return "\n".join(lines)
 
 
@@ -445,6 +484,10 @@ def report(args: argparse.Namespace, store: Store, games: Sequence[str], runs: l
         names, ratings, n, s = standings(store, spec, runs)
         print(("\n" if k else "") + f"game {spec}")
         print(format_report(names, ratings, n, s))
+        if match.game_of(spec).scores_by_returns:
+            chips = returns_report(store, spec, runs)
+            if chips:
+                print("\nreturns a game (the game is scored by them: chips), either seat, forfeits left out\n" + chips)
         pairs = pair_report(store, spec, runs)
         if pairs:
             print("\ngame pairs (same opening, seats swapped): the first agent's Elo against the second\n" + pairs)
