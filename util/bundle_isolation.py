@@ -1,5 +1,6 @@
 """What both validators (``util/bundle_validate.py``, ``util/bundle_validate_rt.py``) share:
-the check that the repo is hidden from the validation process, and the report's writing.
+the check that the repo is hidden from the validation process, the report's writing, the
+command line's parser and the run that fills the report (:func:`run`).
 
 The validators run as ``python -I util/bundle_validate*.py`` and must not see the repo, so they
 cannot import this module as ``util.bundle_isolation``: each loads this file by its path
@@ -7,9 +8,12 @@ cannot import this module as ``util.bundle_isolation``: each loads this file by 
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
+import sys
+from collections.abc import Callable
 
 PACKAGES = ("base", "core", "util", "agents", "heuristics")  # the repo's top packages (base.bundle.PROJECT_PACKAGES)
 
@@ -34,3 +38,31 @@ def write_report(path: str, report: dict) -> None:
     with open(path + ".part", "w", encoding="utf-8") as f:
         json.dump(report, f, default=str)
     os.replace(path + ".part", path)
+
+
+class Parser(argparse.ArgumentParser):
+    """A validator's parser: a usage error exits 2 with ``NAME: error: ...`` (``NAME`` the file's stem)."""
+
+    def error(self, message: str):
+        name = os.path.splitext(os.path.basename(self.prog.split()[-1]))[0]
+        self.exit(2, f"{name}: error: {message}\n")
+
+
+def run(args: argparse.Namespace, report: dict, games: Callable[[], None]) -> int:
+    """The validator's run: with ``--no-numba`` numba is made unimportable first; ``games()`` (which
+    fills ``report`` and writes it after each game) runs only where the repo is hidden; what broke
+    goes to the report's ``fatal``; the report is written ``finished``."""
+    if args.no_numba:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
+    hidden = repo_visible(args.repo)
+    if hidden:
+        report["fatal"] = hidden
+    else:
+        try:
+            games()
+        except Exception as exc:  # the report says what broke; the builder fails on it
+            report["fatal"] = f"{type(exc).__name__}: {exc}"
+    report["numba_loaded"] = sys.modules.get("numba") is not None
+    report["finished"] = True
+    write_report(args.out, report)
+    return 0

@@ -8,7 +8,6 @@ path, which loads it again for each game) and writes a JSON report for the build
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
@@ -19,7 +18,7 @@ import time
 
 # The validators' shared part (util/bundle_isolation.py), loaded by its path: the repo stays hidden.
 _SHARED = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bundle_isolation.py"))
-repo_visible, write_report = _SHARED["repo_visible"], _SHARED["write_report"]
+write_report, _Parser, _run = _SHARED["write_report"], _SHARED["Parser"], _SHARED["run"]
 
 
 
@@ -81,11 +80,6 @@ def play(path: str, opponent: str, seat: int, seed: int, environment: str = "con
     }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        self.exit(2, f"bundle_validate: error: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -I util/bundle_validate.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("submission", help="the built .py file")
@@ -98,26 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of Python's random (the built-in agents use it)")
     parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
     args = parser.parse_args(argv)
-    if args.no_numba:
-        sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba}
-    hidden = repo_visible(args.repo)
-    if hidden:
-        report["fatal"] = hidden
-    else:
-        try:
-            report["load"] = first_load(args.submission)
-            report["games"] = []
-            for g in range(args.games):
-                for i, opp in enumerate(filter(None, args.opponents.split(","))):
-                    report["games"].append(play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i, args.environment))
-                    write_report(args.out, report)  # after each game: the builder shows its progress
-        except Exception as exc:  # the report says what broke; the builder fails on it
-            report["fatal"] = f"{type(exc).__name__}: {exc}"
-    report["numba_loaded"] = sys.modules.get("numba") is not None
-    report["finished"] = True
-    write_report(args.out, report)
-    return 0
+
+    def games() -> None:
+        report["load"] = first_load(args.submission)
+        report["games"] = []
+        for g in range(args.games):
+            for i, opp in enumerate(filter(None, args.opponents.split(","))):
+                report["games"].append(play(args.submission, opp, (args.first_seat + g) % 2, args.seed * 1000 + g * 10 + i, args.environment))
+                write_report(args.out, report)  # after each game: the builder shows its progress
+
+    return _run(args, report, games)
 
 
 

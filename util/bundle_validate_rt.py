@@ -17,7 +17,6 @@ forfeit, counted apart.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import copy
 import io
@@ -29,7 +28,7 @@ import time
 
 # The validators' shared part (util/bundle_isolation.py), loaded by its path: the repo stays hidden.
 _SHARED = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bundle_isolation.py"))
-repo_visible, write_report = _SHARED["repo_visible"], _SHARED["write_report"]
+write_report, _Parser, _run = _SHARED["write_report"], _SHARED["Parser"], _SHARED["run"]
 
 
 
@@ -157,11 +156,6 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
     }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        self.exit(2, f"bundle_validate_rt: error: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -I util/bundle_validate_rt.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("submission", help="the built .py file")
@@ -176,25 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="episode seed (terrain flips) and seed of Python's random")
     parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
     args = parser.parse_args(argv)
-    if args.no_numba:
-        sys.modules["numba"] = None  # type: ignore[assignment]  # "import numba" now raises ImportError
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba, "games": []}
-    hidden = repo_visible(args.repo)
-    if hidden:
-        report["fatal"] = hidden
-    else:
-        try:
-            for m in filter(None, args.maps.split(",")):
-                for opp in filter(None, args.opponents.split(",")):
-                    for seat in (int(x) for x in args.seats.split(",")):
-                        report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout, args.environment))
-                        write_report(args.out, report)  # after each game: a run stopped early still shows what it played
-        except Exception as exc:  # the report says what broke; the builder fails on it
-            report["fatal"] = f"{type(exc).__name__}: {exc}"
-    report["numba_loaded"] = sys.modules.get("numba") is not None
-    report["finished"] = True
-    write_report(args.out, report)
-    return 0
+
+    def games() -> None:
+        for m in filter(None, args.maps.split(",")):
+            for opp in filter(None, args.opponents.split(",")):
+                for seat in (int(x) for x in args.seats.split(",")):
+                    report["games"].append(play(args.submission, m, opp, seat, args.seed, args.episode_steps, args.act_timeout, args.environment))
+                    write_report(args.out, report)  # after each game: a run stopped early still shows what it played
+
+    return _run(args, report, games)
 
 
 
