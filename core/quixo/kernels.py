@@ -148,11 +148,6 @@ def outcome(g, s) -> float:
 
 
 @hot
-def chance_prob(g, s, a) -> float:
-    return 0.0
-
-
-@hot
 def legal(g, s, out, base) -> int:
     if terminal(g, s):
         return 0
