@@ -41,11 +41,25 @@ def write_report(path: str, report: dict) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """A validator's parser: a usage error exits 2 with ``NAME: error: ...`` (``NAME`` the file's stem)."""
+    """A validator's parser (``prog`` ``python -I util/NAME.py``, its description the first paragraph
+    of ``doc``), with the arguments every validator takes first (the submission, ``--repo``, ``--out``,
+    ``--environment``, its default ``environment``); :meth:`parse` adds ``--no-numba`` last. A usage
+    error exits 2 with ``NAME: error: ...``."""
+
+    def __init__(self, name: str, doc: str, environment: str):
+        super().__init__(prog=f"python -I util/{name}.py", description=" ".join(doc.split("\n\n")[0].split()))
+        self.name = name
+        self.add_argument("submission", help="the built .py file")
+        self.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
+        self.add_argument("--out", required=True, help="where to write the JSON report")
+        self.add_argument("--environment", default=environment, help="kaggle-environments' name of the game (the builder's hook)")
+
+    def parse(self, argv: list[str] | None) -> argparse.Namespace:
+        self.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
+        return self.parse_args(argv)
 
     def error(self, message: str):
-        name = os.path.splitext(os.path.basename(self.prog.split()[-1]))[0]
-        self.exit(2, f"{name}: error: {message}\n")
+        self.exit(2, f"{self.name}: error: {message}\n")
 
 
 def run(args: argparse.Namespace, report: dict, games: Callable[[], None]) -> int:

@@ -81,17 +81,12 @@ def play(path: str, opponent: str, seat: int, seed: int, environment: str = "con
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -I util/bundle_validate.py", description=" ".join(__doc__.split("\n\n")[0].split()))
-    parser.add_argument("submission", help="the built .py file")
-    parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
-    parser.add_argument("--out", required=True, help="where to write the JSON report")
-    parser.add_argument("--environment", default="connectx", help="kaggle-environments' name of the game (the builder's hook)")
+    parser = _Parser("bundle_validate", __doc__, "connectx")
     parser.add_argument("--opponents", default="negamax,random", help="kaggle-environments built-in agents, comma-separated")
     parser.add_argument("--games", type=int, default=2, help="games per opponent")
     parser.add_argument("--first-seat", type=int, default=0, help="seat of this worker's first game (seats then alternate)")
     parser.add_argument("--seed", type=int, default=0, help="seed of Python's random (the built-in agents use it)")
-    parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
-    args = parser.parse_args(argv)
+    args = parser.parse(argv)
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba}
 
     def games() -> None:

@@ -157,19 +157,14 @@ def play(path: str, map_name: str, opponent: str, seat: int, seed: int, steps: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -I util/bundle_validate_rt.py", description=" ".join(__doc__.split("\n\n")[0].split()))
-    parser.add_argument("submission", help="the built .py file")
-    parser.add_argument("--repo", required=True, help="the repo root, which must not be importable here")
-    parser.add_argument("--out", required=True, help="where to write the JSON report")
-    parser.add_argument("--environment", default="reinforce_tactics", help="kaggle-environments' name of the game (the builder's hook)")
+    parser = _Parser("bundle_validate_rt", __doc__, "reinforce_tactics")
     parser.add_argument("--maps", required=True, help="built-in map names, comma-separated")
     parser.add_argument("--opponents", default="random,aggressive", help="kaggle-environments built-in agents, comma-separated")
     parser.add_argument("--seats", default="0,1", help="our seats to play on each map (0 moves first)")
     parser.add_argument("--episode-steps", type=int, default=200, help="Kaggle's episodeSteps (200)")
     parser.add_argument("--act-timeout", type=float, default=5.0, help="Kaggle's actTimeout in seconds (5)")
     parser.add_argument("--seed", type=int, default=0, help="episode seed (terrain flips) and seed of Python's random")
-    parser.add_argument("--no-numba", action="store_true", help="make numba unimportable first")
-    args = parser.parse_args(argv)
+    args = parser.parse(argv)
     report: dict = {"python": sys.version.split()[0], "no_numba": args.no_numba, "games": []}
 
     def games() -> None:
