@@ -42,6 +42,9 @@ class Prepared:
     literals: dict[str, Any] = dataclasses.field(default_factory=dict)  # more names the file's tail reads
     prefix_key: tuple = ()  # what, beside the modules, makes the bundle's private package name
     lines: list[str] = dataclasses.field(default_factory=list)  # printed after the build's first lines
+    # The agent and converted parameters the file's own process builds, when not the target's: a plain
+    # stand-in while the target plays in a compiled worker (Reinforce Tactics' --plain-agent); None: the target.
+    stand_in: tuple[Target, dict[str, Any]] | None = None
 
 
 class SubmissionHooks(Protocol):

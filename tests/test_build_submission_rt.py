@@ -585,8 +585,8 @@ def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
     out = tmp_path / "rt.py"
     assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate"]) == 0
     line = out.read_text().split("\n_WORKER = ")[1].splitlines()[0]
-    assert line.startswith("{'module': 'agents.reinforce_tactics.greedy', 'cls': 'GreedyAgent', 'params': {'jit': True")
-    target, _ = build_submission_rt.resolve_agent(None)
+    target, spec_params = build_submission_rt.resolve_agent(None)
+    assert line.startswith(f"{{'module': '{target.module}', 'cls': '{target.cls.__name__}', 'params': {{'jit': True")
     assert build_submission_rt.worker_spec(target, {}, {"jit": False})["params"] == {"jit": True}
     for asked in ({"jit": "false"}, {"jit": "true"}):  # --param jit=...: no worker
         assert build_submission_rt.worker_spec(target, asked, {"jit": asked["jit"] == "true"}) is None
@@ -743,3 +743,30 @@ def test_a_learned_evaluation_travels_inside_the_file(tmp_path, capsys):
     for g in report["games"]:
         assert g["status"] == "DONE" and g["turns"] == (g["steps"] + 1 - g["seat"]) // 2 > 0, g
         assert g["error_count"] == 0 and g["skipped"] == 0 and g["forfeits"] == 0, g
+
+
+def _literal(text: str, name: str):
+    import ast
+
+    return next(ast.literal_eval(line.split("=", 1)[1].strip()) for line in text.splitlines() if line.startswith(f"{name} = "))
+
+
+def test_a_plain_stand_in_plays_beside_the_worker_and_same_keeps_the_agent(tmp_path, capsys):
+    """Beside a compiled worker the file's own process plays ``--plain-agent`` (greedy, plain);
+    ``same`` keeps the agent itself; no worker (jit=false): the agent itself; a bad spec: one line."""
+    out = tmp_path / "rt.py"
+    base = ["--game", "reinforce_tactics", "--output", str(out), "--no-validate", "--agent", "naive_mcts:plan_share=0.2"]
+    assert build_submission.main(base) == 0
+    text = out.read_text()
+    assert _literal(text, "_AGENT_MODULE") == "agents.reinforce_tactics.greedy" and _literal(text, "_PARAMS") == {"jit": False}
+    assert _literal(text, "_WORKER")["module"] == "agents.engine.naive_mcts"
+    assert _literal(text, "_WORKER")["params"] == {"jit": True, "plan_share": 0.2}
+    for extra in (["--plain-agent", "same"], ["--param", "jit=false"]):
+        assert build_submission.main(base + extra) == 0
+        text = out.read_text()
+        assert _literal(text, "_AGENT_MODULE") == "agents.engine.naive_mcts", extra
+        assert _literal(text, "_PARAMS")["plan_share"] == 0.2, extra
+    capsys.readouterr()
+    assert build_submission.main(base + ["--plain-agent", "nobody"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unknown agent" in err, err

@@ -108,8 +108,9 @@ def build(hooks: SubmissionHooks, target: Target, prepared: Prepared, clock: dic
     if top not in folders:  # an agent kept outside the repo: bundle its own package too
         origin = Path(getattr(sys.modules.get(top) or importlib.import_module(top), "__file__", "") or ".")
         folders[top] = origin.parent.parent if origin.name == "__init__.py" else origin.parent
+    own, own_params = prepared.stand_in or (target, prepared.params)  # the agent the file's own process builds
     try:
-        modules, missing = import_graph(folders, [target.module, *prepared.roots], tuple(folders))
+        modules, missing = import_graph(folders, [target.module, own.module, *prepared.roots], tuple(folders))
     except BundleError as exc:
         raise BuildFailed(str(exc)) from None
     warnings = [f"imported project module has no file (optional import?): {m}" for m in missing]
@@ -122,7 +123,7 @@ def build(hooks: SubmissionHooks, target: Target, prepared: Prepared, clock: dic
     prefix = bundle_prefix(modules, repr((*prepared.prefix_key, clock)))
     meta = {"label": target.label, "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit, "title": hooks.TITLE}
     try:
-        text = render(modules, prefix, target.module, target.cls.__name__, prepared.params, clock, prepared.data, meta,
+        text = render(modules, prefix, own.module, own.cls.__name__, own_params, clock, prepared.data, meta,
                       tail=hooks.TAIL, literals=prepared.literals)
     except (ValueError, BundleError, ImportError) as exc:
         raise BuildFailed(str(exc)) from None
