@@ -251,9 +251,11 @@ def plain_stand_in(target: Target, worker: dict[str, Any] | None, spec: str) -> 
     params: dict[str, Any] = {**submission_defaults(own, spec_params), **spec_params}
     if has_jit(own):
         params["jit"] = False
-    converted = embed_files(make_agent(own, params), own.label)
-    _build_once(own, converted)
-    return own, converted
+    converted = make_agent(own, params)
+    embedded = embed_files(converted, own.label)
+    if embedded != converted:  # a weights file now inline: built from it once here, as the file will
+        _build_once(own, embedded)
+    return own, embedded
 
 
 # --- validating ------------------------------------------------------------------------------------
