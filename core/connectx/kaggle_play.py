@@ -16,7 +16,9 @@ from core.connectx.shape import Shape
 
 
 def _env(shape: Shape, time_per_move: float) -> Any:
-    from kaggle_environments import make
+    from base.kaggle_import import kaggle_environments
+
+    make = kaggle_environments().make
     config = {"rows": shape.rows, "columns": shape.columns, "inarow": shape.inarow, "actTimeout": time_per_move}
     return make("connectx", configuration=config, debug=False)
 

@@ -45,6 +45,9 @@ MUTATIONS = 4
 
 def catalog() -> dict[str, list[list[str]]]:
     """Kaggle's built-in maps: name -> rows of cell codes."""
+    from base.kaggle_import import kaggle_environments
+
+    kaggle_environments()  # its import prints to stdout otherwise
     from kaggle_environments.envs.reinforce_tactics.maps import BUILTIN_MAPS
 
     return BUILTIN_MAPS

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from agents.engine.info import EMPTY, SearchInfo
 from base.clock import KaggleBank
+from base.kaggle_import import kaggle_environments
 from core.game import Game, State
 
 
@@ -30,6 +31,7 @@ def builtin_names(game: Game) -> list[str]:
 
 def builtins_of(env: str) -> dict[str, Callable[[Any, Any], Any]]:
     """kaggle-environments' built-in agents of environment ``env``: name -> ``agent(obs, config)``."""
+    kaggle_environments()  # its import prints to stdout otherwise
     module = importlib.import_module(f"kaggle_environments.envs.{env}.{env}")
     return dict(getattr(module, "agents", {}))
 
@@ -39,6 +41,7 @@ class TurnListPlayer:
     dicts, played on our states (see the module docstring); ``label`` names it in errors."""
 
     def __init__(self, fn: Callable[[Any, Any], Any], label: str, game: Game, time_per_move: float, seed: int = 0) -> None:
+        kaggle_environments()  # its import prints to stdout otherwise
         from kaggle_environments.utils import structify
 
         self.fn, self.label, self.game, self.seed = fn, label, game, seed

@@ -57,6 +57,7 @@ from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.registry import CHEAT
 from agents.engine.spec import SpecError, parse_spec
+from base.kaggle_import import kaggle_environments as kaggle_package
 from core.game import Game, State
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,7 +171,7 @@ def _resolve_board_player(spec: str, game: Game) -> PlayerSpec:
     which = spec.partition(":")[2].strip()
     if which not in game.kaggle_builtins:
         raise SpecError(f"unknown kaggle built-in {which!r}; valid: {', '.join('kaggle:' + b for b in game.kaggle_builtins)}")
-    import kaggle_environments
+    kaggle_environments = kaggle_package()
     return PlayerSpec(f"kaggle:{which}", "kaggle", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
 
 
@@ -206,7 +207,7 @@ def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
     valid = builtin_names(game)
     if which not in valid:
         raise SpecError(f"unknown kaggle built-in {which!r} for {game.name}; valid: {', '.join('kaggle:' + v for v in valid)}")
-    import kaggle_environments
+    kaggle_environments = kaggle_package()
     return PlayerSpec(f"kaggle:{which}", "kaggle_turns", which, (), f"kaggle-environments=={kaggle_environments.__version__}")
 
 
@@ -380,6 +381,7 @@ class FunctionPlayer(StatelessPlayer):
     :meth:`core.game.Game.kaggle_observation`)."""
 
     def __init__(self, fn: Callable[[Any, Any], int], game: Game | HasGame, time_per_move: float) -> None:
+        kaggle_package()  # its import prints to stdout otherwise
         from kaggle_environments.utils import structify
         self.game = as_game(game)
         self.fn, self.kaggle_agent = fn, fn
@@ -587,6 +589,7 @@ def _serve(path: str, seed: int, lazy: bool = False) -> int:
     except ImportError:
         pass
     try:
+        kaggle_package()  # its import prints to stdout otherwise
         from kaggle_environments.utils import structify
     except ImportError as exc:
         channel.write(json.dumps({"error": f"kaggle-environments is needed to host an agent file ({exc})"}) + "\n")
