@@ -305,7 +305,7 @@ def run_validator(path: Path, *args: str) -> dict:
 def test_a_built_file_plays_in_a_fresh_process_without_the_repo_or_numba(tmp_path, capsys):
     """Built with --no-validate into tmp, then played by the validator (``python -I``, repo
     hidden) with numba unimportable: the plain path, one short game in each seat. The fast
-    random-turn agent here; the default agent (greedy) in the slow test below, with and without numba."""
+    random-turn agent here; the default agent (naive_mcts) in the slow test below, with and without numba."""
     out = tmp_path / "rt.py"
     assert build_submission.main(["--game", "reinforce_tactics", "--output", str(out), "--no-validate",
                                   "--agent", build_submission_rt.RANDOM_TURN, "--param", "max_actions=8"]) == 0
@@ -587,6 +587,8 @@ def test_the_default_build_starts_a_worker_and_jit_false_does_not(tmp_path):
     line = out.read_text().split("\n_WORKER = ")[1].splitlines()[0]
     target, spec_params = build_submission_rt.resolve_agent(None)
     assert line.startswith(f"{{'module': '{target.module}', 'cls': '{target.cls.__name__}', 'params': {{'jit': True")
+    assert spec_params["plan_share"] == "0.2" and "'plan_share': 0.2" in line  # the measured default, its worker too
+    assert spec_params["heuristic"] == "learned" and "'heuristic': 'learned'" in line and "'weights': 'cxdata1:" in line
     assert build_submission_rt.worker_spec(target, {}, {"jit": False})["params"] == {"jit": True}
     for asked in ({"jit": "false"}, {"jit": "true"}):  # --param jit=...: no worker
         assert build_submission_rt.worker_spec(target, asked, {"jit": asked["jit"] == "true"}) is None
