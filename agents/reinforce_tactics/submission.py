@@ -173,6 +173,16 @@ def make_agent(target: Target, params: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
+def file_params(target: Target, params: dict[str, Any]) -> dict[str, Any]:
+    """The converted parameters the file builds ``target`` with: :func:`make_agent`'s, a weights
+    file inline (:func:`agents.submission.embed_files`; the agent then built from them once more)."""
+    converted = make_agent(target, params)
+    embedded = embed_files(converted, target.label)
+    if embedded != converted:
+        _build_once(target, embedded)
+    return embedded
+
+
 def _build_once(target: Target, kwargs: dict[str, Any]) -> None:
     """Build the agent from converted ``kwargs`` on a small map, as the file will."""
     try:
@@ -216,11 +226,7 @@ def prepare(target: Target, params: dict[str, Any], args: argparse.Namespace) ->
     """The converted parameters (the agent built once on a small map), the compiled worker the
     file starts (``_WORKER``, a literal its tail reads) and what the file bundles beside the agent."""
     defaults = submission_defaults(target, params)
-    converted = make_agent(target, {**defaults, **params})
-    embedded = embed_files(converted, target.label)
-    if embedded != converted:  # a weights file now inline: the file's agent is built from it once here
-        converted = embedded
-        _build_once(target, converted)
+    converted = file_params(target, {**defaults, **params})
     worker = worker_spec(target, params, converted, args.worker_nice)
     roots = [ADAPTER_MODULE, WORKER_MODULE, "base.clock", *game_modules(), *file_heuristic_modules(converted),
              *registry.spec_modules(ReinforceTactics(), target.cls, converted)]
@@ -253,11 +259,7 @@ def plain_stand_in(target: Target, worker: dict[str, Any] | None, spec: str) -> 
     params: dict[str, Any] = {**submission_defaults(own, spec_params), **spec_params}
     if has_jit(own):
         params["jit"] = False
-    converted = make_agent(own, params)
-    embedded = embed_files(converted, own.label)
-    if embedded != converted:  # a weights file now inline: built from it once here, as the file will
-        _build_once(own, embedded)
-    return own, embedded
+    return own, file_params(own, params)
 
 
 # --- validating ------------------------------------------------------------------------------------
