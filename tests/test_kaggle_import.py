@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _stdout(code: str) -> str:
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    assert "Loading environment" not in proc.stderr, proc.stderr  # nor a second line beside a usage error
     return proc.stdout
 
 
