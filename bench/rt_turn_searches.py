@@ -1,7 +1,8 @@
 """Two Reinforce Tactics agents head to head at equal time a turn, on several maps: per map the
 first agent's wins / draws / losses, its share of the points (a draw is half a point) with a
 95% interval (Wilson's, on the points), the games each side lost on time or by error and each
-side's longest turn; then all maps pooled.
+side's longest turn; then all maps pooled, with the median turn at which each side's wins ended
+(a turn is one player's: Kaggle's step) and the share of draws.
 
     python -m bench.rt_turn_searches --agent macro_mcts --opponent mcts:leaf=heuristic \\
         --maps beginner,skirmish,cavalry_charge --games 4 --time 0.5 --steps 40
@@ -15,6 +16,7 @@ goal for macro-move MCTS against sub-action MCTS: at least 65% of the points. En
 """
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from typing import Any
@@ -42,9 +44,18 @@ def longest_turn(times: list[float], movers: list[int], mark: int) -> float:
     return best
 
 
-def tally(results: list[tuple[match.GameJob, Any]], agent: str) -> dict[str, Any]:
-    """One map's figures for ``agent`` (a spec's text) from its games' results."""
+def turns_played(moves: list[int], end_turn: int) -> int:
+    """How many turns (both players', Kaggle's steps) a game's ``moves`` reached: the turns ended
+    by ``end_turn`` and the one in which the game ended."""
+    return sum(1 for a in moves if a == end_turn) + 1
+
+
+def tally(results: list[tuple[match.GameJob, Any]], agent: str, end_turn: int = -1) -> dict[str, Any]:
+    """One map's figures for ``agent`` (a spec's text) from its games' results; ``end_turn``:
+    the game's end-of-turn action, to count the turn at which each win ended."""
     w = d = lo = mine = theirs = 0
+    win_turns: list[int] = []
+    loss_turns: list[int] = []
     turn_a = turn_b = 0.0
     notes: list[str] = []
     for job, r in results:
@@ -53,6 +64,8 @@ def tally(results: list[tuple[match.GameJob, Any]], agent: str) -> dict[str, Any
         mark = 1 if job.first.text == agent else 2
         won, drawn = r["winner"] == mark, r["winner"] == 0
         w, d, lo = w + won, d + drawn, lo + (not won and not drawn)
+        if r["winner"] and r["termination"] not in FAULTS:
+            (win_turns if won else loss_turns).append(turns_played(r["moves"], end_turn))
         if r["termination"] in FAULTS:
             ours = mark in r["errors"]
             mine, theirs = mine + ours, theirs + (not ours)
@@ -64,7 +77,24 @@ def tally(results: list[tuple[match.GameJob, Any]], agent: str) -> dict[str, Any
     points = w + 0.5 * d
     return {"wins": w, "draws": d, "losses": lo, "n": n, "points": points, "share": points / n if n else 0.0,
             "interval": wilson(points, n), "faults": mine, "opp_faults": theirs, "notes": notes,
-            "turn_a": turn_a, "turn_b": turn_b}
+            "turn_a": turn_a, "turn_b": turn_b, "win_turns": win_turns, "loss_turns": loss_turns}
+
+
+def progress(name: str, job: match.GameJob, result: Any, agent: str, done: int, total: int, seconds: float) -> None:
+    """One line on stderr as each game ends (so that a long run stopped early still says what it saw)."""
+    if isinstance(result, BaseException):
+        outcome = f"failed: {type(result).__name__}"
+    else:
+        mark = 1 if job.first.text == agent else 2
+        outcome = {mark: "won", 3 - mark: "lost", 0: "drawn"}[result["winner"]] + f" ({result['termination']}, " \
+            f"{len(result['moves'])} actions)"
+        outcome += f", seat {mark}"
+    print(f"[{done}/{total} {seconds:.0f} s] {name} game {job.index}: the agent {outcome}", file=sys.stderr, flush=True)
+
+
+def median_text(turns: list[int]) -> str:
+    """The median of ``turns`` and how many there are, or "no wins"."""
+    return f"{statistics.median(turns):g} (of {len(turns)} wins)" if turns else "no wins"
 
 
 def pair_points(results: list[tuple[match.GameJob, Any]], agent: str) -> list[float]:
@@ -132,11 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     by: dict[str, list[tuple[match.GameJob, Any]]] = {}
     for job, result in run(jobs, match.run_job, args.workers):
-        by.setdefault(match.game_of(job.game).params["map"], []).append((job, result))
+        name = match.game_of(job.game).params["map"]
+        by.setdefault(name, []).append((job, result))
+        progress(name, job, result, agent.text, len(sum(by.values(), [])), len(jobs), time.perf_counter() - t0)
     print(f"{'map':16} {'W/D/L':>8} {'points [95%]':>19} {'forfeits':>9} {'max turn s':>12}")
-    total = {"points": 0.0, "n": 0, "faults": 0, "opp_faults": 0}
+    total: dict[str, Any] = {"points": 0.0, "n": 0, "draws": 0, "faults": 0, "opp_faults": 0,
+                             "win_turns": [], "loss_turns": []}
+    end_turn = game0.end_turn_action
     for name in names:
-        t = tally(by.get(name, []), agent.text)
+        t = tally(by.get(name, []), agent.text, -1 if end_turn is None else end_turn)
         lo, hi = t["interval"]
         print(f"{name:16} {t['wins']:>2}/{t['draws']}/{t['losses']:<2} {t['share']:6.3f} [{lo:.2f}, {hi:.2f}] "
               f"{t['faults']:>4}/{t['opp_faults']:<4} {t['turn_a']:5.2f}/{t['turn_b']:<5.2f}", flush=True)
@@ -148,9 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     share = total["points"] / total["n"] if total["n"] else 0.0
     print(f"{'all maps':16} {share:.3f} [{lo:.3f}, {hi:.3f}] of {total['n']} games; forfeits {agent.text} "
           f"{total['faults']}, {opponent.text} {total['opp_faults']} ({time.perf_counter() - t0:.0f} s)")
+    draw_share = total["draws"] / total["n"] if total["n"] else 0.0
+    print(f"{'':16} draws {total['draws']} ({draw_share:.1%}); median turn of a win (Kaggle's step): "
+          f"{agent.text} {median_text(total['win_turns'])}, {opponent.text} {median_text(total['loss_turns'])}")
     if test is not None:
         print(sprt_line(test, [r for rs in by.values() for r in rs], agent.text))
-    figures.emit({"share": share, "share_lo": lo, "share_hi": hi, "games": total["n"],
+    figures.emit({"share": share, "share_lo": lo, "share_hi": hi, "games": total["n"], "draw_share": draw_share,
+                  "win_turn_median": statistics.median(total["win_turns"]) if total["win_turns"] else 0.0,
                   "agent_forfeits": total["faults"], "opponent_forfeits": total["opp_faults"]})
     return 0
 
