@@ -162,14 +162,17 @@ def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
 
 
 @pytest.mark.slow  # two spawned workers load the compiled planner (about 20-40 s here)
-def test_selfplay_on_two_workers_writes_the_same_shards(tmp_path):
-    """Games fixed by their index: two worker processes write byte-for-byte the same data as one
-    (greedy with a clock it never reaches is deterministic)."""
+@pytest.mark.parametrize("backend", ["process", pytest.param("ray", marks=pytest.mark.skipif(
+    __import__("importlib").util.find_spec("ray") is None, reason="Ray is an optional extra"))])
+def test_selfplay_on_two_workers_writes_the_same_shards(tmp_path, backend):
+    """Games fixed by their index: two workers (processes, or Ray tasks) write byte-for-byte the
+    same data as one (greedy with a clock it never reaches is deterministic)."""
     shards = {}
     for workers in (1, 2):
         d = tmp_path / f"w{workers}"
         argv = ["selfplay", str(d), "--games", "6", "--shard", "2", "--maps", "beginner", "starter",
-                "--episode-steps", "14", "--keep", "0.5", "--quiet", "--time", "30", "--workers", str(workers)]
+                "--episode-steps", "14", "--keep", "0.5", "--quiet", "--time", "30", "--workers", str(workers),
+                "--backend", backend if workers > 1 else "process"]
         assert T.main(argv) == 0
         shards[workers] = sorted(d.glob("shard-*.npz"))
     assert [p.name for p in shards[1]] == [p.name for p in shards[2]] and len(shards[1]) == 3
