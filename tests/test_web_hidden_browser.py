@@ -1,0 +1,120 @@
+"""The web app's views of games of hidden information in a real browser (headless Chromium, as
+tests/test_web_browser.py): Kuhn poker's cards (the person's face up, the agent's face down
+until the View selector shows everything after the end), the agents offered as the game's
+parameters change, Reinforce Tactics under fog shaded with the units remembered drawn hollow.
+Skipped without Playwright or Chromium. ``WEB_SCREENSHOTS=docs/screenshots`` keeps the
+screenshots docs/web-app.md shows."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    import waitress
+
+    from util.arena.web.app import create_app
+
+    db = tmp_path_factory.mktemp("webhidden") / "none.sqlite"
+    srv = waitress.create_server(create_app(db=str(db)), host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.effective_port}"
+    srv.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def shot(page, name: str, tmp_path: Path, panel: str) -> None:
+    folder = Path(os.environ.get("WEB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.locator(panel).screenshot(path=str(folder / f"{name}.png"))
+    assert (folder / f"{name}.png").stat().st_size > 3000
+
+
+def wait_for_person(page) -> None:
+    page.wait_for_function("(() => { const s = document.querySelector('#status-text').textContent;"
+                           " return s.startsWith('Game over') || s.startsWith('Your move'); })()", timeout=60000)
+
+
+def server_view(page, server: str) -> dict:
+    with urllib.request.urlopen(f"{server}/api/sessions/{page.evaluate('view.id')}") as res:
+        return json.load(res)
+
+
+def test_kuhn_cards_hidden_until_the_end(page, server, tmp_path):
+    page.goto(server + "/")
+    page.select_option("#game", "kuhn_poker")
+    page.wait_for_function("[...document.querySelectorAll('#agent option')].map(o => o.value).includes('cfr')")
+    offered = page.eval_on_selector_all("#agent option", "els => els.map(e => e.value)")
+    assert "alphabeta" not in offered and "ismcts" in offered
+    page.select_option("#agent", "ismcts")
+    page.wait_for_selector('#agent-params input[data-aparam="max_sims"]')
+    page.fill('#agent-params input[data-aparam="max_sims"]', "50")
+    page.fill("#time", "0.2")
+    page.select_option("#human", "1")
+    page.click("#new")
+    wait_for_person(page)
+    view = server_view(page, server)
+    assert view["agent"] == "ismcts:max_sims=50"
+    labels = page.eval_on_selector_all("#board svg .card-slot", "els => els.map(e => [e.dataset.owner, e.dataset.label])")
+    own = view["picture"]["cards"][1]["text"].split()[-1]
+    assert labels == [["0", "?"], ["1", own]]
+    assert not page.is_hidden("#r-seat-label")
+    shot(page, "web-hidden-kuhn", tmp_path, "#board-panel")
+    while not server_view(page, server)["terminal"]:
+        page.click("#board .cards-move >> nth=0")
+        wait_for_person(page)
+    page.select_option("#r-seat", "full")
+    page.wait_for_function("document.querySelector('#r-ply').textContent.includes('replay')")
+    assert page.locator("#board svg").count() == 1  # the full picture: the game's grid drawing
+
+
+def test_rt_fog_board_shaded(page, server, tmp_path):
+    page.goto(server + "/")
+    page.select_option("#game", "reinforce_tactics")
+    page.fill('#params input[data-param="fog"]', "1")
+    page.dispatch_event('#params input[data-param="fog"]', "change")
+    page.wait_for_function("![...document.querySelectorAll('#agent option')].map(o => o.value).includes('greedy')")
+    page.fill("#agent-spec", "random:seed=1")
+    page.fill("#time", "0.2")
+    page.click("#new")
+    wait_for_person(page)
+    view = server_view(page, server)
+    fog = view["picture"]["fog"][view["human"]]
+    dark = sum(row.count("0") for row in fog["cells"])
+    assert dark > 0 and page.locator("#board svg .rt-fog.unexplored").count() == dark
+    drawn = page.eval_on_selector_all("#board svg .rt-unit", "els => els.map(e => e.dataset.p)")
+    assert sorted(drawn) == sorted(str(u["p"]) for u in view["picture"]["units"])
+    assert "hidden" in page.inner_text(".rt-gold")
+    shot(page, "web-hidden-rt-fog", tmp_path, "#board-panel")
