@@ -18,8 +18,11 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+import tests.test_web_browser as web_browser  # noqa: E402
+
+browser, page = web_browser.browser, web_browser.page  # its fixtures: the same Chromium, a page whose JavaScript errors fail the test
+APPS: list = []  # the server's app: a test sets a session's history in it (a game well under way)
 
 
 @pytest.fixture(scope="module")
@@ -29,30 +32,13 @@ def server(tmp_path_factory):
     from util.arena.web.app import create_app
 
     db = tmp_path_factory.mktemp("webhidden") / "none.sqlite"
-    srv = waitress.create_server(create_app(db=str(db)), host="127.0.0.1", port=0, threads=4)
+    app = create_app(db=str(db))
+    APPS.append(app)
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{srv.effective_port}"
     srv.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors: {errors}"
 
 
 def shot(page, name: str, tmp_path: Path, panel: str) -> None:
@@ -117,4 +103,19 @@ def test_rt_fog_board_shaded(page, server, tmp_path):
     drawn = page.eval_on_selector_all("#board svg .rt-unit", "els => els.map(e => e.dataset.p)")
     assert sorted(drawn) == sorted(str(u["p"]) for u in view["picture"]["units"])
     assert "hidden" in page.inner_text(".rt-gold")
+    # a game well under way (random moves of both sides, the person to move): units out of sight remembered
+    from tests.test_web_hidden import fog_states
+
+    game, states = fog_states(seed=4, plies=400)
+    cut = max(i for i, s in enumerate(states) if s.current_player() == view["human"]
+              and game.player_picture(s, view["human"])["fog"][view["human"]]["remembered"])
+    session = APPS[0].extensions["sessions"].get(view["id"])
+    session.states, session.infos = states[:cut + 1], [{} for _ in states[:cut + 1]]
+    page.evaluate("(async () => { view = await api('GET', `/api/sessions/${view.id}`); render(); })()")
+    view = server_view(page, server)
+    remembered = view["picture"]["fog"][view["human"]]["remembered"]
+    page.wait_for_function(f"document.querySelectorAll('#board svg .rt-remembered').length === {len(remembered)}")
+    drawn = page.eval_on_selector_all("#board svg .rt-unit", "els => els.map(e => e.dataset.p)")
+    assert sorted(drawn) == sorted(str(u["p"]) for u in view["picture"]["units"])
+    assert "?" in view["history"]
     shot(page, "web-hidden-rt-fog", tmp_path, "#board-panel")

@@ -8,10 +8,10 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from agents import registry
+from agents.engine.spec import agent_params
 from base.params import Param
 from core import games as game_registry
 from core.game import Game
-from agents.engine.spec import agent_params
 from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError
 
