@@ -158,8 +158,8 @@ def test_other_seats_and_full_view_only_once_over(app, client):
     session.states += [session.state.apply(0), s]
     session.infos += [{}, {}]
     assert s.is_terminal()
-    full = client.get(f"/api/sessions/{a}/frame?ply=1&seat=full").json
-    assert full["kind"] == "grid"  # the game's full picture
+    full = client.get(f"/api/sessions/{a}/frame?ply=2&seat=full").json
+    assert [c["text"] for c in full["cards"]] == ["deal J", "deal Q"] and full["viewer"] is None  # every card
     seat0 = client.get(f"/api/sessions/{a}/frame?ply=2&seat=0").json
     assert seat0["cards"][0]["text"] == "deal J" and seat0["cards"][1]["text"] is None
 

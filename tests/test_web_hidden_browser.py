@@ -78,12 +78,15 @@ def test_kuhn_cards_hidden_until_the_end(page, server, tmp_path):
     assert labels == [["0", "?"], ["1", own]]
     assert not page.is_hidden("#r-seat-label")
     shot(page, "web-hidden-kuhn", tmp_path, "#board-panel")
-    while not server_view(page, server)["terminal"]:
+    while not page.inner_text("#status-text").startswith("Game over"):
+        before = page.locator("#history li").count()
         page.click("#board .cards-move >> nth=0")
+        page.wait_for_function(f"document.querySelectorAll('#history li').length > {before}")
         wait_for_person(page)
     page.select_option("#r-seat", "full")
     page.wait_for_function("document.querySelector('#r-ply').textContent.includes('replay')")
-    assert page.locator("#board svg").count() == 1  # the full picture: the game's grid drawing
+    labels = page.eval_on_selector_all("#board svg .card-slot", "els => els.map(e => e.dataset.label)")
+    assert "?" not in labels and len(labels) == 2  # the full view: both cards face up
 
 
 def test_rt_fog_board_shaded(page, server, tmp_path):
