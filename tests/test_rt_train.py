@@ -3,6 +3,8 @@ can fail to learn, resumes from its checkpoint, and the command stores self-play
 it resumes from."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -233,7 +235,47 @@ def test_loop_fits_generations_and_the_second_plays_the_first(tmp_path):
     assert len(L.load_values(str(d / "gen-1.npz"))) == L.params_len(NF, 4)
     assert len(L.load_values(str(d / "gen-2.npz"))) == L.params_len(NF, 4)
     assert len(list((d / "games-1").glob("shard-*.npz"))) == 2
-    name, _, sides = T.game_setup(0, 1, ["beginner"], ["greedy", f"greedy:heuristic=learned,weights={d / 'gen-1.npz'}"], 0.2)
-    assert name == "beginner" and len(sides) == 2
+    name, _, sides, bases = T.game_setup(0, 1, ["beginner"], ["greedy", f"greedy:heuristic=learned,weights={d / 'gen-1.npz'}"], 0.2)
+    assert name == "beginner" and len(sides) == 2 and len(bases) == 2
     stamp = (d / "gen-2.npz").stat().st_mtime_ns
     assert T.main(argv) == 0 and (d / "gen-2.npz").stat().st_mtime_ns == stamp  # done generations are kept
+
+
+@pytest.mark.slow  # six short games with the learned greedy compiled (35 CPU s warm; 3.5 min at load 8)
+def test_selfplay_keeps_its_league_in_the_arena_store(tmp_path, capsys):
+    """``--store``: every game recorded (players by spec and version, moves that replay legally
+    to a finished game); ``--league``: a later run draws from the stored past players whose
+    weights are unchanged; ``league``: the table; new bytes at the old path leave the league."""
+    from core.games import parse_game
+    from util import rt_league
+    from util.arena.store import Store
+
+    weights = tmp_path / "gen-1.npz"
+    weights.write_bytes((Path(__file__).resolve().parent.parent / "data" / "rt_learned_gen2A.npz").read_bytes())
+    learned = f"greedy:heuristic=learned,weights={weights}"
+    db, later = tmp_path / "league.db", tmp_path / "later.db"
+    common = ["--shard", "2", "--maps", "beginner", "starter", "--episode-steps", "10", "--quiet", "--time", "30"]
+    assert T.main(["selfplay", str(tmp_path / "a"), "--games", "4", "--agents", "greedy", learned, "--store", str(db), *common]) == 0
+    with Store(db, create=False) as store:
+        games = list(store.games())
+        names = {spec for spec, _ in store.players().values()}
+    assert len(games) == 4 and names <= {"greedy", learned} and learned in names
+    for g in games:  # each record replays: legal moves to the end of a game
+        s = parse_game(g.game).initial()
+        for a in g.moves:
+            assert s.is_chance_node() or a in s.legal_actions()
+            s = s.apply(a)
+        assert s.is_terminal()
+    assert T.main(["selfplay", str(tmp_path / "b"), "--games", "2", "--agents", "greedy", "--league", str(db),
+                   "--store", str(later), *common]) == 0
+    assert "league: 1 past players" in capsys.readouterr().err
+    assert T.main(["league", str(db)]) == 0
+    table = capsys.readouterr().out
+    mixed = sum(g.first != g.second for g in games)
+    assert mixed and learned in table and sum(r.games for r in rt_league.standings(str(db))) == 2 * mixed
+    with np.load(weights) as z:
+        data = {k: z[k] for k in z.files}
+    data[next(k for k in data if data[k].dtype.kind == "f")] += 1e-3
+    np.savez(weights, **data)
+    assert rt_league.league_specs(str(db), parse_game(games[0].game)) == []  # a new version is not the stored player
+    assert T.main(["league", str(tmp_path / "none.db")]) == 2

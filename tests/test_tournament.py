@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.engine.spec import SpecError
@@ -104,6 +105,23 @@ def test_resolve_canonical_text_and_kinds(tmp_path: Path) -> None:
     spec = players.resolve(path)
     assert spec.kind == "file" and len(spec.version) == 12
     assert players.resolve("random").version == players.resolve("random:seed=1").version
+
+
+def test_new_data_at_the_same_path_is_a_new_player(tmp_path: Path) -> None:
+    """A league of generations: weights rewritten at one path must not pass for the old player."""
+    from core.reinforce_tactics import ReinforceTactics
+    game = ReinforceTactics()
+    weights = tmp_path / "w.npz"
+    weights.write_bytes((ROOT / "data" / "rt_learned_gen2A.npz").read_bytes())
+    spec = f"greedy:heuristic=learned,weights={weights}"
+    first = players.resolve(spec, game)
+    assert players.resolve(spec, game).version == first.version  # the same bytes: the same player
+    assert first.version.startswith(players.resolve("greedy", game).version + "+")
+    with np.load(weights) as z:
+        data = {k: z[k] for k in z.files}
+    data[next(k for k in data if data[k].dtype.kind == "f")] += 1e-3
+    np.savez(weights, **data)
+    assert players.resolve(spec, game).version != first.version
 
 
 @pytest.mark.parametrize("spec, words", [

@@ -1,5 +1,5 @@
 """Self-play data and the learned evaluation's fit (issue 38):
-``python -m util.rt_train selfplay|fit|loop``.
+``python -m util.rt_train selfplay|fit|loop|league``.
 
 ``selfplay DIR``: games between ``--agents`` (agent specs, each side drawn per game) on every
 built-in map in turn with Kaggle's seed-driven terrain flips, the compiled core when numba is
@@ -19,6 +19,11 @@ whose winner the sign predicts, beside the hand heuristic's (feature ``hand``).
 ``--workers N`` plays N games at once in worker processes, ``--backend ray`` as Ray tasks (on a
 cluster with ``--address``; Ray is an optional extra): the same games, the same shards, only
 sooner (each game is fixed by its index; the driver alone writes the shards).
+
+``--store DB`` records every self-play game in an arena store (players by spec and version, the
+weights' bytes included); ``--league DB`` adds that store's past players whose weights are
+unchanged on disk to the sides a game draws from; ``league DB`` prints the league's table
+(:mod:`util.rt_league`).
 
 ``loop DIR``: generations, each fitted on every game so far, the games of the next played by the
 hand ``greedy`` and greedy with the last model (:func:`loop`).
@@ -51,13 +56,17 @@ JITTER = ("w_material", "w_gold", "w_income", "w_hq", "w_advance", "w_capture", 
 
 
 # --- self-play -------------------------------------------------------------------------------
-def game_setup(i: int, seed: int, names: list[str], specs: list[str], jitter: float) -> tuple[str, int, list[str]]:
-    """(map, flips seed, the two sides' specs) of game ``i`` of a run seeded ``seed``."""
+def game_setup(i: int, seed: int, names: list[str], specs: list[str], jitter: float) -> tuple[str, int, list[str], list[str]]:
+    """(map, flips seed, the two sides' specs as played, the same before the jitter) of game
+    ``i`` of a run seeded ``seed``."""
     rng = random.Random(seed * 1_000_003 + i)
     name = names[i % len(names)]
     flips = rng.randrange(1 << 30)
-    sides = [_jittered(rng.choice(specs), rng, jitter) for _ in range(2)]
-    return name, flips, sides
+    bases, sides = [], []
+    for _ in range(2):
+        bases.append(rng.choice(specs))
+        sides.append(_jittered(bases[-1], rng, jitter))
+    return name, flips, sides, bases
 
 
 def _jittered(spec: str, rng: random.Random, jitter: float) -> str:
@@ -74,14 +83,16 @@ def _jittered(spec: str, rng: random.Random, jitter: float) -> str:
     return spec + ("," if ":" in spec else ":") + ",".join(extra)
 
 
-def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any) -> dict[str, np.ndarray]:
+def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """One game's kept positions (features, outcome for the mover, map index, step, and the
-    mover's hand value at the start of each of its next ``AHEAD`` turns: :func:`ahead_values`)."""
+    mover's hand value at the start of each of its next ``AHEAD`` turns: :func:`ahead_values`),
+    and its record for a store (:func:`util.arena.match.play`'s result, its game's spec and the
+    sides' base specs under ``spec`` and ``bases``)."""
     from agents.registry import make
     from core.reinforce_tactics import ReinforceTactics
     from util.arena.match import play
 
-    name, flips, sides = game_setup(i, args.seed, names, args.agents, args.jitter)
+    name, flips, sides, bases = game_setup(i, args.seed, names, args.agents, args.jitter)
     g = ReinforceTactics(map=name, seed=flips, episode_steps=args.episode_steps)
     agents = [make(spec, g) for spec in sides]
     r = play(agents[0], agents[1], g, time_per_move=args.time, chance_seed=args.seed * 7919 + i)
@@ -106,9 +117,10 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
                 kept.append((j, mover))
         s = s.apply(a)
     n = len(xs)
-    return {"x": np.array(xs, np.float32).reshape(n, NF), "z": np.array(zs, np.int8),
+    data: dict[str, np.ndarray] = {"x": np.array(xs, np.float32).reshape(n, NF), "z": np.array(zs, np.int8),
             "map": np.full(n, names.index(name), np.int16), "step": np.array(steps, np.int16),
             "game": np.full(n, i, np.int32), "ahead": ahead_values(kept, starts, zs)}
+    return data, {**r, "spec": g.spec(), "bases": bases}
 
 
 def ahead_values(kept: list[tuple[int, int]], starts: list[tuple[int, int, float]], zs: list[int]) -> np.ndarray:
@@ -149,7 +161,7 @@ def hand_q(x: np.ndarray) -> np.ndarray:
 _FEATURIZE: list[Any] = []  # this process's featurizer, made by its first game (workers make their own)
 
 
-def play_job(job: tuple[int, argparse.Namespace, list[str]]) -> dict[str, np.ndarray]:
+def play_job(job: tuple[int, argparse.Namespace, list[str]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Self-play game ``i`` of the run described by ``args`` (a backend's job: picklable, module level)."""
     i, args, names = job
     if not _FEATURIZE:
@@ -184,7 +196,7 @@ def selfplay(args: argparse.Namespace) -> int:
     if unknown:
         return fail(f"unknown map {unknown[0]!r}; valid: {', '.join(maps.map_names())}")
     out = Path(args.dir)
-    why = unwritable(out, folder=True) or missing(args.backend)
+    why = unwritable(out, folder=True) or missing(args.backend) or (args.store and unwritable(Path(args.store)))
     if why:
         return fail(why)
     from agents.engine.spec import SpecError
@@ -196,14 +208,28 @@ def selfplay(args: argparse.Namespace) -> int:
             make(spec, ReinforceTactics(map=names[0]))
         except SpecError as exc:
             return fail(str(exc))
+    if args.league:
+        from util import rt_league
+
+        past = rt_league.newcomers(args.league, args.agents, ReinforceTactics(map=names[0]))
+        args.agents = [*args.agents, *past]
+        print(f"league: {len(past)} past players from {args.league}" + "".join(f"\n  {p}" for p in past), file=sys.stderr)
     shards = -(-args.games // args.shard)
     todo = [k for k in range(shards) if not (out / f"shard-{k:05d}.npz").exists()]
     jobs = [(i, args, names) for k in todo for i in range(k * args.shard, min(args.games, (k + 1) * args.shard))]
     waiting: dict[int, dict[int, dict[str, np.ndarray]]] = {k: {} for k in todo}  # shard -> game -> its data
+    from util import rt_league
+
+    tag = rt_league.run_tag(args)
+    recorder = rt_league.Recorder(args.store, tag, {"command": "rt_train selfplay", "dir": str(out)},
+                                  [rt_league.game_key(tag, i) for i, _, _ in jobs]) if args.store else None
     with tqdm(total=len(jobs), unit="game", disable=args.quiet, file=sys.stderr) as bar:  # closed before a stop's line
-        for (i, _, _), result in run(jobs, play_job, args.workers, args.backend, args.address):
-            if isinstance(result, BaseException):
-                return fail(f"game {i} failed in its worker: {type(result).__name__}: {result}")
+        for (i, _, _), played in run(jobs, play_job, args.workers, args.backend, args.address):
+            if isinstance(played, BaseException):
+                return fail(f"game {i} failed in its worker: {type(played).__name__}: {played}")
+            result, record = played
+            if recorder:
+                recorder.add(rt_league.game_key(tag, i), record, args.time, args.seed, args.jitter)
             bar.update(1)
             k = i // args.shard
             waiting[k][i] = result
@@ -213,8 +239,12 @@ def selfplay(args: argparse.Namespace) -> int:
                 data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
                 data["maps"] = np.array(names)
                 L.write_npz(out / f"shard-{k:05d}.npz", data)
-    print(f"{args.games} games in {shards} shards under {out} ({len(todo)} written now)")
+    if recorder:
+        recorder.close()
+    print(f"{args.games} games in {shards} shards under {out} ({len(todo)} written now)"
+          + (f"; their games in {args.store}" if args.store else ""))
     return 0
+
 
 
 # --- fit ---------------------------------------------------------------------------------------
@@ -440,6 +470,13 @@ def fit_options(p: argparse.ArgumentParser) -> None:
                    help="features the model does not read (e.g. me_ready,opp_ready: they change inside a turn)")
 
 
+def league_options(p: argparse.ArgumentParser) -> None:
+    """The league in the arena's store (:mod:`util.rt_league`)."""
+    p.add_argument("--store", default=None, metavar="DB", help="record every self-play game in this arena store (SQLite)")
+    p.add_argument("--league", default=None, metavar="DB",
+                   help="also draw sides from this store's past players whose weights are unchanged on disk")
+
+
 def backend_options(p: argparse.ArgumentParser) -> None:
     """Where self-play's games run (:mod:`base.backends`): this process, a pool, or Ray."""
     p.add_argument("--workers", type=int_in(1, 1024), default=1,
@@ -463,6 +500,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--jitter", type=float_in(0.0, 2.0), default=0.2, help="log-scale spread of greedy's weights per game")
     sp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
     backend_options(sp)
+    league_options(sp)
     sp.add_argument("--quiet", action="store_true")
     fp = sub.add_parser("fit", help="fit the value model to stored positions")
     fp.add_argument("dirs", nargs="+", help="self-play folders")
@@ -487,6 +525,9 @@ def parser() -> argparse.ArgumentParser:
     lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
     fit_options(lp)
     backend_options(lp)
+    league_options(lp)
+    rp = sub.add_parser("league", help="the league's table: each stored player's share of the points")
+    rp.add_argument("store", metavar="DB", help="an arena store written by selfplay --store")
     lp.add_argument("--quiet", action="store_true")
     return ap
 
@@ -495,11 +536,14 @@ def loop(args: argparse.Namespace) -> int:
     """Generation n (``gen-n.npz``) is fitted on the games of generations 0..n-1; the games of
     generation k are played by the hand ``greedy`` and greedy with ``gen-k.npz`` (a league of
     the last model and the hand heuristic; generation 0: the hand heuristic alone). Each step
-    resumes (shards, checkpoints) and a generation whose model exists is skipped."""
+    resumes (shards, checkpoints) and a generation whose model exists is skipped. With
+    ``--store DB --league DB`` every game is recorded there and every earlier generation still
+    on disk plays too (:mod:`util.rt_league`)."""
     root = Path(args.dir)
     common = ["--quiet"] if args.quiet else []
     maps = ["--maps", *args.maps] if args.maps else []
     where = ["--workers", str(args.workers), "--backend", args.backend] + (["--address", args.address] if args.address else [])
+    where += (["--store", args.store] if args.store else []) + (["--league", args.league] if args.league else [])
     for n in range(1, args.generations + 1):
         model = root / f"gen-{n}.npz"
         if model.exists():
@@ -524,11 +568,26 @@ def loop(args: argparse.Namespace) -> int:
     return 0
 
 
+def league(args: argparse.Namespace) -> int:
+    """Print the league's table (:func:`util.rt_league.standings`)."""
+    from util import rt_league
+    from util.arena.store import StoreError
+
+    if not Path(args.store).is_file():
+        return fail(f"no store at {args.store}")
+    try:
+        rows = rt_league.standings(args.store)
+    except StoreError as exc:
+        return fail(str(exc))
+    print(rt_league.format_standings(rows))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         with stop_on_signals():
-            return {"selfplay": selfplay, "fit": fit, "loop": loop}[args.command](args)
+            return {"selfplay": selfplay, "fit": fit, "loop": loop, "league": league}[args.command](args)
     except Interrupted as exc:
         print(f"train: stopped by {signal_name(exc)}; written shards and checkpoints are whole: run again to resume",
               file=sys.stderr)

@@ -56,7 +56,7 @@ from typing import Any, Protocol
 from agents import registry
 from agents.engine.info import EMPTY, SearchInfo, info_of
 from agents.engine.registry import CHEAT
-from agents.engine.spec import SpecError, parse_spec
+from agents.engine.spec import SpecError, names_file, parse_spec
 from base.kaggle_import import kaggle_environments as kaggle_package
 from core.game import Game, State
 
@@ -196,7 +196,17 @@ def _resolve_agent(spec: str, game: Game) -> PlayerSpec:
     text = name + (":" + ",".join(f"{k}={shown_params[k]}" for k in sorted(shown_params)) if shown_params else "")
     modules = [type(agent).__module__, type(game).__module__, game.kernels] + ([game.heuristics] if game.heuristics else [])
     kind = "agent" if hasattr(agent, "choose_position") else "engine"
-    return PlayerSpec(text, kind, name, tuple(sorted(built.items())), _module_version(*modules))
+    return PlayerSpec(text, kind, name, tuple(sorted(built.items())), _module_version(*modules) + _data_version(node))
+
+
+def _data_version(node: registry.SpecNode) -> str:
+    """``+`` and a hash of the bytes of every data file the spec's agents read (weights, a book, a
+    cache, a table), or ``""``: new weights at the same path are a new player, as changed code is
+    (a league of generations in one store keeps each apart)."""
+    files = sorted((k, str(v)) for n in node.nodes() for k, v in n.kwargs.items() if names_file(k, v) and os.path.isfile(str(v)))
+    if not files:
+        return ""
+    return "+" + _hash_bytes(b"".join(k.encode() + b"\0" + Path(v).read_bytes() for k, v in files))
 
 
 def _resolve_kaggle_turns(spec: str, game: Game) -> PlayerSpec:
