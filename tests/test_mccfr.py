@@ -77,3 +77,26 @@ def test_outcome_sampling_cuts_leducs_exploitability(leduc):
     solver.run(9990)
     late = leduc.exploitability(solver.average_policy())
     assert late < 1.3 < 2.0 < early
+
+
+@pytest.mark.parametrize("argv", [["--baseline", "no-such-revision"], ["--rounds", "0"]])
+def test_the_speed_bench_refuses_bad_input_in_one_line(argv, capsys):
+    from bench.mccfr_speed import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not numba_available(), reason="numba not importable")
+def test_the_speed_bench_runs_and_prints_its_figures(capsys):
+    from bench.figures import parse
+    from bench.mccfr_speed import main
+
+    assert main(["--seconds", "0.05", "--rounds", "1"]) == 0
+    figures = parse(capsys.readouterr().out)
+    assert figures["leduc_poker outcome compiled its/s"] > 0 and "kuhn_poker external speed-up" in figures
