@@ -83,6 +83,7 @@ def test_outcome_sampling_cuts_leducs_exploitability(leduc):
 def test_the_speed_bench_refuses_bad_input_in_one_line(argv, capsys):
     from bench.mccfr_speed import main
 
+    code: object
     try:
         code = main(argv)
     except SystemExit as exc:
