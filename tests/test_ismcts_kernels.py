@@ -42,3 +42,15 @@ def test_the_search_counts_its_simulations_and_refuses_a_bigger_game():
     assert a.info().simulations == 100
     with pytest.raises(ValueError, match="more than 100 states"):
         ISMCTSAgent(game=make_game("leduc_poker"), tree_states=100).search(make_game("leduc_poker").initial())
+
+
+def test_the_registry_builds_it_and_the_bench_measures_it(capsys):
+    from agents import registry
+    from bench.figures import parse
+    from bench.hidden_exploitability import main
+
+    a = registry.make("ismcts:tree_states=100,max_sims=50", GAME)
+    assert isinstance(a, ISMCTSAgent) and a.tree_states == 100 and a.choose(KUHN.states[3], float("inf")) in (0, 1)
+    assert main(["--game", "kuhn_poker", "--sims", "200", "--seeds", "1", "--flat", "--no-plain", "--no-pimc"]) == 0
+    figures = parse(capsys.readouterr().out)
+    assert "ismcts_200" not in figures and 0.1 < figures["ismcts_flat_200"] < 0.2

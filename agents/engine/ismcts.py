@@ -95,9 +95,7 @@ class ISMCTSAgent:
 
     def _flat_search(self, state: State, deadline: float) -> dict[Any, Node]:
         if self._flat is None:
-            from agents.engine.game_tree import GameTree
-
-            self._flat = FlatSearch(GameTree.build(self.game, self.tree_states), self.jit)
+            self._flat = FlatSearch(flat_tree(self.game, self.tree_states), self.jit)
         start, key = time.perf_counter(), self._key(state)
         tree, sims = self._flat.run(key, self.max_sims, deadline - self.margin, self.c,
                                     1.0 / self.game.win_value, self._rng.randrange(2 ** 32))
@@ -155,6 +153,19 @@ class ISMCTSAgent:
         return self._last
 
 
+_TREES: dict[tuple[str, int], Any] = {}  # the flat trees built, by game spec and tree_states
+
+
+def flat_tree(game: Any, max_states: int) -> Any:
+    """The game's flat tree (:class:`agents.engine.game_tree.GameTree`), built once a process."""
+    from agents.engine.game_tree import GameTree
+
+    key = (game.spec(), max_states)
+    if key not in _TREES:
+        _TREES[key] = GameTree.build(game, max_states)
+    return _TREES[key]
+
+
 class FlatSearch:
     """The arrays of IS-MCTS's kernels over one game's flat tree, reused from move to move."""
 
@@ -204,12 +215,13 @@ class FlatSearch:
 
     def _nodes(self) -> dict[Any, Node]:
         out: dict[Any, Node] = {}
-        for i, (slot, k) in enumerate(self.tree.infosets[:, :2]):
-            if self.seen[slot]:
-                acts = self.tree.actions[i]
-                node = out[self.tree.keys[i]] = Node()
-                for j in range(int(k)):
-                    if self.visits[slot + j]:
-                        node.visits[acts[j]] = int(self.visits[slot + j])
-                        node.total[acts[j]] = float(self.total[slot + j])
+        sets = self.tree.infosets  # GS_SLOT, GS_COUNT first
+        for i in self.np.flatnonzero(self.seen[sets[:, 0]]):
+            slot, k = sets[i, :2]
+            acts = self.tree.actions[i]
+            node = out[self.tree.keys[i]] = Node()
+            for j in range(int(k)):
+                if self.visits[slot + j]:
+                    node.visits[acts[j]] = int(self.visits[slot + j])
+                    node.total[acts[j]] = float(self.total[slot + j])
         return out
