@@ -186,9 +186,8 @@ class FlatSearch:
         work = np.zeros((len(tree.nodes), CK.WORK.size))
         kernels(use).reach(tree.nodes, tree.edges, tree.uniform_policy(), work)
         self.chance = work[:, CK.GW_RC]  # each node's chance reach: the determinizations' weights
-        self.visits = np.zeros(tree.slots, dtype=np.int64)
-        self.total = np.zeros(tree.slots)
-        self.seen = np.zeros(tree.slots, dtype=np.int64)
+        self.stats = np.zeros((tree.slots, IK.STATS.size))  # visits, summed rewards, in the tree (IS_)
+        self.IK = IK
         self.path = np.zeros((len(tree.nodes), IK.PATH.size), dtype=np.int64)
 
     def run(self, key: Any, sims: int, stop: float, c: float, scale: float, seed: int) -> tuple[dict[Any, Node], int]:
@@ -202,26 +201,24 @@ class FlatSearch:
             raise ValueError(f"information state {key} is not in the game's tree")
         members = np.asarray(t.members[i], dtype=np.int64)
         weights = np.cumsum(self.chance[members])
-        self.visits[:] = 0
-        self.total[:] = 0.0
-        self.seen[:] = 0
+        self.stats[:] = 0.0
         rng, done = seed_state(seed), 0
         while (not sims or done < sims) and (done == 0 or time.perf_counter() < stop):
             n = min(self.CHUNK, sims - done) if sims else self.CHUNK
-            rng = self.k.search(t.nodes, t.edges, members, weights, self.visits, self.total, self.seen, self.path,
-                                n, c, scale, rng)
+            rng = self.k.search(t.nodes, t.edges, members, weights, self.stats, self.path, n, c, scale, rng)
             done += n
         return self._nodes(), done
 
     def _nodes(self) -> dict[Any, Node]:
         out: dict[Any, Node] = {}
-        sets = self.tree.infosets  # GS_SLOT, GS_COUNT first
-        for i in self.np.flatnonzero(self.seen[sets[:, 0]]):
+        sets, IK = self.tree.infosets, self.IK  # GS_SLOT, GS_COUNT first
+        visits, total = self.stats[:, IK.IS_VISITS], self.stats[:, IK.IS_TOTAL]
+        for i in self.np.flatnonzero(self.stats[sets[:, 0], IK.IS_SEEN]):
             slot, k = sets[i, :2]
             acts = self.tree.actions[i]
             node = out[self.tree.keys[i]] = Node()
             for j in range(int(k)):
-                if self.visits[slot + j]:
-                    node.visits[acts[j]] = int(self.visits[slot + j])
-                    node.total[acts[j]] = float(self.total[slot + j])
+                if visits[slot + j]:
+                    node.visits[acts[j]] = int(visits[slot + j])
+                    node.total[acts[j]] = float(total[slot + j])
         return out

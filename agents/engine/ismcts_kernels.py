@@ -1,9 +1,9 @@
 """Hot loops of single-observer IS-MCTS (:mod:`agents.engine.ismcts`, ``tree_states=N``) over the
 flat game tree of :mod:`agents.engine.cfr_kernels` (``G_`` / ``GF_`` layouts), in numba's subset.
 
-The search tree's nodes are the flat tree's information sets: per action slot its ``visits``
-and the summed rewards of its mover (``total``), and ``seen[slot]`` at a set's first slot once
-the set is in the tree. A simulation starts at a determinization (a member node of the root's
+The search tree's nodes are the flat tree's information sets: ``stats`` (``IS_``) holds per
+action slot its visits and the summed rewards of its mover, and at a set's first slot 1 in
+``IS_SEEN`` once the set is in the tree. A simulation starts at a determinization (a member node of the root's
 information set, drawn by the chance probabilities that reach it: ``members`` and their
 cumulative ``weights``), selects by UCT (an untried action first, at random), samples chance,
 adds the first information set not in the tree and scores it by a uniformly random playout, as
@@ -22,6 +22,8 @@ from base.xorshift import rng_next
 
 PATH = Layout("IP_", "SLOT PLAYER")
 IP_SLOT, IP_PLAYER = PATH.slots
+STATS = Layout("IS_", "VISITS TOTAL SEEN")
+IS_VISITS, IS_TOTAL, IS_SEEN = STATS.slots
 
 
 @hot
@@ -36,19 +38,19 @@ def determinization(members, weights, rng):
 
 
 @hot
-def select(visits, total, slot, k, c, rng):
+def select(stats, slot, k, c, rng):
     """(the action to try at the set of ``slot``: an untried one at random, else UCT's, rng)."""
     untried = 0
     n = 0
     for j in range(k):
-        if visits[slot + j] == 0:
+        if stats[slot + j, IS_VISITS] == 0:
             untried += 1
-        n += visits[slot + j]
+        n += stats[slot + j, IS_VISITS]
     if untried > 0:
         rng = rng_next(rng)
         pick = rng % untried
         for j in range(k):
-            if visits[slot + j] == 0:
+            if stats[slot + j, IS_VISITS] == 0:
                 if pick == 0:
                     return j, rng
                 pick -= 1
@@ -56,8 +58,8 @@ def select(visits, total, slot, k, c, rng):
     best = 0
     best_score = -1.0e300
     for j in range(k):
-        v = visits[slot + j]
-        score = total[slot + j] / v + c * math.sqrt(log_n / v)
+        v = stats[slot + j, IS_VISITS]
+        score = stats[slot + j, IS_TOTAL] / v + c * math.sqrt(log_n / v)
         if score > best_score:
             best_score = score
             best = j
@@ -79,7 +81,7 @@ def playout(nodes, edges, n, rng):
 
 
 @hot
-def simulate(nodes, edges, n, visits, total, seen, path, c, scale, rng):
+def simulate(nodes, edges, n, stats, path, c, scale, rng):
     """One simulation from node ``n``: select, add one information set, play out, back up."""
     depth = 0
     while nodes[n, G_PLAYER] != TERMINAL:
@@ -91,10 +93,10 @@ def simulate(nodes, edges, n, visits, total, seen, path, c, scale, rng):
             n = kid0 + j
             continue
         slot = nodes[n, G_SLOT]
-        if seen[slot] == 0:  # the new leaf: scored by the playout from here
-            seen[slot] = 1
+        if stats[slot, IS_SEEN] == 0:  # the new leaf: scored by the playout from here
+            stats[slot, IS_SEEN] = 1.0
             break
-        j, rng = select(visits, total, slot, k, c, rng)
+        j, rng = select(stats, slot, k, c, rng)
         path[depth, IP_SLOT] = slot + j
         path[depth, IP_PLAYER] = who
         depth += 1
@@ -102,15 +104,15 @@ def simulate(nodes, edges, n, visits, total, seen, path, c, scale, rng):
     r0, rng = playout(nodes, edges, n, rng)
     r0 *= scale
     for d in range(depth):
-        visits[path[d, IP_SLOT]] += 1
-        total[path[d, IP_SLOT]] += r0 if path[d, IP_PLAYER] == 0 else -r0
+        stats[path[d, IP_SLOT], IS_VISITS] += 1.0
+        stats[path[d, IP_SLOT], IS_TOTAL] += r0 if path[d, IP_PLAYER] == 0 else -r0
     return rng
 
 
 @hot
-def search(nodes, edges, members, weights, visits, total, seen, path, sims, c, scale, rng):
+def search(nodes, edges, members, weights, stats, path, sims, c, scale, rng):
     """``sims`` simulations, each from a new determinization. Returns rng."""
     for _ in range(sims):
         n, rng = determinization(members, weights, rng)
-        rng = simulate(nodes, edges, n, visits, total, seen, path, c, scale, rng)
+        rng = simulate(nodes, edges, n, stats, path, c, scale, rng)
     return rng
