@@ -57,13 +57,13 @@ def test_draws_follow_their_probabilities_and_skip_impossible_actions():
     for _ in range(4000):
         j, rng = MK.draw_chance(edges, 1, 3, rng)
         counts[j] += 1
-        a, rng = MK.draw_policy(regret, 0, 4, 0.0, rng)
+        a, rng = MK.draw(edges, regret, 0, 0, 4, 0.0, rng)
         picks[a] += 1
     assert counts[1] == 0 and abs(counts[0] / 4000 - 0.5) < 0.03
     assert picks[0] == picks[2] == 0 and abs(picks[1] / 4000 - 0.75) < 0.03
     mixed = np.zeros(4)
     for _ in range(4000):
-        a, rng = MK.draw_policy(regret, 0, 4, 0.6, rng)  # 0.15 each, + 0.4 of the policy
+        a, rng = MK.draw(edges, regret, 0, 0, 4, 0.6, rng)  # 0.15 each, + 0.4 of the policy
         mixed[a] += 1
     assert abs(mixed[0] / 4000 - 0.15) < 0.03 and abs(mixed[1] / 4000 - 0.45) < 0.03
 

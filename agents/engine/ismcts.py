@@ -176,6 +176,7 @@ class FlatSearch:
 
         from agents.engine import cfr_kernels as CK
         from agents.engine import ismcts_kernels as IK
+        from agents.engine import mccfr_kernels as MK
         from agents.engine.game_tree import kernels
         from base import jit as J
 
@@ -188,7 +189,7 @@ class FlatSearch:
         self.chance = work[:, CK.GW_RC]  # each node's chance reach: the determinizations' weights
         self.stats = np.zeros((tree.slots, IK.STATS.size))  # visits, summed rewards, in the tree (IS_)
         self.IK = IK
-        self.path = np.zeros((len(tree.nodes), IK.PATH.size), dtype=np.int64)
+        self.path = np.zeros((len(tree.nodes), MK.WALK.size), dtype=np.int64)
 
     def run(self, key: Any, sims: int, stop: float, c: float, scale: float, seed: int) -> tuple[dict[Any, Node], int]:
         """The tree (by information-state key) after ``sims`` simulations from the set ``key``

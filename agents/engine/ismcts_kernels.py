@@ -7,7 +7,8 @@ action slot its visits and the summed rewards of its mover, and at a set's first
 information set, drawn by the chance probabilities that reach it: ``members`` and their
 cumulative ``weights``), selects by UCT (an untried action first, at random), samples chance,
 adds the first information set not in the tree and scores it by a uniformly random playout, as
-the plain agent does. ``path`` (``IP_``) keeps each simulation's slots and movers. Random
+the plain agent does. ``path`` keeps each simulation's nodes and actions (MCCFR's walk layout,
+``MW_``). Random
 numbers: one xorshift32 stream threaded through and returned.
 """
 from __future__ import annotations
@@ -15,13 +16,11 @@ from __future__ import annotations
 import math
 
 from agents.engine.cfr_kernels import CHANCE, G_KID0, G_KIDS, G_PLAYER, G_SLOT, GF_OUTCOME, TERMINAL
-from agents.engine.mccfr_kernels import draw_chance, uniform
+from agents.engine.mccfr_kernels import MW_NODE, MW_PICK, draw_chance, uniform
 from base.jit import hot
 from base.layout import Layout
 from base.xorshift import rng_next
 
-PATH = Layout("IP_", "SLOT PLAYER")
-IP_SLOT, IP_PLAYER = PATH.slots
 STATS = Layout("IS_", "VISITS TOTAL SEEN")
 IS_VISITS, IS_TOTAL, IS_SEEN = STATS.slots
 
@@ -97,15 +96,17 @@ def simulate(nodes, edges, n, stats, path, c, scale, rng):
             stats[slot, IS_SEEN] = 1.0
             break
         j, rng = select(stats, slot, k, c, rng)
-        path[depth, IP_SLOT] = slot + j
-        path[depth, IP_PLAYER] = who
+        path[depth, MW_NODE] = n
+        path[depth, MW_PICK] = j
         depth += 1
         n = kid0 + j
     r0, rng = playout(nodes, edges, n, rng)
     r0 *= scale
     for d in range(depth):
-        stats[path[d, IP_SLOT], IS_VISITS] += 1.0
-        stats[path[d, IP_SLOT], IS_TOTAL] += r0 if path[d, IP_PLAYER] == 0 else -r0
+        m = path[d, MW_NODE]
+        a = nodes[m, G_SLOT] + path[d, MW_PICK]
+        stats[a, IS_VISITS] += 1.0
+        stats[a, IS_TOTAL] += r0 if nodes[m, G_PLAYER] == 0 else -r0
     return rng
 
 

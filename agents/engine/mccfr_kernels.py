@@ -49,13 +49,23 @@ def uniform(rng):
 
 
 @hot
-def draw_chance(edges, kid0, k, rng):
-    """(a child index drawn by the chance probabilities into ``kid0 .. kid0 + k - 1``, rng)."""
+def prob(edges, regret, kid0, slot, k, j, mix, pos):
+    """Child ``j``'s probability: chance's into ``kid0 + j`` where ``slot`` < 0, else regret
+    matching's at ``slot`` (``pos``: :func:`positive`) mixed with ``mix`` of the uniform policy."""
+    if slot < 0:
+        return edges[kid0 + j, GF_PROB]
+    return mix / k + (1.0 - mix) * share(regret, slot, k, j, pos)
+
+
+@hot
+def draw(edges, regret, kid0, slot, k, mix, rng):
+    """(a child index drawn by :func:`prob`, rng); never one of probability 0."""
+    pos = positive(regret, slot, k) if slot >= 0 else 0.0
     u, rng = uniform(rng)
     target = u
     last = 0
     for j in range(k):
-        p = edges[kid0 + j, GF_PROB]
+        p = prob(edges, regret, kid0, slot, k, j, mix, pos)
         if p > 0.0:
             last = j
             if target < p:
@@ -65,20 +75,9 @@ def draw_chance(edges, kid0, k, rng):
 
 
 @hot
-def draw_policy(regret, slot, k, mix, rng):
-    """(an action drawn by regret matching mixed with ``mix`` of the uniform policy, rng)."""
-    pos = positive(regret, slot, k)
-    u, rng = uniform(rng)
-    target = u
-    last = 0
-    for j in range(k):
-        p = mix / k + (1.0 - mix) * share(regret, slot, k, j, pos)
-        if p > 0.0:
-            last = j
-            if target < p:
-                return j, rng
-            target -= p
-    return last, rng
+def draw_chance(edges, kid0, k, rng):
+    """(a child index drawn by the chance probabilities into ``kid0 .. kid0 + k - 1``, rng)."""
+    return draw(edges, edges[:, GF_PROB], kid0, -1, k, 0.0, rng)
 
 
 @hot
@@ -104,13 +103,13 @@ def external_walk(nodes, edges, regret, total, walk, value, player, rng):
             size += k
             continue
         if who == CHANCE:
-            j, rng = draw_chance(edges, kid0, k, rng)
+            j, rng = draw(edges, regret, kid0, -1, k, 0.0, rng)
         else:
             slot = nodes[n, G_SLOT]
             pos = positive(regret, slot, k)
             for a in range(k):
                 total[slot + a] += share(regret, slot, k, a, pos)
-            j, rng = draw_policy(regret, slot, k, 0.0, rng)
+            j, rng = draw(edges, regret, kid0, slot, k, 0.0, rng)
         walk[i - 1, MW_PICK] = kid0 + j
         walk[size, MW_NODE] = kid0 + j
         size += 1
@@ -173,13 +172,13 @@ def outcome_line(nodes, edges, regret, walk, reach, player, mix, rng):
         kid0 = nodes[n, G_KID0]
         k = nodes[n, G_KIDS]
         if who == CHANCE:
-            j, rng = draw_chance(edges, kid0, k, rng)
+            j, rng = draw(edges, regret, kid0, -1, k, 0.0, rng)
             other *= edges[kid0 + j, GF_PROB]
             sampled *= edges[kid0 + j, GF_PROB]
         else:
             slot = nodes[n, G_SLOT]
             m = mix if who == player else 0.0
-            j, rng = draw_policy(regret, slot, k, m, rng)
+            j, rng = draw(edges, regret, kid0, slot, k, m, rng)
             pi = share(regret, slot, k, j, positive(regret, slot, k))
             if who == player:
                 mine *= pi
