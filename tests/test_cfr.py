@@ -165,6 +165,7 @@ def test_the_command_reports_exploitability_at_its_points(capsys):
 def test_the_command_refuses_bad_input_in_one_line(argv, words, capsys):
     from agents.engine.cfr import main
 
+    code: object
     try:
         code = main(argv)
     except SystemExit as exc:
