@@ -279,6 +279,34 @@ class Game:
             return state
         return State(self, as_words(seen(self._g, state.words, player)))
 
+    def player_picture(self, state: State, player: int) -> dict:
+        """How the web app draws ``state`` for ``player`` (its seat's view): a perfect-information
+        game's is :meth:`picture`; a game of hidden information that does not override this draws
+        nothing of the board (kind ``hidden``), only ``player``'s :meth:`observation` and, when it
+        is to move, its legal actions as buttons: never more than ``player`` may see."""
+        if self.perfect_information:
+            return self.picture(state)
+        mover = None if state.is_terminal() or state.is_chance_node() else state.current_player()
+        moves = [{"action": a, "text": state.action_to_string(a)} for a in picture_moves(state)] if mover == player else []
+        return picture_frame(state, "hidden", [], ("first", "second"), moves, viewer=player,
+                             observation=list(self.observation(state, player)))
+
+    def seen_move_text(self, state: State, action: int, player: int) -> str | None:
+        """The text ``player`` sees of ``action`` played at ``state``, or None: it does not see
+        it (the page writes a hidden move). Every move of a perfect-information game and
+        ``player``'s own are seen; a chance outcome is seen when ``player``'s information state
+        after it tells it from every other outcome (a card dealt to it, a public card; not the
+        opponent's); an opponent's decision is seen (bets are public; a game whose decisions may
+        be hidden overrides this: Reinforce Tactics under fog)."""
+        text = state.action_to_string(action)
+        if self.perfect_information or not state.is_chance_node():
+            return text
+        after = self.information_state(state.apply(action), player)
+        for other in state.legal_actions():
+            if other != action and self.information_state(state.apply(other), player) == after:
+                return None
+        return text
+
     # --- Kaggle's environment of a game with turns of several decisions: optional ---------------
     kaggle_env: str = ""
     """kaggle-environments' name of this game when its Kaggle agents return a whole turn as a

@@ -8,7 +8,7 @@ import math
 from collections.abc import Container, Iterable
 
 from base.jit import hot
-from core.game import Game, State, named_action
+from core.game import Game, State, named_action, picture_frame, picture_moves
 
 DRAW_P = 2147483647  # 2 ** 31 - 1: draws stay below it, so one product stays within int64
 DRAW_A = 48271  # the Park-Miller multiplier (a full period modulo DRAW_P)
@@ -75,3 +75,33 @@ class CardGame(Game):
 
     def string_to_action(self, state: State, text: str) -> int:
         return named_action(state, text)
+
+    def picture(self, state: State) -> dict:
+        """The whole table (every card face up): :meth:`player_picture` of no seat."""
+        return self.cards_picture(state, None)
+
+    def player_picture(self, state: State, player: int) -> dict:
+        """``player``'s view for the web app (kind ``cards``: ``static/game-cards.js``): the
+        chance outcomes dealt so far in order (the first two the players' own, seat 0's then seat
+        1's; a later one public), each ``{"owner", "text"}`` with ``text`` None where ``player``
+        does not see it (:meth:`core.game.Game.seen_move_text`), the decisions made (public), and
+        the legal actions as buttons when ``player`` is to move."""
+        return self.cards_picture(state, player)
+
+    def cards_picture(self, state: State, player: int | None) -> dict:
+        """The picture of :meth:`player_picture` for ``player``; None: every card shown (the full view)."""
+        s = self.initial()
+        cards: list[dict] = []
+        bets: list[dict] = []
+        for a in state.history:
+            if s.is_chance_node():
+                owner = len(cards) if len(cards) < 2 else None
+                text = self.action_to_string(s, a) if player is None else self.seen_move_text(s, a, player)
+                cards.append({"owner": owner, "text": text})
+            else:
+                bets.append({"player": s.current_player(), "text": self.action_to_string(s, a)})
+            s = s.apply(a)
+        mover = None if state.is_terminal() or state.is_chance_node() else state.current_player()
+        offered = mover is not None and player in (None, mover)
+        moves = [{"action": a, "text": state.action_to_string(a)} for a in picture_moves(state)] if offered else []
+        return picture_frame(state, "cards", [], ("first", "second"), moves, viewer=player, cards=cards, bets=bets)

@@ -161,6 +161,34 @@ def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
     assert L.load_values(str(res))[L.M_KIND] == L.KIND_RESIDUAL
 
 
+@pytest.mark.slow  # two spawned workers load the compiled planner (about 20-40 s here)
+@pytest.mark.parametrize("backend", ["process", pytest.param("ray", marks=pytest.mark.skipif(
+    __import__("importlib").util.find_spec("ray") is None, reason="Ray is an optional extra"))])
+def test_selfplay_on_two_workers_writes_the_same_shards(tmp_path, backend):
+    """Games fixed by their index: two workers (processes, or Ray tasks) write byte-for-byte the
+    same data as one (greedy with a clock it never reaches is deterministic)."""
+    shards = {}
+    for workers in (1, 2):
+        d = tmp_path / f"w{workers}"
+        argv = ["selfplay", str(d), "--games", "6", "--shard", "2", "--maps", "beginner", "starter",
+                "--episode-steps", "14", "--keep", "0.5", "--quiet", "--time", "30", "--workers", str(workers),
+                "--backend", backend if workers > 1 else "process"]
+        assert T.main(argv) == 0
+        shards[workers] = sorted(d.glob("shard-*.npz"))
+    assert [p.name for p in shards[1]] == [p.name for p in shards[2]] and len(shards[1]) == 3
+    for one, two in zip(shards[1], shards[2]):
+        with np.load(one) as a, np.load(two) as b:
+            assert all(np.array_equal(a[k], b[k]) for k in ("x", "z", "game", "map", "step", "ahead"))
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("ray") is not None, reason="Ray is installed here")
+def test_selfplay_on_ray_without_ray_says_what_to_install(tmp_path, capsys):
+    assert T.main(["selfplay", str(tmp_path / "sp"), "--backend", "ray", "--games", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pip install -r requirements-optional.txt" in err and "\n" not in err
+    assert not (tmp_path / "sp").exists() or not list((tmp_path / "sp").iterdir())
+
+
 @pytest.mark.parametrize("argv, message", [
     (["selfplay", "{d}", "--maps", "nowhere"], "unknown map"),
     (["selfplay", "{d}", "--agents", "greedy:bogus=1"], "bogus"),

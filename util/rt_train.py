@@ -16,6 +16,10 @@ every tenth game held out; a checkpoint after each epoch (``M.npz.ckpt.npz``) fr
 with the same arguments resumes. Prints the held-out error and the share of decisive positions
 whose winner the sign predicts, beside the hand heuristic's (feature ``hand``).
 
+``--workers N`` plays N games at once in worker processes, ``--backend ray`` as Ray tasks (on a
+cluster with ``--address``; Ray is an optional extra): the same games, the same shards, only
+sooner (each game is fixed by its index; the driver alone writes the shards).
+
 ``loop DIR``: generations, each fitted on every game so far, the games of the next played by the
 hand ``greedy`` and greedy with the last model (:func:`loop`).
 
@@ -33,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from base.backends import BACKENDS, missing, run
 from base.cli import Interrupted, OneLineParser, exit_code, float_in, int_in, signal_name, stop_on_signals, unwritable
 from core.reinforce_tactics.layout import H_STEP
 from heuristics.reinforce_tactics import learned as L
@@ -141,6 +146,17 @@ def hand_q(x: np.ndarray) -> np.ndarray:
     return u / (1.0 - np.abs(u))
 
 
+_FEATURIZE: list[Any] = []  # this process's featurizer, made by its first game (workers make their own)
+
+
+def play_job(job: tuple[int, argparse.Namespace, list[str]]) -> dict[str, np.ndarray]:
+    """Self-play game ``i`` of the run described by ``args`` (a backend's job: picklable, module level)."""
+    i, args, names = job
+    if not _FEATURIZE:
+        _FEATURIZE.append(featurizer())
+    return play_game(i, args, names, _FEATURIZE[0])
+
+
 def featurizer() -> Any:
     """``featurize(game, state) -> features``: the compiled kernel when numba is importable."""
     from base import jit as J
@@ -168,7 +184,7 @@ def selfplay(args: argparse.Namespace) -> int:
     if unknown:
         return fail(f"unknown map {unknown[0]!r}; valid: {', '.join(maps.map_names())}")
     out = Path(args.dir)
-    why = unwritable(out, folder=True)
+    why = unwritable(out, folder=True) or missing(args.backend)
     if why:
         return fail(why)
     from agents.engine.spec import SpecError
@@ -180,19 +196,23 @@ def selfplay(args: argparse.Namespace) -> int:
             make(spec, ReinforceTactics(map=names[0]))
         except SpecError as exc:
             return fail(str(exc))
-    featurize = featurizer()
     shards = -(-args.games // args.shard)
     todo = [k for k in range(shards) if not (out / f"shard-{k:05d}.npz").exists()]
-    total = sum(min(args.shard, args.games - k * args.shard) for k in todo)
-    with tqdm(total=total, unit="game", disable=args.quiet, file=sys.stderr) as bar:  # closed before a stop's line
-        for k in todo:
-            games = []
-            for i in range(k * args.shard, min(args.games, (k + 1) * args.shard)):
-                games.append(play_game(i, args, names, featurize))
-                bar.update(1)
-            data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
-            data["maps"] = np.array(names)
-            L.write_npz(out / f"shard-{k:05d}.npz", data)
+    jobs = [(i, args, names) for k in todo for i in range(k * args.shard, min(args.games, (k + 1) * args.shard))]
+    waiting: dict[int, dict[int, dict[str, np.ndarray]]] = {k: {} for k in todo}  # shard -> game -> its data
+    with tqdm(total=len(jobs), unit="game", disable=args.quiet, file=sys.stderr) as bar:  # closed before a stop's line
+        for (i, _, _), result in run(jobs, play_job, args.workers, args.backend, args.address):
+            if isinstance(result, BaseException):
+                return fail(f"game {i} failed in its worker: {type(result).__name__}: {result}")
+            bar.update(1)
+            k = i // args.shard
+            waiting[k][i] = result
+            if len(waiting[k]) == min(args.shard, args.games - k * args.shard):  # the shard is whole: write it
+                shard = waiting.pop(k)
+                games = [shard[j] for j in sorted(shard)]
+                data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
+                data["maps"] = np.array(names)
+                L.write_npz(out / f"shard-{k:05d}.npz", data)
     print(f"{args.games} games in {shards} shards under {out} ({len(todo)} written now)")
     return 0
 
@@ -420,6 +440,14 @@ def fit_options(p: argparse.ArgumentParser) -> None:
                    help="features the model does not read (e.g. me_ready,opp_ready: they change inside a turn)")
 
 
+def backend_options(p: argparse.ArgumentParser) -> None:
+    """Where self-play's games run (:mod:`base.backends`): this process, a pool, or Ray."""
+    p.add_argument("--workers", type=int_in(1, 1024), default=1,
+                   help="games at once: processes (process; 1 plays them here) or CPUs asked of Ray (default 1)")
+    p.add_argument("--backend", choices=BACKENDS, default="process", help="process (default) or ray (optional extra)")
+    p.add_argument("--address", default=None, help="with --backend ray: a cluster's address (auto: the one `ray start` made)")
+
+
 def parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="python -m util.rt_train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
@@ -434,6 +462,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--keep", type=float_in(1e-6, 1.0), default=0.25, help="share of decision states stored")
     sp.add_argument("--jitter", type=float_in(0.0, 2.0), default=0.2, help="log-scale spread of greedy's weights per game")
     sp.add_argument("--episode-steps", type=int_in(2, 10_000), default=200)
+    backend_options(sp)
     sp.add_argument("--quiet", action="store_true")
     fp = sub.add_parser("fit", help="fit the value model to stored positions")
     fp.add_argument("dirs", nargs="+", help="self-play folders")
@@ -457,6 +486,7 @@ def parser() -> argparse.ArgumentParser:
     lp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
     lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
     fit_options(lp)
+    backend_options(lp)
     lp.add_argument("--quiet", action="store_true")
     return ap
 
@@ -469,6 +499,7 @@ def loop(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     common = ["--quiet"] if args.quiet else []
     maps = ["--maps", *args.maps] if args.maps else []
+    where = ["--workers", str(args.workers), "--backend", args.backend] + (["--address", args.address] if args.address else [])
     for n in range(1, args.generations + 1):
         model = root / f"gen-{n}.npz"
         if model.exists():
@@ -478,7 +509,7 @@ def loop(args: argparse.Namespace) -> int:
         games = root / f"games-{n - 1}"
         sp = parser().parse_args(["selfplay", str(games), "--games", str(args.games), "--shard", str(args.shard),
                                   "--seed", str(args.seed + n - 1), "--time", str(args.time),
-                                  "--episode-steps", str(args.episode_steps), "--agents", *agents, *maps, *common])
+                                  "--episode-steps", str(args.episode_steps), "--agents", *agents, *maps, *where, *common])
         code = selfplay(sp)
         if code:
             return code

@@ -181,6 +181,17 @@ class ReinforceTactics(Game):
         """The web app's picture, cropped to the map: :func:`core.reinforce_tactics.picture.picture`."""
         return PIC.picture(self, state)
 
+    def player_picture(self, state: State, player: int) -> dict:
+        """``player``'s view: under fog the board as it sees it (:func:`core.reinforce_tactics.picture.picture`'s ``viewer``)."""
+        return PIC.picture(self, state, None if self.perfect_information else player)
+
+    def seen_move_text(self, state: State, action: int, player: int) -> str | None:
+        """What ``player`` sees of ``action``: under fog an enemy's act out of its sight is hidden
+        (:func:`core.reinforce_tactics.picture.seen_move_text`)."""
+        if self.perfect_information:
+            return self.action_to_string(state, action)
+        return PIC.seen_move_text(self, state, action, player)
+
     def move_entry(self, state: State, action: int) -> dict:
         """One action's picture entry (text, kind, cells), as :meth:`picture` lists the legal ones."""
         return PIC.move_entry(self, state, action)

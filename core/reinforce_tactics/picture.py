@@ -143,9 +143,14 @@ def structure_reason(structure: dict, state_gold: int, occupied: bool, units: in
     return "you cannot recruit here now"
 
 
-def picture(game: Any, state: Any) -> dict:
-    """The picture of ``state`` (see the module's docstring)."""
-    g, s = game.g, state.words
+def picture(game: Any, state: Any, viewer: int | None = None) -> dict:
+    """The picture of ``state`` (see the module's docstring); with ``viewer`` (the fog game), that
+    player's view: the board of what it sees as if it were all (:meth:`core.game.Game.seen_state`:
+    the enemy units in sight, the structures as it believes them), no enemy gold (None), its
+    own :func:`fog_view` alone in ``fog`` (the other seat's None), and the moves only when it is
+    to move (those of ``state``, the true one: what the server accepts)."""
+    g = game.g
+    s = state.words if viewer is None else game.seen_state(state, viewer).words
     r0, c0, rows, cols = extent(g)
     origin = (r0, c0)
     terrain = ["".join(TILE_CODES[g[G_TERRAIN + (r0 + r) * W + c0 + c]] for c in range(cols)) for r in range(rows)]
@@ -161,9 +166,10 @@ def picture(game: Any, state: Any) -> dict:
         structures.append({"r": c // W - r0, "c": c % W - c0, "kind": STRUCTURE_NAMES[code],
                            "owner": int(s[b + S_OWNER]), "hp": int(s[b + S_HP]),
                            "max_hp": STRUCT_MAX_HP_BY_CODE[code], "regenerating": bool(s[b + S_REGEN])})
-    moves = [move_entry(game, state, a, origin) for a in picture_moves(state)]
     mover = None if state.is_terminal() or state.is_chance_node() else state.current_player()
-    if mover is not None:
+    offered = viewer is None or mover == viewer
+    moves = [move_entry(game, state, a, origin) for a in picture_moves(state)] if offered else []
+    if mover is not None and offered:
         busy = {tuple(m["from"]) for m in moves if "from" in m}
         for u in units:
             if u["p"] == mover and (u["r"], u["c"]) not in busy:
@@ -174,10 +180,14 @@ def picture(game: Any, state: Any) -> dict:
                 st["why"] = structure_reason(st, int(s[H_GOLD + mover]), cells[st["r"]][st["c"]] is not None,
                                              int(s[H_COUNT + mover]))
     more: dict[str, Any] = {}
+    gold: list[int | None] = [int(s[H_GOLD]), int(s[H_GOLD + 1])]
     if game.params.get("fog"):
-        more["fog"] = [fog_view(g, s, p, (r0, c0, rows, cols)) for p in range(2)]
+        more["fog"] = [fog_view(g, s, p, (r0, c0, rows, cols)) if viewer in (None, p) else None for p in range(2)]
+    if viewer is not None:
+        more["viewer"] = viewer
+        gold[1 - viewer] = None
     return picture_frame(state, "reinforce_tactics", cells, PLAYERS, moves, terrain=terrain, origin=[r0, c0],
-                         structures=structures, units=units, gold=[int(s[H_GOLD]), int(s[H_GOLD + 1])],
+                         structures=structures, units=units, gold=gold,
                          turn=int(s[H_TURN]), step=int(s[H_STEP]), episode_steps=int(g[G_EPISODE]),
                          costs={t: COST[i + 1] for i, t in enumerate(UNIT_CODES)}, unit_names=UNIT_NAMES, **more)
 
@@ -187,7 +197,7 @@ def fog_view(g: Any, s: Any, p: int, crop: tuple[int, int, int, int]) -> dict:
     crop: ``cells``, a string a row of each cell's state (0 unexplored, 1 shrouded, 2 visible);
     ``remembered``, the enemy units it remembers out of sight (cell, type, hit points, turn seen);
     ``structures``, each structure's owner as it believes it (-1 neutral). The data of point 5's
-    per-player view; the page does not draw it yet."""
+    per-player view (``static/game-rt.js`` shades it)."""
     from core.reinforce_tactics import fog as F
 
     r0, c0, rows, cols = crop
@@ -200,6 +210,26 @@ def fog_view(g: Any, s: Any, p: int, crop: tuple[int, int, int, int]) -> dict:
                                "hp": (w // 16) % 64, "turn": w // 1024 - 1})
     believed = [int(F.believed_owner(g, s, p, si)) for si in range(int(g[G_NS]))]
     return {"cells": cells, "remembered": remembered, "structures": believed}
+
+
+def seen_move_text(game: Any, state: Any, action: int, player: int) -> str | None:
+    """The text ``player`` sees of ``action`` at ``state`` under fog (None: hidden): its own
+    moves, the end of a turn and a chance outcome (combat's counter or evasion: the attack is
+    seen or the outcome's cells are) always; an enemy's act when every cell it names (from, to,
+    a recruit's or a seizure's cell) is visible to ``player`` after it."""
+    from core.reinforce_tactics import fog as F
+
+    entry = move_entry(game, state, action)
+    if state.current_player() in (player, CHANCE) or entry["kind"] == "end_turn":
+        return entry["text"]
+    after = state.apply(action).words
+    r0, c0 = extent(game.g)[:2]
+    for key in ("from", "to", "cell"):
+        if key in entry:
+            r, c = entry[key]
+            if F.cell_state(after, player, (r0 + r) * W + c0 + c) != F.VISIBLE:
+                return None
+    return entry["text"]
 
 
 def why_illegal(game: Any, state: Any, action: int) -> str:

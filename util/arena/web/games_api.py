@@ -8,9 +8,11 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from agents import registry
+from agents.engine.spec import agent_params
 from base.params import Param
 from core import games as game_registry
 from core.game import Game
+from util.arena.web.request_body import body
 from util.arena.web.sessions import RequestError
 
 games_api = Blueprint("games", __name__)
@@ -25,11 +27,43 @@ def list_games():
             "name": name,
             "doc": (cls.__doc__ or "").strip().splitlines()[0].replace("``", "") if cls.__doc__ else "",
             "params": [_param(k, spec) for k, spec in cls.PARAMS.items()],
-            "agents": registry.names(name),
+            "hidden_information": not cls.perfect_information,  # with its default parameters (fog=1 makes another)
+            "agents": offered_agents(cls()),
             "heuristics": heuristic_params(cls),  # each heuristic's parameters an agent spec may name
             "turns": cls.end_turn_action is not None,  # a turn is several moves, ended by an action
         })
     return jsonify(games=out, default=game_registry.DEFAULT_GAME)  # the game the page shows first
+
+
+def offered_agents(game: Game) -> list[str]:
+    """The agents ``game`` (with its parameters) accepts from a person's request: the registry's
+    (which keeps the searches of hidden information, such as CFR, to games that have it), and in
+    a game of hidden information only those that read the mover's observation alone
+    (:func:`agents.registry.observation_only`; a whole-state search needs ``cheat=1``, typed as a spec)."""
+    names = registry.names(game.name)
+    if game.perfect_information:
+        return names
+    return [n for n in names if registry.observation_only(registry.agent_class(game.name, n))]
+
+
+@games_api.post("/api/agents")
+def list_agents():
+    """The agents a game with the given parameters accepts (``{"game", "params"}``), each with
+    its parameters (name, type, default, bounds, meaning) for the page's form of an agent spec."""
+    data = body()
+    game = make_game(data.get("game"), data.get("params", {}))
+    out = []
+    for name in offered_agents(game):
+        params = agent_params(registry.agent_class(game.name, name))
+        out.append({"name": name, "params": [_agent_param(k, p) for k, p in params.items()]})
+    return jsonify(game=game.spec(), hidden_information=not game.perfect_information, agents=out)
+
+
+def _agent_param(name: str, p: Param) -> dict:
+    """An agent parameter as the page lists it (a default JSON cannot hold is written as text)."""
+    default = p.default if isinstance(p.default, (int, float, str, bool)) or p.default is None else str(p.default)
+    return {"name": name, "type": getattr(p.kind, "__name__", str(p.kind)), "default": default, "help": p.doc,
+            "min": p.lo, "max": p.hi}
 
 
 def default_heuristic(game: Game) -> str | None:

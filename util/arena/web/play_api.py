@@ -9,10 +9,9 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request
 
 from util.arena.web.games_api import make_game
-from util.arena.web.render import frame
 from util.arena.web.request_body import body, int_arg
 from util.arena.web.sessions import RequestError, SessionStore
-from util.arena.web.views import replay_moves, replay_session, view
+from util.arena.web.views import hidden, replay_moves, replay_session, seat_arg, seat_view, view
 
 MAX_REPLAY_BODY = 16 << 20  # bytes a Kaggle episode sent to replay may have (a 200-step game is about 3 MB)
 play_api = Blueprint("play", __name__)
@@ -31,6 +30,8 @@ def search_slot() -> Any:
 def new_session():
     data = body()
     game = make_game(data.get("game"), data.get("params", {}))
+    if data.get("moves") and hidden(game):
+        raise RequestError("a game of hidden information starts from its beginning: a move list would set what the players hide")
     session = sessions().create(game, str(data.get("agent") or "random"), data.get("time", 1.0), data.get("human", 0))
     if data.get("moves"):  # a position to open: the moves from the start (a shared link)
         replay_moves(session, data["moves"])
@@ -44,10 +45,13 @@ def get_session(sid: str):
 
 @play_api.get("/api/sessions/<sid>/frame")
 def frame_at(sid: str):
-    """The picture of the session's position after ``ply`` moves (chance outcomes count), to replay it."""
-    states = list(sessions().get(sid).states)  # a copy, without the lock: a move in progress never holds this
+    """The picture of the session's position after ``ply`` moves (chance outcomes count), to
+    replay it, from ``seat``'s view (0, 1 or full; default the person's: :func:`~util.arena.web.views.seat_arg`)."""
+    session = sessions().get(sid)
+    states = list(session.states)  # a copy, without the lock: a move in progress never holds this
     ply = int_arg("ply", len(states) - 1, 0, len(states) - 1)
-    return jsonify(frame(states[:ply + 1]))
+    seat = seat_arg(session, request.args.get("seat"))
+    return jsonify(seat_view(states[:ply + 1], seat)["picture"])
 
 
 @play_api.post("/api/sessions/<sid>/move")

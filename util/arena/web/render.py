@@ -27,14 +27,27 @@ def move_entry(state: State, action: int) -> dict | None:
     return next((m for m in state.game.picture(state)["moves"] if m["action"] == action), None)
 
 
-def last_move(states: list[State]) -> dict | None:
+def seen_entry(state: State, action: int, viewer: int | None) -> dict | None:
+    """``action``'s picture entry at ``state`` (:func:`move_entry`) as ``viewer`` sees it (None:
+    everything seen): a move it does not see (:meth:`core.game.Game.seen_move_text`) is
+    ``{"text": HIDDEN, "hidden": True}``, without its cells."""
+    if viewer is not None and state.game.seen_move_text(state, action, viewer) is None:
+        return {"text": HIDDEN, "hidden": True}
+    return move_entry(state, action)
+
+
+HIDDEN = "?"  # a move its viewer does not see, in the move list (its count is seen)
+
+
+def last_move(states: list[State], viewer: int | None = None) -> dict | None:
     """The last move a player chose on the way to ``states[-1]`` (chance outcomes skipped):
-    its picture entry (the cells its gesture used) with the ``player`` who made it."""
+    its picture entry (the cells its gesture used) with the ``player`` who made it; one
+    ``viewer`` does not see has no cells (:func:`seen_entry`)."""
     for i in range(len(states) - 2, -1, -1):
         prev = states[i]
         if prev.is_chance_node():
             continue
-        entry = move_entry(prev, states[i + 1].history[-1])
+        entry = seen_entry(prev, states[i + 1].history[-1], viewer)
         if entry is None:
             return None
         return dict(entry, player=prev.current_player())
@@ -57,7 +70,7 @@ def turn_starts(states: list[State]) -> list[dict]:
     return out
 
 
-def turn_moves(states: list[State]) -> tuple[list[dict], dict | None]:
+def turn_moves(states: list[State], viewer: int | None = None) -> tuple[list[dict], dict | None]:
     """The moves of the turn in progress at ``states[-1]`` (its mover's, so far) and of the last
     finished turn (``{"player", "moves"}``, None before any): picture entries, each with the
     ``player`` whose turn it is (a chance outcome's entry too: its ``kind`` is ``counter`` or
@@ -66,7 +79,8 @@ def turn_moves(states: list[State]) -> tuple[list[dict], dict | None]:
     for i in range(len(states) - 2, -1, -1):
         prev = states[i]
         p = prev.current_player()
-        entry = move_entry(prev, states[i + 1].history[-1]) or {"text": prev.action_to_string(states[i + 1].history[-1])}
+        action = states[i + 1].history[-1]
+        entry = seen_entry(prev, action, viewer) or {"text": prev.action_to_string(action)}
         if not groups:
             groups.append([None if p == CHANCE else p, []])
         elif p != CHANCE:
@@ -92,24 +106,29 @@ def turn_moves(states: list[State]) -> tuple[list[dict], dict | None]:
     return current, last
 
 
-def move_texts(states: list[State]) -> list[str]:
-    """The moves between ``states`` in the game's notation, chance outcomes in brackets."""
+def move_texts(states: list[State], viewer: int | None = None) -> list[str]:
+    """The moves between ``states`` in the game's notation, chance outcomes in brackets; with
+    ``viewer``, as that player sees them (:data:`HIDDEN` for one it does not see)."""
     out = []
     for prev, nxt in zip(states, states[1:]):
-        text = prev.action_to_string(nxt.history[-1])
+        action = nxt.history[-1]
+        text = prev.action_to_string(action) if viewer is None else prev.game.seen_move_text(prev, action, viewer)
+        text = HIDDEN if text is None else text
         out.append(f"({text})" if prev.is_chance_node() else text)
     return out
 
 
-def frame(states: list[State]) -> dict:
-    """The picture of ``states[-1]`` with the last move and, at the end, the outcome."""
+def frame(states: list[State], viewer: int | None = None) -> dict:
+    """The picture of ``states[-1]`` with the last move and, at the end, the outcome; with
+    ``viewer``, what that player sees (:meth:`core.game.Game.player_picture`, moves it does not
+    see without their cells): the seat's view of a game of hidden information."""
     s = states[-1]
-    pic = s.game.picture(s)
-    pic["last"] = last_move(states)
+    pic = s.game.picture(s) if viewer is None else s.game.player_picture(s, viewer)
+    pic["last"] = last_move(states, viewer)
     pic["terminal"] = s.is_terminal()
     pic["chance"] = s.is_chance_node()
     if s.game.end_turn_action is not None:
-        pic["turn_moves"], pic["last_turn"] = turn_moves(states)
+        pic["turn_moves"], pic["last_turn"] = turn_moves(states, viewer)
     if pic["terminal"]:
         r = s.returns()
         pic["returns"] = [float(r[0]), float(r[1])]

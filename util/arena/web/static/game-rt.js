@@ -160,6 +160,24 @@ function rtDrawStructure(svg, st, size) {
   svg.append(g);
 }
 
+// A seat's view under fog (the server's fog_view): never explored cells dark, shrouded ones (seen
+// before, out of sight now) grey; the enemy units remembered out of sight drawn hollow and dashed,
+// with the hit points and the turn they were last seen.
+function rtDrawFog(svg, fog, size, enemy) {
+  fog.cells.forEach((row, r) => [...row].forEach((v, c) => {
+    if (v === "2") return;
+    svg.append(S("rect", {x: c * size, y: r * size, width: size, height: size, class: `rt-fog ${v === "0" ? "unexplored" : "shrouded"}`,
+      "data-r": r, "data-c": c, "data-fog": v}));
+  }));
+  for (const m of fog.remembered) {
+    const cx = (m.c + 0.5) * size, cy = (m.r + 0.5) * size;
+    svg.append(S("g", {class: `rt-remembered p${enemy}`, "data-r": m.r, "data-c": m.c, "data-label": m.type, "data-turn": m.turn},
+      tip(`remembered: a ${m.type} with ${m.hp} hp, last seen at turn ${m.turn}`),
+      S("circle", {cx, cy, r: size * 0.32, class: "rt-remembered-body"}),
+      S("text", {x: cx, y: cy + size * 0.1, class: "rt-remembered-letter"}, m.type)));
+  }
+}
+
 function rtDrawUnit(svg, u, size, done) {
   const cx = (u.c + 0.5) * size, cy = (u.r + 0.5) * size, rad = size * 0.32;
   const g = S("g", {class: `rt-unit p${u.p}${done ? " done" : ""}`, "data-r": u.r, "data-c": u.c, "data-p": u.p, "data-label": u.type,
@@ -210,6 +228,8 @@ RENDERERS.reinforce_tactics = {
       if (t === "f") board.append(S("circle", {cx: (c + 0.5) * size, cy: (r + 0.45) * size, r: size * 0.22, class: "rt-tree"}));
     }));
     for (const st of pic.structures) rtDrawStructure(board, st, size);
+    const fog = pic.viewer !== undefined && pic.fog ? pic.fog[pic.viewer] : null;  // a seat's view under fog of war
+    if (fog) rtDrawFog(board, fog, size, 1 - pic.viewer);
     drawLast(board, pic, 0, 0, size);
     // the last finished turn and this one so far: arrows (moves, acts) and marks (recruits, seizures)
     const plan = ui.planShown;  // an analysis's planned turn (play.js): drawn instead of the last turn
@@ -278,8 +298,10 @@ function rtPanel(pic, ui, sel, selMoves) {
   const toMove = pic.to_move === null || pic.to_move === undefined ? (pic.terminal ? "game over" : "chance") : `${pic.players[pic.to_move]} to move`;
   box.append(el("p", {class: "rt-turn", "data-turn": pic.turn, "data-step": pic.step},
     `Turn ${pic.turn} · step ${pic.step} of ${pic.episode_steps - 1} · ${toMove}`));
-  box.append(el("p", {class: "rt-gold"}, el("span", {class: "rt-chip p0", "data-gold": pic.gold[0]}, `blue ${pic.gold[0]} gold`), " ",
-    el("span", {class: "rt-chip p1", "data-gold": pic.gold[1]}, `red ${pic.gold[1]} gold`)));
+  const gold = (p) => (pic.gold[p] === null ? "? (hidden)" : pic.gold[p]);  // the enemy's gold under fog
+  box.append(el("p", {class: "rt-gold"}, el("span", {class: "rt-chip p0", "data-gold": pic.gold[0] ?? ""}, `blue ${gold(0)} gold`), " ",
+    el("span", {class: "rt-chip p1", "data-gold": pic.gold[1] ?? ""}, `red ${gold(1)} gold`)));
+  if (pic.fog && pic.viewer !== undefined) box.append(el("p", {class: "muted rt-fog-note"}, `fog of war: ${pic.players[pic.viewer]}'s view (dark: never seen; grey: seen before; hollow: enemy units remembered)`));
   if (ui.rtMsg) box.append(el("p", {class: "rt-refusal error", role: "alert"}, ui.rtMsg));
   if (ui.active) {
     const choices = el("div", {class: "rt-choices"});

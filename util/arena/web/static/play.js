@@ -29,11 +29,55 @@ function fillGameForm() {
   for (const p of g.params) {
     params.append(el("label", {}, `${p.name} `, el("input", {"data-param": p.name, "data-type": p.type, value: p.default, size: 4, title: p.help})));
   }
+  fillAgents(g.agents.map((name) => ({name, params: []})));
+  refreshAgents();
+}
+
+let AGENTS = [];  // the agents the game with the form's parameters accepts, with their parameters (POST /api/agents)
+function fillAgents(agents) {
+  const g = currentGame();
   const agent = $("agent");
+  const before = agent.value;
+  AGENTS = agents;
   agent.innerHTML = "";
-  for (const a of g.agents) agent.append(el("option", {value: a}, a));
-  if (g.turns) agent.value = g.agents.includes("greedy") ? "greedy" : "random";  // a turn of many moves: a planner
-  else if (g.agents.includes("mcts")) agent.value = "mcts";
+  const names = agents.map((a) => a.name);
+  for (const a of names) agent.append(el("option", {value: a}, a));
+  if (names.includes(before)) agent.value = before;
+  else if (g.turns) agent.value = names.includes("greedy") ? "greedy" : names.includes("pimc") ? "pimc" : "random";  // a turn of many moves: a planner
+  else if (names.includes("mcts")) agent.value = "mcts";
+  else if (names.includes("ismcts")) agent.value = "ismcts";  // a game of hidden information
+  fillAgentParams();
+}
+
+// The game's parameters decide which agents it accepts (fog=1 hides information): asked of the server.
+async function refreshAgents() {
+  try {
+    const listed = await api("POST", "/api/agents", {game: $("game").value, params: gameParams()});
+    fillAgents(listed.agents);
+  } catch (e) {
+    setStatus(e.message, "error");
+  }
+}
+
+function fillAgentParams() {
+  const box = $("agent-params");
+  box.innerHTML = "";
+  const a = AGENTS.find((x) => x.name === $("agent").value);
+  for (const p of (a && a.params) || []) {
+    const value = p.default === null || p.default === undefined ? "" : String(p.default);
+    const bounds = p.min !== null && p.max !== null ? ` (${p.min} to ${p.max})` : "";
+    box.append(el("label", {class: "agent-param"}, `${p.name} `, el("input", {"data-aparam": p.name, "data-default": value, value, size: 6,
+      title: `${p.help || p.name}${bounds}`})));
+  }
+}
+
+// The opponent's spec: the free-form spec when given, else the chosen agent with the parameters changed in the form.
+function agentSpec() {
+  const typed = $("agent-spec").value.trim();
+  if (typed) return typed;
+  const changed = [...document.querySelectorAll("#agent-params input")].filter((inp) => inp.value.trim() !== inp.dataset.default)
+    .map((inp) => `${inp.dataset.aparam}=${inp.value.trim()}`);
+  return changed.length ? `${$("agent").value}:${changed.join(",")}` : $("agent").value;
 }
 
 function gameParams() {
@@ -78,7 +122,7 @@ async function whileBusy(label, work, budget) {
 }
 
 async function newGame(moves) {
-  const spec = $("agent-spec").value.trim() || $("agent").value;
+  const spec = agentSpec();
   try {
     const body = {game: $("game").value, params: gameParams(), agent: spec,
       time: parseFloat($("time").value), human: parseInt($("human").value, 10)};
@@ -139,6 +183,9 @@ function render() {
   $("r-prev-turn").hidden = $("r-next-turn").hidden = !turnGame;
   hist.classList.toggle("turns", turnGame);
   $("undo").disabled = view.history.length === 0;
+  $("r-seat-label").hidden = !view.hidden_information;
+  if (!view.terminal) $("r-seat").value = "";  // another seat's view only once the game is over
+  $("r-seat").querySelectorAll("option[value='other'], option[value='full']").forEach((o) => { o.disabled = !view.terminal; });
   $("share").value = shareUrl();
   ui.plan = null;  // a planned turn drawn on the board is of the position it was analysed at
   if (view.last_analysis && view.last_analysis.seconds !== undefined) showAnalysis(view.last_analysis, "The agent's last move");
@@ -165,16 +212,24 @@ function drawBoard() {
   document.querySelectorAll("#history li.ply").forEach((li, i) => li.classList.toggle("current", (live ? n : replayPly) === i + 1));
 }
 
+// The seat whose view the board shows ("" the person's, "0", "1" or "full"): a game of hidden information.
+function seatArg() {
+  const v = $("r-seat").value;
+  if (!view || !view.hidden_information || !v) return "";
+  return v === "other" ? String(1 - view.human) : v;
+}
+
 async function showPly(ply) {
   if (!view) return;
   const n = view.history.length;
   ply = Math.max(0, Math.min(ply, n));
-  if (ply === n) {
+  const seat = seatArg();
+  if (ply === n && !seat) {
     replayPly = null;
     replayPic = null;
   } else {
     try {
-      replayPic = await api("GET", `/api/sessions/${view.id}/frame?ply=${ply}`);
+      replayPic = await api("GET", `/api/sessions/${view.id}/frame?ply=${ply}${seat ? `&seat=${seat}` : ""}`);
       replayPly = ply;
     } catch (e) {
       setStatus(e.message, "error");
@@ -397,6 +452,7 @@ async function exportImage() {
 
 function shareUrl() {
   if (!view) return "";
+  if (view.hidden_information) return "(a game of hidden information: no link to its position, the moves would tell what is hidden)";
   if (openedFrom) return openedFrom.startsWith("/") ? `${location.origin}${openedFrom}` : `(the Kaggle episode ${openedFrom}: open its file again)`;
   const q = new URLSearchParams({game: view.name});
   const params = Object.entries(gameParams()).map(([k, v]) => `${k}=${v}`).join(",");
@@ -447,6 +503,9 @@ async function init() {
   $("game").value = GAMES.some((g) => g.name === DEFAULT_GAME) ? DEFAULT_GAME : GAMES[0].name;
   fillGameForm();
   $("game").addEventListener("change", fillGameForm);
+  $("params").addEventListener("change", refreshAgents);  // fog=1: the agents of hidden information
+  $("agent").addEventListener("change", fillAgentParams);
+  $("r-seat").addEventListener("change", () => showPly(replayPly ?? view.history.length));
   $("new").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", undo);
   $("analyze").addEventListener("click", analyze);
