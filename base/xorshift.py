@@ -16,3 +16,8 @@ def rng_next(x: int) -> int:
     x ^= x >> 17
     x ^= (x << 5) & 0xFFFFFFFF
     return x
+
+
+def seed_state(seed: int) -> int:
+    """A nonzero xorshift32 state from any int seed (a Knuth multiplicative hash)."""
+    return ((int(seed) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1

@@ -154,7 +154,7 @@ def test_the_command_reports_exploitability_at_its_points(capsys):
     assert float(rows[-1][1]) <= 0.001 < float(rows[-2][1])
     assert main(["--game", "kuhn_poker", "--iterations", "100", "--method", "external", "--seed", "1"]) == 0
     last = capsys.readouterr().out.splitlines()[-1].split()
-    assert last[0] == "100" and float(last[1]) == pytest.approx(0.0963, abs=1e-4)  # seed 1's figure above
+    assert last[0] == "100" and float(last[1]) == pytest.approx(0.0995, abs=1e-4)  # seed 1's figure above
 
 
 @pytest.mark.parametrize("argv,words", [
@@ -165,6 +165,7 @@ def test_the_command_reports_exploitability_at_its_points(capsys):
 def test_the_command_refuses_bad_input_in_one_line(argv, words, capsys):
     from agents.engine.cfr import main
 
+    code: object
     try:
         code = main(argv)
     except SystemExit as exc:
@@ -175,8 +176,8 @@ def test_the_command_refuses_bad_input_in_one_line(argv, words, capsys):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_external_sampling_mccfr_converges_on_kuhn(seed):
-    """Seeds 0-2: exploitability 0.067-0.096 after 100 iterations, 0.015-0.022 after 2,000
-    (OpenSpiel's ExternalSamplingSolver, simple averaging, one run: 0.100 after 100, 0.030
+    """Seeds 0-2 (the kernels' xorshift32 stream): exploitability 0.086-0.154 after 100
+    iterations, 0.011-0.029 after 2,000 (OpenSpiel's ExternalSamplingSolver, simple averaging, one run: 0.100 after 100, 0.030
     after 1,000, 0.011 after 5,000)."""
     from agents.engine.mccfr import ExternalSamplingMCCFR
 
@@ -192,8 +193,8 @@ def test_external_sampling_mccfr_converges_on_kuhn(seed):
 
 
 def test_external_sampling_mccfr_cuts_leducs_exploitability(leduc):
-    """Seeds 3-4 after 1,000 iterations: 1.27-1.36, from the uniform policy's 2.3736 (OpenSpiel's
-    solver in one run: 1.19)."""
+    """Seeds 0-5 after 1,000 iterations: 1.155-1.315 (seed 3: 1.2825), from the uniform policy's
+    2.3736 (OpenSpiel's solver in one run: 1.19)."""
     from agents.engine.mccfr import ExternalSamplingMCCFR
 
     solver = ExternalSamplingMCCFR(leduc, seed=3)
@@ -203,8 +204,8 @@ def test_external_sampling_mccfr_cuts_leducs_exploitability(leduc):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_outcome_sampling_mccfr_converges_on_kuhn(seed):
-    """Seeds 0-2: exploitability 0.061-0.105 after 1,000 iterations, 0.016-0.024 after 10,000
-    (OpenSpiel's OutcomeSamplingSolver, exploration 0.6, one run: 0.111 and 0.026)."""
+    """Seeds 0-2 (the kernels' xorshift32 stream): exploitability 0.047-0.086 after 1,000
+    iterations, 0.016-0.027 after 10,000 (OpenSpiel's OutcomeSamplingSolver, exploration 0.6, one run: 0.111 and 0.026)."""
     from agents.engine.mccfr import OutcomeSamplingMCCFR
 
     solver = OutcomeSamplingMCCFR(KUHN, seed=seed)
@@ -212,7 +213,7 @@ def test_outcome_sampling_mccfr_converges_on_kuhn(seed):
     early = KUHN.exploitability(solver.average_policy(), jit=False)
     solver.run(9000)
     late = KUHN.exploitability(solver.average_policy(), jit=False)
-    assert late < 0.035 < 0.05 < early < 0.15
+    assert late < 0.035 < 0.04 < early < 0.15  # 0.05 before the kernels' stream (seed 2: 0.047)
 
 
 @pytest.mark.slow

@@ -17,14 +17,10 @@ from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from agents.engine.turn_plan import TurnPlanAgent
 from base.jit import CompileGate, numba_available
+from base.xorshift import seed_state
 from core.game import CHANCE, State, as_words, bind, kernel_state, search_constants
 
 CHANCE_SEED = 0x2545F491  # the fixed chance stream under which turns are keyed (merging duplicates)
-
-
-def rng_seed(x: int) -> int:
-    """A nonzero xorshift32 state from any int."""
-    return ((int(x) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1
 
 
 @dataclass
@@ -187,7 +183,7 @@ class Turns:
         self.invwin = 1.0 / float(game.win_value)
         turn_no = int(game.turn_index(state))
         self.random = random.Random(agent.seed * 1_000_003 + turn_no)
-        self.rng = rng_seed(agent.seed * 7919 + turn_no)
+        self.rng = seed_state(agent.seed * 7919 + turn_no)
         self.evaluations = 0
         self.words = kernel_state(game, state.words, jit)  # a tuple, or an int64 array (array-state games, compiled)
         if jit:

@@ -21,6 +21,7 @@ from agents.engine.info import SearchInfo
 from agents.engine.params import NAMED, heuristic_array, resolve_heuristic
 from base.batches import run_batches
 from base.jit import CompileGate, is_hot, numba_available
+from base.xorshift import seed_state
 from core.game import CHANCE, State, bind, kernel_state, search_constants
 
 if TYPE_CHECKING:
@@ -31,11 +32,6 @@ EXPAND_MODES = {"prune": K.EXPAND_PRUNE, "prove": K.EXPAND_PROVE, "off": K.EXPAN
 PATH_CAP = 4096  # deepest path a simulation follows in the tree (deeper: evaluated as a leaf)
 FIND_LIMIT = 4096  # tree nodes examined when looking for a state whose history is unknown
 _ENTRIES = ("new_tree", "run", "reroot")  # kernels a move calls (warm_up compiles them)
-
-
-def seed_state(seed: int) -> int:
-    """A nonzero xorshift32 state from any int seed (a Knuth multiplicative hash)."""
-    return ((int(seed) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF) or 1
 
 
 class Tree:
