@@ -14,6 +14,7 @@ import pytest
 from agents.engine.cfr import CFR, GameTree
 from base.jit import numba_available
 from core.games import make_game
+from tests.cli_exit import exit_code
 from tests.games_dicenim import DiceNim
 from tests.games_nim import Nim
 
@@ -165,11 +166,7 @@ def test_the_command_reports_exploitability_at_its_points(capsys):
 def test_the_command_refuses_bad_input_in_one_line(argv, words, capsys):
     from agents.engine.cfr import main
 
-    code: object
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
+    code = exit_code(main, argv)
     err = capsys.readouterr().err
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 

@@ -13,6 +13,7 @@ from agents.engine.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
 from base.jit import numba_available
 from base.xorshift import seed_state
 from core.games import make_game
+from tests.cli_exit import exit_code
 
 KUHN = GameTree.build(make_game("kuhn_poker"))
 SOLVERS = [ExternalSamplingMCCFR, OutcomeSamplingMCCFR]
@@ -83,11 +84,7 @@ def test_outcome_sampling_cuts_leducs_exploitability(leduc):
 def test_the_speed_bench_refuses_bad_input_in_one_line(argv, capsys):
     from bench.mccfr_speed import main
 
-    code: object
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
+    code = exit_code(main, argv)
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
