@@ -99,7 +99,7 @@ class FogPlanAgent:
         views: list[State] = [self.game.seen_state(state, me)] if self.seen else []
         samples: list[State] = []
         lines: list[list[int]] = []
-        for i in range(self.samples):
+        for _ in range(self.samples):
             now = time.perf_counter()
             if samples and now >= stop:
                 break
