@@ -11,6 +11,7 @@ The Kaggle adapter (:mod:`agents.reinforce_tactics.kaggle_agent`) and the builde
 AGENTS: dict[str, str] = {
     "greedy": "agents.reinforce_tactics.greedy:GreedyAgent",
     "pimc": "agents.reinforce_tactics.fog_pimc:FogPIMCAgent",
+    "fogplan": "agents.reinforce_tactics.fog_plan:FogPlanAgent",
 }
 
 SUBMISSION = "agents.reinforce_tactics.submission"
