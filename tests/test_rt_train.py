@@ -249,6 +249,7 @@ def test_selfplay_keeps_its_league_in_the_arena_store(tmp_path, capsys):
     from core.games import parse_game
     from util import rt_league
     from util.arena.store import Store
+    from util.arena.tournament import standings
 
     weights = tmp_path / "gen-1.npz"
     weights.write_bytes((Path(__file__).resolve().parent.parent / "data" / "rt_learned_gen2A.npz").read_bytes())
@@ -272,7 +273,9 @@ def test_selfplay_keeps_its_league_in_the_arena_store(tmp_path, capsys):
     assert T.main(["league", str(db)]) == 0
     table = capsys.readouterr().out
     mixed = sum(g.first != g.second for g in games)
-    assert mixed and learned in table and sum(r.games for r in rt_league.standings(str(db))) == 2 * mixed
+    with Store(db, create=False) as store:
+        ratings = standings(store, None)[1]
+    assert mixed and learned in table and sum(r.games for r in ratings) == 2 * mixed
     with np.load(weights) as z:
         data = {k: z[k] for k in z.files}
     data[next(k for k in data if data[k].dtype.kind == "f")] += 1e-3

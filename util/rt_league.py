@@ -3,8 +3,8 @@
 there (players by spec and version: the source of their code and the bytes of their weights,
 so a new generation written at an old path is a new player), ``--league DB`` adds the past
 players still playable (their weights unchanged on disk) to the sides a game draws from, and
-``util.rt_train league DB`` prints the league's table: each player's games and share of the
-points over all maps, with a 95% Wilson interval.
+``util.rt_train league DB`` prints the league's table: each player's Elo (95% interval), games
+and score over all maps, and the cross-table.
 
 A self-play game is stored under its base spec (the ``--agents`` entry, before greedy's
 per-game weight jitter: ``source`` names the jitter), its map and terrain flips in its game
@@ -14,31 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.engine.spec import SpecError, names_file, parse_spec
 from util.arena import players
-from util.arena.ratings import wilson
 from util.arena.store import Store
 
 SOURCE = "rt_train selfplay"  # the ``source`` of a self-play game's row (``... jitter=J`` after it)
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One player of the league: its games, wins, draws and share of the points (a draw is half)."""
-
-    spec: str
-    version: str
-    games: int
-    wins: int
-    draws: int
-
-    @property
-    def points(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
 
 def run_tag(args: Any) -> str:
@@ -107,27 +90,10 @@ def newcomers(path: str, specs: list[str], game: Any) -> list[str]:
     return [p for p in league_specs(path, game) if p not in have]
 
 
-def standings(path: str) -> list[Standing]:
-    """Every player of the store's games against another player, best share of the points first."""
+def report(path: str) -> str:
+    """The league's table: every player's Elo with its 95% interval, games and score over all
+    the store's games (maps pooled), and the cross-table (:func:`util.arena.tournament.standings`)."""
+    from util.arena.tournament import format_report, standings
+
     with Store(path, create=False) as store:
-        names = store.players()
-        tally: dict[int, list[int]] = {}
-        for g in store.games():
-            if g.first == g.second:  # a player against itself tells nothing of its strength
-                continue
-            for mark, pid in ((1, g.first), (2, g.second)):
-                t = tally.setdefault(pid, [0, 0, 0])
-                t[0] += 1
-                t[1] += g.winner == mark
-                t[2] += g.winner == 0
-    rows = [Standing(*names[pid], *t) for pid, t in tally.items()]
-    return sorted(rows, key=lambda r: (-r.points, r.spec))
-
-
-def format_standings(rows: list[Standing]) -> str:
-    lines = [f"{'points':>6} {'95% interval':>15} {'games':>6}  W/D/L  player (version)"]
-    for r in rows:
-        lo, hi = wilson(r.wins + 0.5 * r.draws, r.games)
-        lines.append(f"{r.points:6.3f} [{lo:.3f}, {hi:.3f}] {r.games:6d}  {r.wins}/{r.draws}/{r.games - r.wins - r.draws}"
-                     f"  {r.spec} ({r.version})")
-    return "\n".join(lines)
+        return format_report(*standings(store, None))

@@ -526,7 +526,7 @@ def parser() -> argparse.ArgumentParser:
     fit_options(lp)
     backend_options(lp)
     league_options(lp)
-    rp = sub.add_parser("league", help="the league's table: each stored player's share of the points")
+    rp = sub.add_parser("league", help="the league's table: each stored player's Elo, games and score, maps pooled")
     rp.add_argument("store", metavar="DB", help="an arena store written by selfplay --store")
     lp.add_argument("--quiet", action="store_true")
     return ap
@@ -569,17 +569,16 @@ def loop(args: argparse.Namespace) -> int:
 
 
 def league(args: argparse.Namespace) -> int:
-    """Print the league's table (:func:`util.rt_league.standings`)."""
+    """Print the league's table (:func:`util.rt_league.report`)."""
     from util import rt_league
     from util.arena.store import StoreError
 
     if not Path(args.store).is_file():
         return fail(f"no store at {args.store}")
     try:
-        rows = rt_league.standings(args.store)
+        print(rt_league.report(args.store))
     except StoreError as exc:
         return fail(str(exc))
-    print(rt_league.format_standings(rows))
     return 0
 
 

@@ -86,11 +86,12 @@ def labels(store: Store, ids: Sequence[int]) -> dict[int, str]:
     return {i: known[i][0] + (f"@{known[i][1][:6]}" if specs.count(known[i][0]) > 1 else "") for i in ids}
 
 
-def standings(store: Store, shape: Game | HasGame | str, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
+def standings(store: Store, shape: Game | HasGame | str | None, runs: Sequence[int] | None = None) -> tuple[list[str], list[Rating], np.ndarray, np.ndarray]:
     """(labels, ratings strongest first, games table, scores table) over the store's games of
-    one game (a :class:`core.game.Game`, its spec, or a ConnectX :class:`Shape`; of ``runs``
-    only, if given); table rows and columns follow ``labels``."""
-    results = list(store.games(runs=runs, game=_spec(shape)))
+    one game (a :class:`core.game.Game`, its spec, or a ConnectX :class:`Shape`; None: every
+    game spec pooled, e.g. one game's maps; of ``runs`` only, if given); table rows and columns
+    follow ``labels``."""
+    results = list(store.games(runs=runs, game=None if shape is None else _spec(shape)))
     ids = sorted({g.first for g in results} | {g.second for g in results})
     index = {pid: k for k, pid in enumerate(ids)}
     names = labels(store, ids)
