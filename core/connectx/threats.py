@@ -77,7 +77,7 @@ def threat_cells(stones: int, empty: int, rows: int, inarow: int) -> int:
     return result & empty
 
 
-@hot
+@hot(inline=True)  # compiled into expand and order (a call cost ~15 instructions and its result's stores, per use)
 def win_cells(stones: int, mask: int, rows: int, columns: int, inarow: int, full: int) -> int:
     """Empty cells where one more stone of ``stones`` completes a line (reachable or not); four
     in a row is unrolled (nine shift-and steps: this runs at every node of a solve), other
