@@ -48,7 +48,7 @@ def win_outcome(g, stones: int) -> float:
     return float((g[0] * g[1] + 2 - stones) // 2)
 
 
-@hot
+@hot(inline=True)  # compiled into expand's callers: no call passing g, s and the array struct
 def order(g, s, out, base, n, params) -> None:
     """Sort the columns at ``out[base:base + n]`` by the number of threat cells the move creates,
     then centre first (a stable insertion sort: ties keep the order given, so columns given in
