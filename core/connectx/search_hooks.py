@@ -110,8 +110,11 @@ def expand(g, s, depth, ply, sort, out, base, params):
         if ply == 0:
             out[base] = column_of(losing & -losing, rows)
         return -3, -win_outcome(g, popcnt(mask) + 2)
-    n = 0
     h = rows + 1
+    if candidates & (candidates - 1) == 0:  # one move (often a forced block): its column, no loop
+        out[base] = popcnt(candidates - 1) // h
+        return 1, 0.0
+    n = 0
     col_bits = (1 << rows) - 1
     col = (columns - 1) // 2  # centre first, then outwards, left first on ties (Shape.center_order)
     turn = 1 if columns % 2 == 0 else -1
