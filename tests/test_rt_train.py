@@ -104,6 +104,46 @@ def test_ahead_values_are_the_movers_next_turns_then_its_outcome():
     assert (out[2] == 1).all()  # its turn started at 9: nothing after it but the outcome
 
 
+def test_ahead_index_points_at_the_same_turns_as_ahead_values():
+    starts = [(0, 0, 0.1), (3, 1, -0.2), (5, 0, 0.3), (8, 1, 0.4), (9, 0, 0.5)]
+    kept = [(0, 0), (4, 1), (9, 0)]
+    idx = T.ahead_index(kept, starts)
+    assert idx.shape == (3, T.AHEAD)
+    assert list(idx[0, :3]) == [2, 4, -1] and list(idx[1, :2]) == [3, -1] and (idx[2] == -1).all()
+    vals = np.array([v for _, _, v in starts])
+    z = [1, -1, 1]
+    assert np.allclose(np.where(idx >= 0, vals[np.maximum(idx, 0)], np.array(z)[:, None]), T.ahead_values(kept, starts, z))
+
+
+def test_merge_games_shifts_the_turn_indices():
+    a = {"x": np.zeros((2, NF)), "start_x": np.arange(3 * NF, dtype=float).reshape(3, NF),
+         "ahead_i": np.array([[1, 2, -1], [2, -1, -1]], np.int32)}
+    b = {"x": np.ones((1, NF)), "start_x": -np.ones((2, NF)), "ahead_i": np.array([[0, 1, -1]], np.int32)}
+    m = T.merge_games([a, b])
+    assert m["ahead_i"].tolist() == [[1, 2, -1], [2, -1, -1], [3, 4, -1]]
+    assert np.array_equal(m["start_x"][m["ahead_i"][2, :2]], b["start_x"])
+
+
+def test_bootstrap_targets_value_the_next_turns_by_the_model(tmp_path):
+    """A residual model with no correction values each turn as the hand heuristic does: the
+    bootstrapped targets equal the hand's TD targets; a model with a correction moves them."""
+    rng = np.random.default_rng(3)
+    start_x = rng.normal(0.0, 1.0, (6, NF))
+    start_x[:, F_HAND] = rng.uniform(-0.8, 0.8, 6) * T.HAND_TOP
+    idx = np.array([[0, 2, -1, -1], [1, 3, 5, -1], [-1, -1, -1, -1]], np.int32)
+    idx = np.pad(idx, ((0, 0), (0, T.AHEAD - 4)), constant_values=-1)
+    z = np.array([1, -1, 0])
+    ahead = np.where(idx >= 0, start_x[np.maximum(idx, 0), F_HAND] / T.HAND_TOP, z[:, None])
+    data = {"z": z, "ahead": ahead, "start_x": start_x, "ahead_i": idx}
+    flat = L.init_model(4, 0, kind="residual")
+    assert np.allclose(T.targets(data, "td", 0.6, flat), T.targets(data, "td", 0.6))
+    bent = dict(flat, w2=np.ones(4), b2=np.array([0.7]))
+    moved = T.targets(data, "td", 0.6, bent)
+    assert not np.allclose(moved[:2], T.targets(data, "td", 0.6)[:2]) and moved[2] == 0
+    with pytest.raises(ValueError, match="turn-start"):
+        T.targets({"z": z, "ahead": ahead}, "td", 0.6, flat)
+
+
 def test_fit_resumes_to_the_same_model():
     x, z = synthetic(600, 5)
     whole = T.fit_model(x, z, hidden=4, epochs=4, seed=6)
@@ -151,7 +191,11 @@ def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
     with np.load(shards[1]) as a, np.load(__import__("io").BytesIO(first)) as b:
         assert all(np.array_equal(a[k], b[k]) for k in ("x", "z", "game", "map", "step"))
         assert set(a["game"]) <= {4, 5, 6, 7} and a["x"].shape[1] == NF
-        assert a["ahead"].shape == (len(a["z"]), T.AHEAD)
+        assert a["ahead"].shape == (len(a["z"]), T.AHEAD) and a["ahead_i"].shape == a["ahead"].shape
+        idx = a["ahead_i"]  # the stored turn starts are the turns whose hand values ``ahead`` holds
+        assert (idx >= 0).any() and idx.max() < len(a["start_x"])
+        hand = np.where(idx >= 0, a["start_x"][np.maximum(idx, 0), F_HAND] / T.HAND_TOP, a["z"][:, None])
+        assert np.allclose(hand, a["ahead"], atol=1e-6)
     out = tmp_path / "m.npz"
     assert T.main(["fit", str(d), "--out", str(out), "--hidden", "4", "--epochs", "2", "--quiet"]) == 0
     assert len(L.load_values(str(out))) == L.params_len(NF, 4)
@@ -161,6 +205,13 @@ def test_selfplay_and_fit_commands_resume(tmp_path, capsys):
             "--quiet"]
     assert T.main(argv) == 0 and "residual model, target td" in capsys.readouterr().out
     assert L.load_values(str(res))[L.M_KIND] == L.KIND_RESIDUAL
+    boot = tmp_path / "b.npz"
+    assert T.main([*argv[:3], str(boot), *argv[4:], "--bootstrap", str(res)]) == 0
+    assert not np.allclose(L.load_values(str(boot)), L.load_values(str(res)))  # other targets, another fit
+    assert T.main(["fit", str(d), "--out", str(boot), "--bootstrap", str(res), "--quiet"]) == 2
+    assert "--target td" in capsys.readouterr().err
+    assert T.main(["fit", str(d), "--out", str(boot), "--target", "td", "--bootstrap", str(d / "none.npz"), "--quiet"]) == 2
+    assert "does not exist" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # two spawned workers load the compiled planner (about 20-40 s here)

@@ -8,7 +8,10 @@ weights' jitter), so a run is reproducible and resumable: games are written in s
 ``--shard`` games (``DIR/shard-00000.npz``, atomically) and a run skips the shards already
 there. A shard holds, per kept position (each decision state with probability ``--keep``): its
 features ``x`` (:mod:`heuristics.reinforce_tactics.learned_features`), the outcome ``z`` for the
-side to move (1 won, -1 lost, 0 drawn), the map's index in ``maps`` and the step.
+side to move (1 won, -1 lost, 0 drawn), the map's index in ``maps`` and the step, the mover's
+hand value at its next turns (``ahead``), and the features of every turn's first state
+(``start_x``) with each position's next turns among them (``ahead_i``): ``fit --bootstrap
+gen-n.npz`` values those turns by the last generation (TD targets that move with it).
 
 ``fit DIR... --out M.npz``: a one-hidden-layer MLP (:mod:`heuristics.reinforce_tactics.learned`)
 fitted in numpy (minibatch Adam on the squared error of ``tanh(y)`` against ``z``; no PyTorch),
@@ -34,6 +37,7 @@ whole (shards, checkpoints), the next run resumes from it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import random
 import sys
@@ -100,6 +104,7 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
     rng = random.Random(args.seed * 31 + i)
     xs, zs, steps, kept = [], [], [], []
     starts: list[tuple[int, int, float]] = []  # (move index, mover, its hand value / top) of each turn's first state
+    start_xs: list[np.ndarray] = []  # the features of each turn's first state (TD targets of another model)
     s = g.initial()
     last = -1
     for j, a in enumerate(r["moves"]):
@@ -109,6 +114,7 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
             if mover != last:
                 x = featurize(g, s)
                 starts.append((j, mover, float(x[F_HAND]) / HAND_TOP))
+                start_xs.append(x)
                 last = mover
             if rng.random() < args.keep:
                 xs.append(featurize(g, s) if x is None else x)
@@ -119,7 +125,8 @@ def play_game(i: int, args: argparse.Namespace, names: list[str], featurize: Any
     n = len(xs)
     data: dict[str, np.ndarray] = {"x": np.array(xs, np.float32).reshape(n, NF), "z": np.array(zs, np.int8),
             "map": np.full(n, names.index(name), np.int16), "step": np.array(steps, np.int16),
-            "game": np.full(n, i, np.int32), "ahead": ahead_values(kept, starts, zs)}
+            "game": np.full(n, i, np.int32), "ahead": ahead_values(kept, starts, zs),
+            "start_x": np.array(start_xs, np.float32).reshape(len(start_xs), NF), "ahead_i": ahead_index(kept, starts)}
     return data, {**r, "spec": g.spec(), "bases": bases}
 
 
@@ -135,17 +142,49 @@ def ahead_values(kept: list[tuple[int, int]], starts: list[tuple[int, int, float
     return out
 
 
-def targets(data: dict[str, np.ndarray], target: str, lam: float) -> np.ndarray:
+def ahead_index(kept: list[tuple[int, int]], starts: list[tuple[int, int, float]]) -> np.ndarray:
+    """Per kept position: the indices in ``starts`` (the game's turn-start states) of the
+    mover's next :data:`AHEAD` turns after it, -1 past the game's end (:func:`ahead_values`'s
+    turns, so that another model can value them: :func:`targets`)."""
+    out = np.full((len(kept), AHEAD), -1, np.int32)
+    for r, (j, mover) in enumerate(kept):
+        later = [t for t, (k, m, _) in enumerate(starts) if k > j and m == mover][:AHEAD]
+        out[r, :len(later)] = later
+    return out
+
+
+def merge_games(games: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Games' (or shards') arrays concatenated, ``ahead_i`` shifted to index the joined
+    ``start_x`` (-1 kept)."""
+    out = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
+    if "ahead_i" in out:
+        base = np.cumsum([0] + [len(gm["start_x"]) for gm in games[:-1]])
+        out["ahead_i"] = np.concatenate([np.where(gm["ahead_i"] >= 0, gm["ahead_i"] + b, -1).astype(np.int32)
+                                         for gm, b in zip(games, base)])
+    return out
+
+
+def targets(data: dict[str, np.ndarray], target: str, lam: float, boot: dict[str, np.ndarray] | None = None) -> np.ndarray:
     """The fit's target per position, in outcome units: ``outcome`` the game's result for the
     mover; ``td`` the lambda-return over the mover's next turns,
     ``(1 - lam) sum_k lam^(k-1) u_k + lam^K z`` (``u_k`` the hand value at its k-th next turn,
-    ``K`` = :data:`AHEAD`): lam 1 is the outcome, lam 0 the hand value one turn on."""
+    ``K`` = :data:`AHEAD`): lam 1 is the outcome, lam 0 the hand value one turn on. With
+    ``boot`` (a model: the last generation), ``u_k`` is that model's value of the turn's first
+    state instead of the hand value: each generation bootstraps from the one before."""
     z = data["z"].astype(np.float64)
     if target == "outcome":
         return z
-    if "ahead" not in data:
+    if boot is not None:
+        if "ahead_i" not in data:
+            raise ValueError("--bootstrap needs shards with turn-start features ('start_x'): play them with this build")
+        sx = data["start_x"].astype(np.float64)
+        v = L.value_np(boot, sx, hand_q(sx)) if len(sx) else np.zeros(0)
+        idx = data["ahead_i"]
+        u = np.where(idx >= 0, v[np.maximum(idx, 0)] if len(v) else 0.0, z[:, None])
+    elif "ahead" not in data:
         raise ValueError("target td needs shards with look-ahead values ('ahead'): play them with this build")
-    u = data["ahead"].astype(np.float64)
+    else:
+        u = data["ahead"].astype(np.float64)
     k = u.shape[1]
     w = (1.0 - lam) * lam ** np.arange(k)
     return u @ w + lam ** k * z
@@ -236,7 +275,7 @@ def selfplay(args: argparse.Namespace) -> int:
             if len(waiting[k]) == min(args.shard, args.games - k * args.shard):  # the shard is whole: write it
                 shard = waiting.pop(k)
                 games = [shard[j] for j in sorted(shard)]
-                data = {key: np.concatenate([gm[key] for gm in games]) for key in games[0]}
+                data = merge_games(games)
                 data["maps"] = np.array(names)
                 L.write_npz(out / f"shard-{k:05d}.npz", data)
     if recorder:
@@ -260,16 +299,17 @@ def load_data(dirs: list[str]) -> dict[str, np.ndarray]:
             try:
                 with np.load(f, allow_pickle=False) as z:
                     part = {k: np.asarray(z[k]) for k in ("x", "z", "game")}
-                    if "ahead" in z.files:
-                        part["ahead"] = np.asarray(z["ahead"])
+                    part.update({k: np.asarray(z[k]) for k in ("ahead", "start_x", "ahead_i") if k in z.files})
             except (OSError, ValueError, KeyError) as exc:
                 raise ValueError(f"{f} is not a self-play shard ({type(exc).__name__})") from None
             if part["x"].ndim != 2 or part["x"].shape[1] != NF:
                 raise ValueError(f"{f} holds features of another layout ({part['x'].shape[1:]} words, this build {NF})")
             part["game"] = part["game"].astype(np.int64) + 10_000_000 * len(parts)
             parts.append(part)
-    keys = ("x", "z", "game") + (("ahead",) if all("ahead" in p for p in parts) else ())
-    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+    keys = ["x", "z", "game"] + [k for k in ("ahead", "start_x", "ahead_i") if all(k in p for p in parts)]
+    if "ahead_i" in keys and "start_x" not in keys:
+        keys.remove("ahead_i")
+    return merge_games([{k: p[k] for k in keys} for p in parts])
 
 
 def split(data: dict[str, np.ndarray], hold: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -411,7 +451,13 @@ def fit(args: argparse.Namespace) -> int:
             meta.update(model=args.model, target=args.target, lam=args.lam, l2=args.l2)
         ckpt = out.with_name(out.name + ".ckpt.npz")
         state = load_state(ckpt, meta)
-        goal = targets(data, args.target, args.lam)
+        boot = None
+        if args.bootstrap:
+            if args.target != "td":
+                return fail("--bootstrap values the next turns of --target td: give --target td")
+            boot = L.read_model(args.bootstrap)
+            meta["bootstrap"] = hashlib.sha256(Path(args.bootstrap).read_bytes()).hexdigest()[:16]
+        goal = targets(data, args.target, args.lam, boot)
         ignore = ignored(args.ignore)
         if ignore is not None:
             meta["ignore"] = [int(i) for i in ignore]
@@ -511,6 +557,8 @@ def parser() -> argparse.ArgumentParser:
     fp.add_argument("--batch", type=int_in(1, 1 << 20), default=256)
     fp.add_argument("--seed", type=int_in(0, 2 ** 62), default=0)
     fit_options(fp)
+    fp.add_argument("--bootstrap", default=None, metavar="W.npz",
+                    help="with --target td: value the next turns by this model (the last generation), not the hand heuristic")
     fp.add_argument("--quiet", action="store_true")
     lp = sub.add_parser("loop", help="generations: self-play with the last model, fit the next on every game so far")
     lp.add_argument("dir", help="folder of the generations (games-N/ and gen-N.npz; made)")
@@ -524,6 +572,8 @@ def parser() -> argparse.ArgumentParser:
     lp.add_argument("--hidden", type=int_in(1, L.MAX_HIDDEN), default=32)
     lp.add_argument("--epochs", type=int_in(1, 100_000), default=30)
     fit_options(lp)
+    lp.add_argument("--bootstrap-last", action="store_true",
+                    help="with --target td: generation n > 1 values the next turns by generation n-1 (fit --bootstrap)")
     backend_options(lp)
     league_options(lp)
     rp = sub.add_parser("league", help="the league's table: each stored player's Elo, games and score, maps pooled")
@@ -560,7 +610,8 @@ def loop(args: argparse.Namespace) -> int:
         fp = parser().parse_args(["fit", *[str(root / f"games-{k}") for k in range(n)], "--out", str(model),
                                   "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed),
                                   "--model", args.model, "--target", args.target, "--lam", str(args.lam),
-                                  "--l2", str(args.l2), "--ignore", args.ignore, "--shrink", str(args.shrink), *common])
+                                  "--l2", str(args.l2), "--ignore", args.ignore, "--shrink", str(args.shrink), *common,
+                                  *(["--bootstrap", str(prev)] if args.bootstrap_last and n > 1 else [])])
         code = fit(fp)
         if code:
             return code
