@@ -42,7 +42,7 @@ from agents.connectx.solver import Solver
 from agents.connectx.solver_book import Book, default_path
 from base.bounds import SECONDS_MAX
 from base.cli import OneLineParser, check_writable, exit_code, float_in, int_in, raise_if_signalled, signal_name, stop_on_signals
-from base.jit import keep_streams
+from base.jit import keep_streams, numba_enabled
 from core.connectx.cli import shape_type
 from core.connectx.position import Position
 from core.connectx.shape import MAX_COLUMNS, MAX_ROWS, STANDARD, Shape
@@ -212,16 +212,18 @@ def _warm_up_interruptibly(solver: Solver) -> None:
         raise_if_signalled()
 
 
-def solve_job(job: tuple[str, tuple[int, int, int], bool, int]) -> tuple[int, int, int, float]:
-    """``(moves, shape, weak, tt_size) -> (column 0-based, score, nodes, seconds)``."""
-    moves, dims, weak, tt_size = job
+def solve_job(job: tuple) -> tuple[int, int, int, float]:
+    """``(moves, shape, weak, tt_size[, threads]) -> (column 0-based, score, nodes, seconds)``."""
+    moves, dims, weak, tt_size = job[:4]
+    threads = int(job[4]) if len(job) > 4 else 1
     shape = Shape(*dims)
-    key = (dims, tt_size)
+    key = (dims, tt_size, threads)
     if key not in _WORKER:
         _WORKER.clear()
         # Slices: in this process (``--workers 1``) Ctrl-C must be seen within a fraction of a
         # second; a pool worker ignores SIGINT and is killed by the driver.
-        _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS, on_slice=lambda nodes: raise_if_signalled())
+        _WORKER[key] = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS, on_slice=lambda nodes: raise_if_signalled(),
+                              threads=threads)
         _warm_up_interruptibly(_WORKER[key])  # the compile stays out of the first job's time
     solver = _WORKER[key]
     t0 = time.perf_counter()
@@ -293,7 +295,7 @@ def _jobs(todo: list[str], shape: Shape, args: argparse.Namespace, stop_at: floa
     for moves in todo:
         if stop_at is not None and time.monotonic() >= stop_at:
             return
-        yield (moves, dims, args.weak, args.tt_size)
+        yield (moves, dims, args.weak, args.tt_size, getattr(args, "threads", 1))
 
 
 def _next_frontier(store: Store, frontier: dict[str, Position], slow_nodes: int, expand_all_to: int = 0) -> dict[str, Position]:
@@ -371,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--backend", choices=("process", "ray"), default="process", help="process pool (default) or Ray")
     b.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     b.add_argument("--time-limit", type=float_in(0.0, SECONDS_MAX * 365), default=0.0, help="start no new job after this many seconds (0: none)")
+    b.add_argument("--threads", type=int_in(1, 64), default=1,
+                   help="threads for each solve (default 1; each with a table of --tt-size slots; compiled only)")
     b.add_argument("--tt-size", type=AGENT_PARAMS["tt_size"].arg_type(), default=1 << 24, help="solver table slots per worker (default 2^24: 128 MB)")
     b.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (default auto: when stderr is a terminal)")
@@ -386,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--max-ply and --time-limit must be >= 0, --workers >= 1, --tt-size >= 1024")
     if args.command == "build":
         check_writable(parser, "--store", args.store)
+        if args.threads > 1 and not (args.shape.fits_int64 and numba_enabled(args.shape.bits)):
+            parser.error(f"--threads {args.threads} needs the compiled kernel (numba, a board within 63 bits); give --threads 1")
     if args.command == "pack":
         check_writable(parser, "--book", args.book)
     if args.command == "build" and args.backend == "ray":

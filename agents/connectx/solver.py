@@ -44,16 +44,18 @@ class Solver(engine_solver.Solver):
     the generic methods (``value``, ``best``, ...) work too, on PonsConnectX's states."""
 
     def __init__(self, shape: Shape = STANDARD, tt_size: int = DEFAULT_TT_SIZE, use_numba: bool | None = None,
-                 slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None) -> None:
+                 slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None,
+                 threads: int = 1) -> None:
         """``tt_size``: table slots (rounded up to a prime). ``use_numba``: None = when the board
         allows it and numba is installed; False forces the plain-Python kernels.
         ``slice_seconds``, ``on_slice``: as the generic solver's (None: each search in one kernel
-        call in this thread, the agents' way; a number: watched, for the CLIs)."""
+        call in this thread, the agents' way; a number: watched, for the CLIs). ``threads``: as
+        the generic solver's (1 to 64, more than 1 compiled only)."""
         if use_numba is None:
             use_numba = numba_enabled(shape.bits)
         game = PonsConnectX(rows=shape.rows, columns=shape.columns, inarow=shape.inarow)
         super().__init__(game, jit=bool(use_numba) and shape.fits_int64, max_plies=shape.cells + 2,
-                         slice_seconds=slice_seconds, on_slice=on_slice, tt_size=max(1024, int(tt_size)))
+                         slice_seconds=slice_seconds, on_slice=on_slice, tt_size=max(1024, int(tt_size)), threads=threads)
         self.shape = shape
 
     def _score_range(self, position: Position, weak: bool) -> tuple[int, int]:
@@ -215,7 +217,7 @@ SLICE_SECONDS = 0.2
 
 
 def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_moves: bool, tt_size: int, timing: bool,
-        progress: bool | None = False) -> int:
+        progress: bool | None = False, threads: int = 1) -> int:
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad).
 
     ``progress``: a tqdm line on ``err`` (positions answered, the current one's nodes);
@@ -225,7 +227,7 @@ def run(lines: TextIO, out: TextIO, err: TextIO, shape: Shape, weak: bool, all_m
 
     bar = tqdm(file=err, disable=not progress if progress is not None else None, unit=" positions",
                desc="solved", dynamic_ncols=True)
-    solver = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS)
+    solver = Solver(shape, tt_size, slice_seconds=SLICE_SECONDS, threads=threads)
     bad = 0
     try:
         for number, raw in enumerate(lines, 1):
@@ -287,6 +289,7 @@ def solve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tt-size", type=int_in(1, TT_SLOTS[1]), default=DEFAULT_TT_SIZE,
                         help=f"transposition table slots (default 2^23, at most {TT_SLOTS[1]:,}: 2 GiB)")
     parser.add_argument("--timing", action="store_true", help="append the nodes searched and the seconds taken")
+    importlib.import_module("agents.engine.solve").add_threads_argument(parser)
     parser.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                         help="progress line on stderr (default auto: when stderr is a terminal)")
 
@@ -294,10 +297,11 @@ def solve_arguments(parser: argparse.ArgumentParser) -> None:
 def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Any) -> int:
     """ConnectX's front: :func:`run` on stdin and stdout, on ``game``'s board."""
     progress = {"auto": None, "on": True, "off": False}[args.progress]
+    importlib.import_module("agents.engine.solve").check_threads(parser, args.threads, game)
     with stop_on_signals():
         try:
             return run(sys.stdin, sys.stdout, sys.stderr, game.shape, args.weak, args.all_moves, args.tt_size,
-                       args.timing, progress)
+                       args.timing, progress, args.threads)
         except KeyboardInterrupt as exc:
             print(f"interrupted ({signal_name(exc)}): every answer so far is printed; the rest of the input is not solved",
                   file=sys.stderr)

@@ -159,13 +159,14 @@ def solve_entry(solver: Any, state: State) -> tuple[float, tuple[int, ...]] | No
     return top, tuple(sorted(sym.action(a) for a, v in values.items() if v == top))
 
 
-def build(game: Game, plies: int, jit: bool | None = None, progress: bool = True) -> OpeningBook:
-    """Solve every class of the first ``plies`` plies (see :func:`classes`)."""
+def build(game: Game, plies: int, jit: bool | None = None, progress: bool = True, threads: int = 1) -> OpeningBook:
+    """Solve every class of the first ``plies`` plies (see :func:`classes`); ``threads``: for each
+    solve (:class:`agents.engine.solver.Solver`, compiled only)."""
     from tqdm import tqdm
 
     from agents.engine.solver import Solver
 
-    solver = Solver(game, tt_bits=22, jit=jit)
+    solver = Solver(game, tt_bits=22, jit=jit, threads=threads)
     entries = {}
     for s in tqdm(classes(game, plies), desc=f"{game.name} book", file=sys.stderr, disable=not progress):
         entry = solve_entry(solver, s)
@@ -224,8 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plies", type=int, default=4, help="every class of the first N plies (default 4)")
     p.add_argument("--out", default="", help="the file (default data/opening_book_<game>.npz)")
     p.add_argument("--no-jit", action="store_true", help="plain Python solver (slow; for checking)")
+    from agents.engine.solve import add_threads_argument, check_threads
+
+    add_threads_argument(p)
     args = p.parse_args(argv)
     game = game_from_args(p, args, "the exact solver and its books need games without chance")
+    check_threads(p, args.threads, game, args.no_jit)
     if not 0 <= args.plies <= 8:
         p.error(f"--plies {args.plies}: give 0 to 8 (the book grows fast with plies)")
     out = Path(args.out) if args.out else default_path(game)
@@ -233,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         with stop_on_signals():  # SIGTERM like Ctrl-C
-            book = build(game, args.plies, jit=False if args.no_jit else None)
+            book = build(game, args.plies, jit=False if args.no_jit else None, threads=args.threads)
     except KeyboardInterrupt as exc:
         print(f"interrupted ({signal_name(exc)}): no book written", file=sys.stderr)
         return exit_code(exc)

@@ -44,9 +44,10 @@ def _tree_path(path: str, index: int) -> str:
 
 def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits: int, max_plies: int,
         jit: bool | None, tree_file: str | None, tree_depth: int, tree_method: str, tree_cap: int,
-        timing: bool, progress: bool, max_nodes: int | None = None) -> int:
+        timing: bool, progress: bool, max_nodes: int | None = None, threads: int = 1) -> int:
     """Answer each line of ``lines``; returns the exit code (2 if any line was bad). ``max_nodes``:
-    a line not solved within that many nodes (each value searched) is reported and counted bad."""
+    a line not solved within that many nodes (each value searched) is reported and counted bad.
+    ``threads``: threads a value's solve runs on (:class:`agents.engine.solver.Solver`)."""
     from agents.engine import tree
     from agents.engine.solver import SolveError, Solver
     from core.game import parse_line
@@ -62,7 +63,8 @@ def run(lines: TextIO, out: TextIO, err: TextIO, game, all_moves: bool, tt_bits:
             bar.n = nodes
             bar.refresh()
 
-    solver = Solver(game, tt_bits=tt_bits, jit=jit, max_plies=max_plies, slice_seconds=0.25, on_slice=on_slice)
+    solver = Solver(game, tt_bits=tt_bits, jit=jit, max_plies=max_plies, slice_seconds=0.25, on_slice=on_slice,
+                    threads=threads)
     bad = 0
     done = 0
     for number, raw in enumerate(lines, 1):
@@ -174,12 +176,32 @@ def solve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="search each line within N nodes (a line beyond is reported; needed on a game of more "
                         "than 10^11 positions, which is refused without it)")
     parser.add_argument("--no-jit", action="store_true", help="plain Python kernels (no numba compile)")
+    add_threads_argument(parser)
     parser.add_argument("--tree", metavar="FILE", help="write the explored tree (.json, .svg with Graphviz, else DOT)")
     parser.add_argument("--tree-depth", type=int_in(0, 12), default=3, help="depth of the tree export (default 3)")
     parser.add_argument("--tree-method", choices=("alphabeta", "minimax"), default="alphabeta", help="tree search")
     parser.add_argument("--tree-cap", type=int_in(1, 1_000_000), default=2000, help="most nodes in the tree (default 2000)")
     parser.add_argument("--timing", action="store_true", help="append nodes and seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """``--threads N`` of the solver commands and book builders (:class:`agents.engine.solver.Solver`)."""
+    from agents.engine.parallel import MAX_THREADS
+    from base.cli import int_in
+
+    parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=1,
+                        help=f"threads for each solve (default 1, at most {MAX_THREADS}; each keeps a table of its own; "
+                        "compiled kernels only)")
+
+
+def check_threads(parser: argparse.ArgumentParser, threads: int, game, no_jit: bool = False) -> None:
+    """One line and exit 2 for ``--threads`` above 1 where the kernel runs plain."""
+    from agents.engine.solver import can_compile
+
+    if threads > 1 and (no_jit or not can_compile(game)):
+        parser.error(f"--threads {threads} needs the compiled kernel (numba, a state within 63 bits): "
+                     "plain Python runs one thread at a time; give --threads 1")
 
 
 def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game) -> int:
@@ -192,6 +214,7 @@ def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game) 
 
         if not dot_available():
             parser.error("--tree FILE.svg needs Graphviz's dot (apt-get install graphviz); use .dot or .json")
+    check_threads(parser, args.threads, game, args.no_jit)
     why = None if args.max_nodes else too_big(game)
     if why:
         parser.error(why)
@@ -199,7 +222,7 @@ def solve_main(parser: argparse.ArgumentParser, args: argparse.Namespace, game) 
         with stop_on_signals():
             return run(sys.stdin, sys.stdout, sys.stderr, game, args.all_moves, args.tt_bits, args.max_plies,
                        False if args.no_jit else None, args.tree, args.tree_depth, args.tree_method, args.tree_cap,
-                       args.timing, not args.no_progress and sys.stderr.isatty(), args.max_nodes)
+                       args.timing, not args.no_progress and sys.stderr.isatty(), args.max_nodes, args.threads)
     except (KeyboardInterrupt, Interrupted) as exc:
         print("interrupted", file=sys.stderr)
         return exit_code(exc)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.engine.exact import E_LIMIT, ExactSearch, narrow
+from agents.engine.exact import E_CHANCE_SEEN, E_CUT, E_LIMIT, ExactSearch, narrow
 from base.budget import NO_LIMIT, deadline_ns
 from base.hotclock import COMPILED_CLOCK
 from base.watch import INLINE_SECONDS, call_watched
@@ -45,15 +45,30 @@ class Solver:
     error, never a guess. ``slice_seconds``: None runs each search in one kernel call in this
     thread (the agents' way); a number runs a long one in a thread watched that often from this
     one, so that Ctrl-C and SIGTERM are seen (compiled code runs no signal handler) and
-    ``on_slice(nodes so far)`` can show progress: for the commands (see :meth:`_run`)."""
+    ``on_slice(nodes so far)`` can show progress: for the commands (see :meth:`_run`).
+
+    ``threads``: 1 to :data:`agents.engine.parallel.MAX_THREADS` threads for each solve of a
+    value (:mod:`agents.engine.parallel`: parallel null windows, the value the same, each
+    thread with a table of ``tt_size`` entries of its own); window searches (:meth:`probe`)
+    run in one. More than 1 needs the compiled kernel (ValueError on the plain path)."""
 
     def __init__(self, game: Any, tt_bits: int = 20, jit: bool | None = None, max_plies: int = 256,
                  slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None,
-                 tt_size: int | None = None) -> None:
+                 tt_size: int | None = None, threads: int = 1) -> None:
+        from agents.engine.parallel import MAX_THREADS
+
         self.game = game
         self.max_plies = int(max_plies)
         size = 1 << int(tt_bits) if tt_size is None else int(tt_size)
         self.search = ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies)
+        if not 1 <= int(threads) <= MAX_THREADS:
+            raise ValueError(f"threads={threads}: give 1 to {MAX_THREADS}")
+        if threads > 1 and not self.search.jit:
+            raise ValueError(f"threads={threads} needs the compiled kernel (numba, a state within 63 bits): "
+                             "plain Python runs one thread at a time; give threads=1")
+        self.threads = int(threads)
+        self.helpers = [ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies) for _ in range(self.threads - 1)]
+        self.thread_nodes = [0] * self.threads  # each thread's nodes in the last parallel solve
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
         self.nodes = 0  # nodes of the last call
@@ -66,8 +81,9 @@ class Solver:
         return self.search.jit
 
     def reset(self) -> None:
-        """Empty the table (only needed to measure a solve from a cold start)."""
-        self.search.clear()
+        """Empty the tables (only needed to measure a solve from a cold start)."""
+        for s in [self.search, *self.helpers]:
+            s.clear()
 
     def _run(self, kernel: Callable[[tuple, int, int], int], words: tuple, a: int, b: int,
              node_limit: int | None, deadline: float | None) -> int | None:
@@ -86,6 +102,8 @@ class Solver:
         the early subtrees, which were searched again and again (167257: minutes instead of
         27 s). Quick calls never pay for the thread."""
         search = self.search
+        if self.helpers and kernel == search.solve:
+            return self._run_parallel(words, a, b, node_limit, deadline)
         if self.slice_seconds is None:
             search.start(node_limit, deadline_ns(deadline))
             r = kernel(words, a, b)
@@ -121,6 +139,30 @@ class Solver:
         self.nodes += search.nodes
         self._raise_if_unsolvable()
         return None if search.aborted else r
+
+    def _run_parallel(self, words: tuple, lo: int, hi: int, node_limit: int | None, deadline: float | None) -> int | None:
+        """:meth:`_run` of a solve on :attr:`threads` threads (:class:`agents.engine.parallel.ParallelSolve`),
+        watched every ``slice_seconds`` (0.05 s without) from this thread."""
+        from agents.engine.parallel import ParallelSolve
+
+        job = ParallelSolve([self.search, *self.helpers], words, lo, hi, node_limit, deadline_ns(deadline))
+        before = self.nodes
+
+        def tick(nodes: int) -> None:
+            if self.on_slice is not None:
+                self.on_slice(before + nodes)
+
+        try:
+            r = job.run(self.slice_seconds or 0.05, tick, deadline)
+        finally:
+            self.nodes += job.done_nodes
+            self.thread_nodes = job.thread_nodes
+        for s in [self.search, *self.helpers]:
+            if s.chance or s.cut:
+                self.search.mem[E_CHANCE_SEEN] = int(s.chance)
+                self.search.mem[E_CUT] = int(s.cut)
+        self._raise_if_unsolvable()
+        return r
 
     def _probe(self, state: Any, alpha: int, beta: int, deadline: float | None, limit: int | None) -> int | None:
         """One window search of ``state`` to the end; None when out of time or nodes (``limit``:
@@ -203,6 +245,10 @@ class Solver:
         lo, hi = self._range(state)
         if within is not None:
             lo, hi = max(lo, int(within[0])), min(hi, int(within[1]))
+
+        if self.helpers:  # the windows on threads (agents.engine.parallel)
+            r = self._run(self.search.solve, tuple(int(w) for w in state.words), lo, hi, node_limit, deadline)
+            return None if r is None else float(r)
 
         def window(m: int) -> int | None:
             self.probes += 1
