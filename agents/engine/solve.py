@@ -192,7 +192,8 @@ def add_threads_argument(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=1,
                         help=f"threads for each solve (default 1, at most {MAX_THREADS}; each keeps a table of its own; "
-                        "compiled kernels only)")
+                        "compiled kernels only; not yet faster: without a shared table two threads searched 1.1-1.9x "
+                        "one thread's nodes, docs/speed.md)")
 
 
 def check_threads(parser: argparse.ArgumentParser, threads: int, game, no_jit: bool = False) -> None:
