@@ -17,12 +17,14 @@ from hypothesis import strategies as st
 from core.games import parse_game
 from core.reinforce_tactics import fog as F
 from core.reinforce_tactics import maps
-from core.reinforce_tactics.kernels import sb, ub
+from core.reinforce_tactics.kernels import sb, ub, walkable
 from core.reinforce_tactics.layout import (
     A_END,
     A_UNIT,
+    COST,
     H_COUNT,
     H_TURN,
+    MOVEMENT,
     S_OWNER,
     STATE_LEN,
     SUB_TARGET,
@@ -205,6 +207,46 @@ def test_a_unit_may_not_attack_what_its_move_discovered():
     assert "attack 10,4 10,5" in texts(knight)
 
 
+def occupant(w, c: int):
+    """(owner, type, hit points) of the unit on cell ``c`` of words ``w``, None for none."""
+    for q in (0, 1):
+        for k in range(w[H_COUNT + q]):
+            u = ub(q * UMAX + k)
+            if w[u + U_CELL] == c:
+                return q, w[u + U_TYPE], w[u + U_HP]
+    return None
+
+
+def assert_consistent(fog, s, d, p: int) -> None:
+    """What ``p``'s observations rule out is not in the sample ``d`` of ``s``: every cell ``p``
+    sees holds the same unit (or none); the enemy units stand on walkable cells, at least as
+    many as its highest seen slot says, cost no more than the gold it can have had (its starting
+    gold and the income ``p`` counted, or the cheapest units where even that is short) and its
+    gold is not negative; every unit ``p`` remembers out of sight is there, of its type and hit
+    points, within its movement times the enemy's turns since it was seen."""
+    q, w, x = 1 - p, s.words, d.words
+    for c in range(W * H):
+        if F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
+            assert occupant(x, c) == occupant(w, c)
+    seen = [k for k in range(w[H_COUNT + q]) if F.seen_enemy(w, p, k)]
+    assert x[H_COUNT + q] >= (max(seen) + 1 if seen else 0)
+    enemy = [x[ub(q * UMAX + k):ub(q * UMAX + k) + 3] for k in range(x[H_COUNT + q])]
+    assert all(typ != 0 and walkable(fog.g, c) for typ, c, _ in enemy)
+    assert x[3 + q] >= 0
+    hidden = [c for c in range(W * H)
+              if w[F.fb(p) + F.FB_MEMORY + c] and not F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c)]
+    known = sum(COST[w[ub(q * UMAX + k)]] for k in seen) + sum(COST[w[F.fb(p) + F.FB_MEMORY + c] % 16] for c in hidden)
+    spent = sum(COST[typ] for typ, _, _ in enemy)
+    assert spent <= max(w[F.fb(p) + F.FB_INCOME], known + 200 * (len(enemy) - len(seen) - len(hidden)))
+    elapsed = w[H_TURN] + (0 if w[0] == p else 1)
+    for c in range(W * H):
+        m = w[F.fb(p) + F.FB_MEMORY + c]
+        if m and not F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
+            reach = MOVEMENT[m % 16] * (elapsed - (m // 1024 - 1))
+            assert any(typ == m % 16 and hp == (m // 16) % 64 and
+                       abs(e % W - c % W) + abs(e // W - c // W) <= reach for typ, e, hp in enemy)
+
+
 # --- the hidden-information contract ----------------------------------------------------------------
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_seed=st.integers(0, 10 ** 6), seeds=st.lists(st.integers(0, 2 ** 31 - 1), min_size=2, max_size=3),
@@ -225,23 +267,29 @@ def test_determinizer_never_samples_what_the_observations_rule_out(game_seed, se
                 assert again.words == d.words
                 cells = [d.words[ub(q * UMAX + k) + U_CELL] for q in (0, 1) for k in range(d.words[H_COUNT + q])]
                 assert len(cells) == len(set(cells))  # one unit a cell
+                assert_consistent(fog, s, d, p)
                 if not d.is_chance_node() and d.current_player() == p:
                     d.legal_actions()  # a state the rules run on
                     d.apply(A_END)
 
 
-def test_determinizer_draws_differ_and_keep_what_is_remembered():
-    fog = parse_game("reinforce_tactics:fog=1")
-    s = random_game(fog, 11, 300, end_p=0.08)[-1]
-    p = 0
-    samples = {fog.determinize(s, p, seed).words for seed in range(8)}
-    assert samples  # one at least; the hidden part may be empty early
-    for d in samples:
-        for c in range(W * H):
-            w = d[F.fb(p) + F.FB_MEMORY + c]
-            if w and not F.plane_has(d, F.fb(p) + F.FB_VISIBLE, c):  # a remembered unit stands where it was seen
-                assert any(d[ub(UMAX + k) + U_CELL] == c for k in range(d[H_COUNT + 1])) or \
-                    any(d[ub(k) + U_CELL] == c for k in range(d[H_COUNT]))
+def test_determinizer_draws_differ_and_move_what_is_remembered():
+    """Late in a game the samples differ, and remembered units out of sight are drawn within their
+    reach of where they were seen: not always on that cell (they had turns to move)."""
+    fog = fog_game = parse_game("reinforce_tactics:fog=1")
+    moved = placed = 0
+    for seed_game in (11, 12):
+        s = random_game(fog_game, seed_game, 300, end_p=0.08)[-1]
+        for p in (0, 1):
+            samples = {fog.determinize(s, p, seed).words for seed in range(8)}
+            for d in samples:
+                assert_consistent(fog, s, fog.new_state(d), p)
+                for c in range(W * H):
+                    m = d[F.fb(p) + F.FB_MEMORY + c]
+                    if m and not F.plane_has(d, F.fb(p) + F.FB_VISIBLE, c):
+                        placed += 1
+                        moved += occupant(d, c) != (1 - p, m % 16, (m // 16) % 64)
+    assert placed > 0 and 0 < moved
 
 
 @pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM

@@ -70,6 +70,7 @@ from core.reinforce_tactics.layout import (
     H_WINNER,
     INCOME,
     MAX_HP,
+    MOVEMENT,
     NSMAX,
     S_HP,
     S_OWNER,
@@ -126,6 +127,8 @@ OBS_LEN = O_STRUCT + NSMAX * 3
 I_MEMORY = OBS_LEN  # PB: the player's block (explored, visible again, income, structures, units remembered)
 I_SNAP = I_MEMORY + PB  # UMAX * NPW: the units' views at their action's start, when the player moves
 INFO_LEN = I_SNAP + UMAX * NPW
+CHEAPEST_TYPE = 3  # the Cleric
+CHEAPEST = 200  # its cost: COST[CHEAPEST_TYPE]
 SEED_STRIDE = 7919  # a determinization's i-th draw uses seed + SEED_STRIDE * i
 
 
@@ -469,6 +472,79 @@ def seen_enemy(s, p: int, k: int) -> bool:
 
 
 @hot
+def affordable_type(budget: int, seed: int) -> int:
+    """A unit type drawn uniformly among those costing at most ``budget`` (the cheapest when none does)."""
+    n = 0
+    for typ in range(1, 9):
+        if COST[typ] <= budget:
+            n += 1
+    if n == 0:
+        return CHEAPEST_TYPE
+    pick = draw(seed, n)
+    for typ in range(1, 9):
+        if COST[typ] <= budget:
+            if pick == 0:
+                return typ
+            pick -= 1
+    return CHEAPEST_TYPE
+
+
+@hot
+def moved_cell(g, t, p: int, c: int, steps: int, seed: int) -> int:
+    """Where a unit ``p`` saw on cell ``c`` may stand after ``steps`` cells of walking (over walkable
+    cells, units ignored): one such cell out of ``p``'s sight and empty in ``t``, drawn by the seed
+    (uniform); ``c`` itself when no steps; -1 when there is none."""
+    dist = np.full(CELLS, -1, np.int64)
+    queue = np.empty(CELLS, np.int64)
+    dist[c] = 0
+    queue[0] = c
+    head = 0
+    tail = 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        if dist[x] >= steps:
+            continue
+        for i in range(4):
+            if (i == 0 and x < W) or (i == 1 and x >= CELLS - W) or (i == 2 and x % W == 0) \
+                    or (i == 3 and x % W == W - 1):
+                continue
+            nc = x - W if i == 0 else (x + W if i == 1 else (x - 1 if i == 2 else x + 1))
+            tr = g[G_TERRAIN + nc]
+            if dist[nc] >= 0 or tr == TR_WATER or tr == TR_OCEAN:
+                continue
+            dist[nc] = dist[x] + 1
+            queue[tail] = nc
+            tail += 1
+    n = 0
+    for i in range(tail):
+        if hidden_free(g, t, p, queue[i]):
+            n += 1
+    if n == 0:
+        return -1
+    pick = draw(seed, n)
+    for i in range(tail):
+        if hidden_free(g, t, p, queue[i]):
+            if pick == 0:
+                return queue[i]
+            pick -= 1
+    return -1
+
+
+@hot
+def hidden_free(g, t, p: int, c: int) -> bool:
+    """Cell ``c`` is walkable, out of ``p``'s sight and holds no unit in ``t``."""
+    tr = g[G_TERRAIN + c]
+    if tr == TR_WATER or tr == TR_OCEAN or plane_has(t, fb(p) + FB_VISIBLE, c):
+        return False
+    for q in range(2):
+        for k in range(t[H_COUNT + q]):
+            if t[ub(q * UMAX + k) + U_CELL] == c and t[ub(q * UMAX + k) + U_TYPE] != 0:
+                return False
+    return True
+
+
+@hot
 def determinize(g, s, p: int, seed: int):
     """A full state with ``p``'s :func:`info_key` of ``s``, read from that key's words of ``s``
     only (the module docstring says what is drawn); ``seed`` >= 0."""
@@ -485,20 +561,21 @@ def determinize(g, s, p: int, seed: int):
             n = k + 1
     t[H_COUNT + q] = n
     k = 0
-    for c in range(CELLS):  # remembered units where they were seen: the free slots first
+    elapsed = s[H_TURN] + (0 if s[H_PLAYER] == p else 1)  # less the turn seen: the enemy's turns since
+    for c in range(CELLS):  # remembered units, within their reach of where they were seen: the free slots first
         w = s[fb(p) + FB_MEMORY + c]
         if w == 0 or plane_has(s, vis, c):
             continue
-        busy = False
-        for r in range(2):
-            for j in range(t[H_COUNT + r]):
-                if t[ub(r * UMAX + j) + U_CELL] == c and t[ub(r * UMAX + j) + U_TYPE] != 0:
-                    busy = True
         while k < UMAX and t[ub(q * UMAX + k) + U_TYPE] != 0:
             k += 1
-        if busy or k >= UMAX:
+        if k >= UMAX:
             continue
-        place_enemy(t, q, k, w % 16, c, (w // 16) % 64)
+        typ = w % 16
+        steps = MOVEMENT[typ] * (elapsed - (w // 1024 - 1))
+        cell = moved_cell(g, t, p, c, steps if steps > 0 else 0, seed + SEED_STRIDE * (c + 2 * UMAX + 1))
+        if cell < 0:
+            continue
+        place_enemy(t, q, k, typ, cell, (w // 16) % 64)
         if k >= t[H_COUNT + q]:
             t[H_COUNT + q] = k + 1
     near = -1  # drawn units for the slots still empty below the last one used: by an enemy structure
@@ -515,15 +592,24 @@ def determinize(g, s, p: int, seed: int):
     if near < 0:
         near = (H // 2) * W + W // 2
     cost = 0
+    m = 0  # the slots to draw
+    for k in range(t[H_COUNT + q]):
+        typ = t[ub(q * UMAX + k) + U_TYPE]
+        cost += COST[typ]
+        if typ == 0:
+            m += 1
+    left = s[fb(p) + FB_INCOME] - cost  # the gold the enemy can have spent on the drawn units
     for k in range(t[H_COUNT + q]):
         u = ub(q * UMAX + k)
         if t[u + U_TYPE] == 0:
-            typ = 1 + draw(seed + SEED_STRIDE * (k + 1), 8)
+            m -= 1
+            typ = affordable_type(left - CHEAPEST * m, seed + SEED_STRIDE * (k + 1))
+            left -= COST[typ]
             c = free_hidden_cell(g, t, p, near, seed + SEED_STRIDE * (k + UMAX + 1))
             if c < 0:
                 c = s[ub(p * UMAX) + U_CELL] if s[H_COUNT + p] > 0 else 0  # no room: never in a real game
             place_enemy(t, q, k, typ, c, MAX_HP[typ])
-        cost += COST[t[u + U_TYPE]]
+            cost += COST[typ]
     gold = s[fb(p) + FB_INCOME] - cost
     t[H_GOLD + q] = gold if gold > 0 else 0
     enemy_view(g, t, p)
@@ -564,4 +650,5 @@ def cell_state(s, p: int, c: int) -> int:
     return SHROUDED if plane_has(s, fb(p) + FB_EXPLORED, c) else UNEXPLORED
 
 
+assert COST[CHEAPEST_TYPE] == CHEAPEST == min(COST[1:])
 assert TR_BUILDING == 5 and TR_HQ == 6 and TR_TOWER == 7 and STRUCT_VISION[TR_HQ] == 4
