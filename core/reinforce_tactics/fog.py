@@ -36,11 +36,13 @@ than that (a path blocked by a unit in the fog, as upstream): the information st
 hold it, and PIMC counts only the votes for actions legal at the true state.
 
 The determinizer (:func:`determinize`) keeps everything the player observes, puts the
-structures it does not see as it last saw them (one it lost to the enemy's), the enemy units
-it remembers where it saw them, fills the enemy slots below a visible unit's with drawn units
-(type uniform, full hit points, on the nearest free cell out of sight of an enemy structure),
-and gives the enemy the gold it can have: its starting gold and the income counted, less the
-cost of the units placed (at least 0).
+structures it does not see as it last saw them (one it lost to the enemy's), each enemy unit
+it remembers on a free cell out of sight that it could have walked to since it was seen (its
+movement times the enemy turns since), fills the enemy slots below a visible unit's with drawn
+units (full hit points, on the nearest free cell out of sight of an enemy structure; each type
+one the enemy's gold can have bought: its starting gold and the income counted, less the cost of
+its known units, the cheapest unit's cost kept back for each later draw), and gives the enemy
+the gold it can have: that budget less the cost of the units placed (at least 0).
 """
 from __future__ import annotations
 
