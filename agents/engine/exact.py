@@ -169,12 +169,16 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     alpha, beta = low, high
     if n > 1:
         order(g, s, mem, base, n, NO_PARAMS)
-    if COMPILED and mem[E_PREFETCH] != 0:  # the children's slots load in parallel
-        for i in range(1, n):
-            tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
+    c = play(g, s, mem[base])
     for i in range(n):
-        c = play(g, s, mem[base + i])
+        # Each child is played once, one ahead: its slot loads while its elder sibling is
+        # searched (a node of work at least), and no slot is fetched for children a cut skips.
+        nxt = c
+        if i + 1 < n:
+            nxt = play(g, s, mem[base + i + 1])
+            if COMPILED and mem[E_PREFETCH] != 0:
+                tt_prefetch(mem, key(g, nxt), size, words)
         p = to_move(g, c)
         if p == me:  # a game may give a player two moves in a row
             r = negamax(g, c, ply + 1, alpha, beta, mem)
@@ -189,6 +193,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
             return r
         if r > alpha:
             alpha = r
+        c = nxt
     tt_put(mem, k, size, words, (alpha + BIAS) * 2)
     return alpha
 
