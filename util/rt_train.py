@@ -134,12 +134,9 @@ def ahead_values(kept: list[tuple[int, int]], starts: list[tuple[int, int, float
     """Per kept position ``(move index, mover)``: the mover's hand value over ``top`` at the
     first state of each of its next :data:`AHEAD` turns (after the position), its outcome
     (``zs``) for the turns the game did not reach: TD(lambda) targets (:func:`targets`)."""
-    out = np.zeros((len(kept), AHEAD), np.float32)
-    for r, ((j, mover), z) in enumerate(zip(kept, zs)):
-        later = [v for (k, m, v) in starts if k > j and m == mover][:AHEAD]
-        out[r, :] = z
-        out[r, :len(later)] = later
-    return out
+    idx = ahead_index(kept, starts)
+    vals = np.array([v for _, _, v in starts] or [0.0], np.float32)
+    return np.where(idx >= 0, vals[np.maximum(idx, 0)], np.asarray(zs, np.float32).reshape(-1, 1)).astype(np.float32)
 
 
 def ahead_index(kept: list[tuple[int, int]], starts: list[tuple[int, int, float]]) -> np.ndarray:
@@ -449,14 +446,14 @@ def fit(args: argparse.Namespace) -> int:
                 "seed": args.seed, "lr": args.lr, "batch": args.batch}
         if args.model != "absolute" or args.target != "outcome":  # format 1's runs keep their checkpoints
             meta.update(model=args.model, target=args.target, lam=args.lam, l2=args.l2)
-        ckpt = out.with_name(out.name + ".ckpt.npz")
-        state = load_state(ckpt, meta)
         boot = None
         if args.bootstrap:
             if args.target != "td":
                 return fail("--bootstrap values the next turns of --target td: give --target td")
             boot = L.read_model(args.bootstrap)
             meta["bootstrap"] = hashlib.sha256(Path(args.bootstrap).read_bytes()).hexdigest()[:16]
+        ckpt = out.with_name(out.name + ".ckpt.npz")
+        state = load_state(ckpt, meta)  # a checkpoint of the same run only (its bootstrap model included)
         goal = targets(data, args.target, args.lam, boot)
         ignore = ignored(args.ignore)
         if ignore is not None:
