@@ -196,14 +196,13 @@ def test_cross_values_compiled_equal_plain():
         samples = [fog.determinize(s, p, k) for k in range(3)]
         lines = [agent._planner.plan_turn(x, INF) for x in samples]
         width = max(map(len, lines))
-        arr = np.array([line + [line[-1]] * (width - len(line)) for line in lines], np.int64)
-        lens = np.array([len(line) for line in lines], np.int64)
+        arr = np.array([line + [A_END] * (width - len(line)) for line in lines], np.int64)
         words = np.array([x.words[:STATE_LEN] for x in samples], np.int64)
         out = []
         for jit in (False, True):
             v = np.empty((len(lines), len(samples)))
             ns = J.compiled(cross) if jit else cross
-            ns.cross_values(constants_array(fog, jit), words, arr, lens, p, agent._planner._params, True,
+            ns.cross_values(constants_array(fog, jit), words, arr, p, agent._planner.kernel_params, True,
                             True, 0.0, 2 ** 62, v)
             out.append(v)
         assert np.allclose(out[0], out[1])

@@ -15,16 +15,19 @@ REPLY_LEN = 400  # sub-actions of the opponent's reply planned at most
 
 
 @hot
-def replay(g, s, line, n: int, me: int, params, reply: bool, lookahead: bool, min_gain: float,
-           deadline_ns: int, buf, out) -> float:
-    """``line[:n]`` played by ``me`` from ``s``, each sub-action when it is legal there (else
-    skipped: a path blocked by a unit of this sample, a target absent from it), chance along its
-    likelier outcome, up to the end of the turn; the value for ``me`` there, or, with ``reply``,
-    after the turn is ended and the opponent's greedy turn (planned by :func:`plan` into
-    ``out``) is played."""
+def replay(g, s, line, me: int, params, reply: bool, lookahead: bool, min_gain: float, deadline_ns: int,
+           scratch) -> float:
+    """``line`` (sub-actions up to its first ``A_END``, which ends the turn) played by ``me`` from
+    ``s``, each sub-action when it is legal there (else skipped: a path blocked by a unit of this
+    sample, a target absent from it), chance along its likelier outcome, up to the end of the
+    turn; the value for ``me`` there, or, with ``reply``, after the turn is ended and the
+    opponent's greedy turn (planned by :func:`plan`) is played. ``scratch``: ``NUM_ACTIONS +
+    REPLY_LEN`` words, the legal actions' buffer then the reply's plan."""
+    buf = scratch[:NUM_ACTIONS]
+    out = scratch[NUM_ACTIONS:]
     t = np.empty(STATE_LEN, np.int64)
     t[:] = s[:STATE_LEN]
-    for i in range(n):
+    for i in range(line.shape[0]):
         t = settle(g, t)
         if t[H_OVER] != 0 or t[H_PLAYER] != me:
             break
@@ -51,13 +54,12 @@ def replay(g, s, line, n: int, me: int, params, reply: bool, lookahead: bool, mi
 
 
 @hot
-def cross_values(g, samples, lines, lens, me: int, params, reply: bool, lookahead: bool, min_gain: float,
+def cross_values(g, samples, lines, me: int, params, reply: bool, lookahead: bool, min_gain: float,
                  deadline_ns: int, values) -> None:
-    """``values[i, j]``: candidate ``lines[i, :lens[i]]`` replayed on ``samples[j]`` by
-    :func:`replay`."""
-    buf = np.empty(NUM_ACTIONS, np.int64)
-    out = np.empty(REPLY_LEN, np.int64)
+    """``values[i, j]``: candidate ``lines[i]`` (padded with ``A_END``) replayed on ``samples[j]``
+    by :func:`replay`."""
+    scratch = np.empty(NUM_ACTIONS + REPLY_LEN, np.int64)
     for i in range(lines.shape[0]):
         for j in range(samples.shape[0]):
-            values[i, j] = replay(g, samples[j], lines[i], lens[i], me, params, reply, lookahead, min_gain,
-                                  deadline_ns, buf, out)
+            values[i, j] = replay(g, samples[j], lines[i], me, params, reply, lookahead, min_gain, deadline_ns,
+                                  scratch)

@@ -54,8 +54,10 @@ class FogPlanAgent:
         from agents.registry import make
 
         self._planner = make(self.search, self.game, inner=True)  # it sees the samples (or the seen view) only
-        if not hasattr(self._planner, "plan_turn") or not hasattr(self._planner, "_params"):
+        if not hasattr(self._planner, "plan_turn") or not hasattr(self._planner, "kernel_params"):
             raise ValueError(f"search must be the greedy turn planner, got {self.search!r}")
+        if not self._planner.hand_evaluation:  # the cross kernels score with planner.value, the hand heuristic
+            raise ValueError(f"search must score with the hand heuristic (heuristic=standard), got {self.search!r}")
         self.reset()
 
     def reset(self) -> None:
@@ -63,7 +65,7 @@ class FogPlanAgent:
         self._planner.reset()
 
     def _kernels(self) -> Any:
-        return J.compiled(cross) if self._planner._want_jit else cross
+        return J.compiled(cross) if self._planner.wants_jit else cross
 
     def warm_up(self) -> float:
         """Compile the planner's and the cross-evaluation's kernels now; seconds taken."""
@@ -77,15 +79,14 @@ class FogPlanAgent:
               deadline: float | None) -> np.ndarray:
         """``values[i, j]``: candidate ``lines[i]`` replayed on ``samples[j]`` (:mod:`cross`)."""
         p = self._planner
-        g = constants_array(self.game, p._want_jit)
+        g = constants_array(self.game, p.wants_jit)
         width = max(len(line) for line in lines)
         arr = np.full((len(lines), width), A_END, np.int64)
         for i, line in enumerate(lines):
             arr[i, :len(line)] = line
-        lens = np.array([len(line) for line in lines], np.int64)
         words = np.array([s.words[:STATE_LEN] for s in samples], np.int64)
         values = np.empty((len(lines), len(samples)), np.float64)
-        self._kernels().cross_values(g, words, arr, lens, me, p._params, self.reply, p.lookahead, p.min_gain,
+        self._kernels().cross_values(g, words, arr, me, p.kernel_params, self.reply, p.lookahead, p.min_gain,
                                      deadline_ns(deadline), values)
         return values
 

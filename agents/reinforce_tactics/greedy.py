@@ -70,6 +70,22 @@ class GreedyAgent(Weights, TurnPlanAgent):
         self._turn: tuple[int, int] | None = None  # (turn index, player) of that plan
         self._expect: Any = None  # after an act, the words of the state the plan expects next (else None: no check)
 
+    @property
+    def kernel_params(self) -> np.ndarray:
+        """The evaluation's parameters, as the planner's kernels take them (``params``)."""
+        return self._params
+
+    @property
+    def wants_jit(self) -> bool:
+        """Whether this agent's kernels run compiled (``jit``, or numba's presence when unset)."""
+        return self._want_jit
+
+    @property
+    def hand_evaluation(self) -> bool:
+        """Whether the planner scores with the hand heuristic (``heuristic=standard``), the one
+        kernels importing :func:`planner.value` directly see."""
+        return self._hfn is None
+
     def _planner(self, jit: bool) -> Any:
         """The planner's namespace on one path, with this agent's evaluation bound in."""
         if self._hfn is None:
