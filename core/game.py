@@ -663,12 +663,13 @@ def kernel_state(game: Game, words: Any, jit: bool) -> Any:
 
 
 def bind(game: Game, search: Any, heuristic: Callable | None = None, jit: bool | None = None,
-         flags: dict[str, bool] | None = None) -> Any:
+         flags: dict[str, Any] | None = None) -> Any:
     """A game-generic ``search`` module with ``game``'s kernels (and ``heuristic`` as its
     ``evaluate``) bound in: compiled when numba is available and the state fits int64 (or as
     ``jit`` says), else plain Python. Returns a namespace holding the search's functions.
     ``flags``: the search module's code switches to override (name -> bool, e.g.
-    :func:`agents.engine.mcts_kernels.code_flags`): numba drops the branches they rule out."""
+    :func:`agents.engine.mcts_kernels.code_flags`): numba drops the branches they rule out; or
+    constants frozen into the compiled code (:func:`agents.engine.exact.bind_exact`)."""
     from base import jit as J
     from core import kernel_defaults
 

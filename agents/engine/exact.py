@@ -76,6 +76,11 @@ BIAS = 1 << 14
 MAX_VALUE = BIAS - 1  # values within +-MAX_VALUE fit a code
 MIN_SIZE = 1 << 16  # a one-word key's quotient then fits 47 bits: the slot fits an int64
 COMPILED = False  # True in the compiled copies (base.jit.COMPILED_FLAG)
+# A compiled copy bound to one game's constants (:func:`bind_exact`): ``g`` read from here, a
+# compile-time value, not from the argument, so that LLVM folds the board's shape into the
+# inlined hooks (ConnectX: the shifts by ``rows + 1``, the centre-order loop over the columns).
+CONST_G = False
+G = (0,)
 
 
 @hot(inline=True)
@@ -128,6 +133,8 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
     upper bound, ``>= beta`` a lower bound, in between exact. Returns 0 with ``mem[E_ABORTED]``
     set when the node limit or the deadline passed, a line reached the ply cap (``E_CUT``) or a
     chance node was met (``E_CHANCE_SEEN``): the result is then meaningless."""
+    if CONST_G:
+        g = G
     mem[E_NODES] += 1
     if mem[E_NODES] > mem[E_LIMIT] or ((mem[E_NODES] & 1023) == 0 and clock_ns() > mem[E_DEADLINE]):
         return stop(mem, E_ABORTED)
@@ -237,6 +244,8 @@ def run(g, s, mode: int, root: int, lo: int, hi: int, mem) -> int:
     the root's ply, an argument so that the node compiles once (a literal 0 would compile a
     second copy of it for the root)."""
     mem = borrowed(mem)  # the caller holds it: no reference counting at every node
+    if CONST_G:
+        g = G
     done, v = decided(g, s, mem)
     if mode == DECIDE:
         return v if done else UNDECIDED
@@ -309,6 +318,21 @@ def refuse_exact(game: Any) -> None:
                          "hundreds of decisions with chance): play it with mcts, expectimax or alphabeta")
 
 
+def bind_exact(game: Any, jit: bool | None = None) -> Any:
+    """This module bound to ``game``'s hooks (:func:`core.game.bind`); compiled with a small
+    tuple ``g`` (:func:`core.game.search_constants`), a copy per value of ``g`` with it as the
+    compile-time :data:`G` (one compile per board shape, each loaded from the kernel cache)."""
+    import sys
+
+    from base.jit import numba_available
+    from core.game import bind
+
+    use_jit = (numba_available() and game.fits_int64()) if jit is None else bool(jit)
+    g = search_constants(game, use_jit)
+    flags = {"CONST_G": True, "G": g} if use_jit and isinstance(g, tuple) else None
+    return bind(game, sys.modules[__name__], jit=use_jit, flags=flags)
+
+
 class ExactSearch:
     """This kernel bound to one game, with its own array (two searches never share a table).
 
@@ -319,16 +343,14 @@ class ExactSearch:
     then describe the call (a driver starts each call with :meth:`start`)."""
 
     def __init__(self, game: Any, tt_size: int = 1 << 20, jit: bool | None = None, max_plies: int = 256) -> None:
-        import sys
-
-        from core.game import bind, key_function
+        from core.game import key_function
 
         wv = float(getattr(game, "win_value", 1.0))
         refuse_exact(game)
         if wv > MAX_VALUE:
             raise ValueError(f"{game.name}'s outcomes reach {wv:g}: the exact solver keeps values within +-{MAX_VALUE}")
         self.game = game
-        self.ns = bind(game, sys.modules[__name__], jit=jit)
+        self.ns = bind_exact(game, jit)
         self.jit = bool(self.ns.jit)
         self.g = search_constants(game, self.jit)
         self.words = key_words(game)

@@ -330,10 +330,9 @@ def can_compile(game: Any) -> bool:
 def is_compiled(game: Any) -> bool:
     """Whether the solver's kernel for ``game`` is compiled in this process (its one entry point:
     every call of a solver takes the same argument types)."""
-    from agents.engine import exact
-    from core.game import bind
+    from agents.engine.exact import bind_exact
 
-    return can_compile(game) and len(bind(game, exact, None, True).run.signatures) > 0
+    return can_compile(game) and len(bind_exact(game, True).run.signatures) > 0
 
 
 def warm_up(game: Any) -> float:
