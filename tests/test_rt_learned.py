@@ -293,7 +293,7 @@ def constant_model(c: float) -> dict:
     return m
 
 
-@pytest.mark.parametrize("spec", ("greedy", "naive_mcts", "macro_mcts", "evolution"))
+@pytest.mark.parametrize("spec", ("greedy", "naive_mcts", "macro_mcts", "evolution", "mcts:leaf=heuristic"))
 @pytest.mark.parametrize("kind", ("missing", "text", "nan"))
 def test_searches_refuse_bad_weights_in_one_line(tmp_path, spec, kind):
     from agents.engine.spec import SpecError
@@ -301,12 +301,12 @@ def test_searches_refuse_bad_weights_in_one_line(tmp_path, spec, kind):
 
     g = ReinforceTactics(map="beginner")
     with pytest.raises(SpecError) as exc:
-        make(f"{spec}:heuristic=learned,weights={_damaged(tmp_path, kind)},jit=false", g)
+        make(f"{spec}{':' if ':' not in spec else ','}heuristic=learned,weights={_damaged(tmp_path, kind)},jit=false", g)
     why = {"missing": "does not exist", "text": "is not a weights .npz", "nan": "non-finite"}[kind]
     assert "\n" not in str(exc.value) and why in str(exc.value) and str(tmp_path) in str(exc.value)
 
 
-@pytest.mark.parametrize("spec", ("greedy", "naive_mcts"))
+@pytest.mark.parametrize("spec", ("greedy", "naive_mcts", "mcts:leaf=heuristic", "mcts:leaf=rollout"))
 def test_searches_refuse_weights_without_learned_and_params_with_it(tmp_path, spec):
     from agents.engine.spec import SpecError
     from agents.registry import make
@@ -315,10 +315,10 @@ def test_searches_refuse_weights_without_learned_and_params_with_it(tmp_path, sp
     path = tmp_path / "m.npz"
     L.save(path, constant_model(0.3))
     with pytest.raises(SpecError, match="weights= is for"):
-        make(f"{spec}:weights={path},jit=false", g)
-    if spec != "greedy":  # greedy's weights are its own fields: it has no params text
+        make(f"{spec}{':' if ':' not in spec else ','}weights={path},jit=false", g)
+    if spec not in ("greedy", "mcts:leaf=rollout"):  # greedy's weights are its own fields: it has no params text
         with pytest.raises(SpecError, match="not from params"):
-            make(f"{spec}:heuristic=learned,weights={path},w_gold=2,jit=false", g)
+            make(f"{spec}{':' if ':' not in spec else ','}heuristic=learned,weights={path},w_gold=2,jit=false", g)
 
 
 def test_server_refuses_a_weights_path():
@@ -433,3 +433,21 @@ def test_packed_weights_give_the_file_s_values_and_damage_is_refused(tmp_path):
         with pytest.raises(UsageError) as err:
             embed_files({"weights": str(where)}, "greedy")
         assert "\n" not in str(err.value) and "cannot embed weights=" in str(err.value)
+
+
+def test_mcts_leaves_score_with_the_learned_model(tmp_path):
+    """Single-move MCTS with heuristic leaves reads the model from weights= (plain path, a few
+    simulations): its parameters are the file's, its choice legal, its value not the hand one's."""
+    from agents.registry import make
+
+    path = tmp_path / "m.npz"
+    L.save(path, constant_model(0.5))
+    g = ReinforceTactics(map="beginner")
+    s = g.initial()
+    agent = make(f"mcts:leaf=heuristic,heuristic=learned,weights={path},jit=false,max_sims=16,seed=1", g)
+    assert agent.choose(s, 1e18) in s.legal_actions()
+    values = agent.heuristic_values
+    assert values[L.M_MAGIC] == L.MAGIC and len(values) == L.params_len(LF.NF, 4)
+    hand = make("mcts:leaf=heuristic,jit=false,max_sims=16,seed=1", g)
+    hand.choose(s, 1e18)
+    assert agent.info()["value"] != pytest.approx(hand.info()["value"], abs=1e-9)

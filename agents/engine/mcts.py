@@ -111,6 +111,7 @@ class MCTSAgent:
     # the heuristic's parameters as alpha-beta takes them: by name, "/"-separated (a spec may name
     # them directly: heuristic=lines,power=3), or all its numbers in order; "": its defaults (agents.engine.params)
     params: str = field(default="", metadata=NAMED)
+    weights: str = ""  # the data file of a heuristic read from one (heuristic=learned: a model's .npz; agents.engine.params.file_heuristics)
     width: float = 0.0  # sigmoid width: heuristic reward = 2 / (1 + exp(-score / width)) - 1; 0: the game's win_value
     mix: float = 0.5  # mixed leaves: reward = (1 - mix) * rollout + mix * heuristic reward
     gamma: float = 0.99  # discount per decision ply (prefer quick wins, slow losses); 1: none
@@ -289,11 +290,13 @@ class MCTSAgent:
         """Find the heuristic function and its parameters (ValueError naming the choices)."""
         self._hfn, self.heuristic_values = None, [0.0]
         if self.leaf == "rollout":
+            if str(self.weights or "").strip():
+                raise ValueError("weights= is for heuristic or mixed leaves (a heuristic read from a file), not leaf=rollout")
             return
         path = getattr(self.game, "heuristics", "")
         if not path:
             raise ValueError(f"game {self.game.name!r} has no heuristics: use leaf=rollout")
-        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params)
+        self._hfn, self.heuristic_values = resolve_heuristic(self.game, self.heuristic, self.params, self.weights)
 
     def bound_kernels(self, jit: bool) -> Any:
         """The kernels (:mod:`agents.engine.mcts_kernels`) bound to the game and leaf heuristic,
