@@ -109,6 +109,13 @@ class GameTree:
             out[key] = {a: float(policy[slot + j]) for j, a in enumerate(self.actions[i])}
         return out
 
+    def chance_reach(self, jit: bool | None = None) -> np.ndarray:
+        """Each node's probability by chance's outcomes alone (the players' actions taken): the
+        weight of a member of an information set as a determinization of it."""
+        work = np.zeros((len(self.nodes), CK.WORK.size))
+        kernels(jit).reach(self.nodes, self.edges, self.uniform_policy(), work)
+        return work[:, CK.GW_RC].copy()
+
     # --- values ----------------------------------------------------------------------------------
     def policy_value(self, policy: np.ndarray, jit: bool | None = None) -> float:
         """Player 0's expected return when both play ``policy``."""

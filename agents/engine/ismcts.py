@@ -174,19 +174,15 @@ class FlatSearch:
     def __init__(self, tree: Any, jit: bool) -> None:
         import numpy as np
 
-        from agents.engine import cfr_kernels as CK
         from agents.engine import ismcts_kernels as IK
         from agents.engine import mccfr_kernels as MK
-        from agents.engine.game_tree import kernels
         from base import jit as J
 
         use = jit and J.numba_available()
         self.np, self.tree = np, tree
         self.k = J.compiled(IK) if use else IK
         self.index = {key: i for i, key in enumerate(tree.keys)}
-        work = np.zeros((len(tree.nodes), CK.WORK.size))
-        kernels(use).reach(tree.nodes, tree.edges, tree.uniform_policy(), work)
-        self.chance = work[:, CK.GW_RC]  # each node's chance reach: the determinizations' weights
+        self.chance = tree.chance_reach(use)  # each node's chance reach: the determinizations' weights
         self.stats = np.zeros((tree.slots, IK.STATS.size))  # visits, summed rewards, in the tree (IS_)
         self.IK = IK
         self.path = np.zeros((len(tree.nodes), MK.WALK.size), dtype=np.int64)
