@@ -75,6 +75,7 @@ class Solver:
         else:  # multi-word keys: a table per thread (a racing write could mix an entry's words)
             self.helpers = [ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies) for _ in range(self.threads - 1)]
         self.thread_nodes = [0] * self.threads  # each thread's nodes in the last parallel solve
+        self.windows = self.threads  # the most distinct windows in flight (agents.engine.parallel)
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
         self.nodes = 0  # nodes of the last call
@@ -151,7 +152,7 @@ class Solver:
         watched every ``slice_seconds`` (0.05 s without) from this thread."""
         from agents.engine.parallel import ParallelSolve
 
-        job = ParallelSolve([self.search, *self.helpers], words, lo, hi, node_limit, deadline_ns(deadline))
+        job = ParallelSolve([self.search, *self.helpers], words, lo, hi, node_limit, deadline_ns(deadline), self.windows)
         before = self.nodes
 
         def tick(nodes: int) -> None:
