@@ -8,7 +8,7 @@ positions and the wall speedup (one thread's median seconds over T threads'). Tw
 at most 2x; a busy machine gives less, so the load average is printed beside the figures.
 T threads' nodes vary from run to run (which thread proves what first); the values do not.
 
-    python -m bench.solver_threads [--set L1_R2] [--positions 6] [--threads 2] [--repeats 1]
+    python -m bench.solver_threads [--set L1_R2] [--positions 6] [--threads 2] [--windows W] [--repeats 3]
 """
 from __future__ import annotations
 
@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", default="L1_R2", help="Pons' set, e.g. L1_R2 (default)")
     parser.add_argument("--positions", type=positive_int, default=6, help="the set's first K positions (default 6)")
     parser.add_argument("--threads", type=positive_int, default=2, help="threads of the parallel side (default 2)")
-    parser.add_argument("--repeats", type=positive_int, default=1, help="solves per figure (median, default 1)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="solves per figure (median, default 3)")
+    parser.add_argument("--windows", type=positive_int, default=None,
+                        help="most distinct null windows in flight (default: one a thread)")
     parser.add_argument("--tt-bits", type=positive_int, default=23, help="table of 2**bits entries (default 23)")
     args = parser.parse_args(argv)
     if not (PONS / f"Test_{args.set}").is_file():
@@ -48,12 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         one, many = Solver(tt_size=1 << args.tt_bits), Solver(tt_size=1 << args.tt_bits, threads=args.threads)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.windows is not None:
+        many.windows = args.windows
     one.warm_up()
     many.warm_up()
     cases = pons_lines(args.set)[:args.positions]
     t = args.threads
     print(f"load average at the start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
-          f"set {args.set}, {len(cases)} positions, table 2**{args.tt_bits}, shared={many.shared}")
+          f"set {args.set}, {len(cases)} positions, table 2**{args.tt_bits}, shared={getattr(many, 'shared', False)}, windows={getattr(many, 'windows', t)}")
     print(f"{'#':>3} {'value':>5} {'1 thr nodes':>12} {'1 thr s':>8} {f'{t} thr nodes':>12} {f'{t} thr s':>8} {'speedup':>7}")
     rows = []
     for i, (moves, expected) in enumerate(cases):
