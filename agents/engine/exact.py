@@ -61,10 +61,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 # ``mem`` layout: the counters and settings (slots below), then the table, then the action buffer.
-MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH")
+MEM = Layout("E_", "NODES LIMIT ABORTED DEADLINE CHANCE_SEEN CUT SIZE STRIDE PLY_CAP WORDS BUF PREFETCH TABLE")
 (E_NODES, E_LIMIT, E_ABORTED, E_DEADLINE, E_CHANCE_SEEN, E_CUT, E_SIZE, E_STRIDE, E_PLY_CAP, E_WORDS, E_BUF,
- E_PREFETCH) = MEM.slots
+ E_PREFETCH, E_TABLE) = MEM.slots
 STATS = MEM.size  # the table starts here: a constant offset, free in an index
+# The compiled copy for a thread that shares another search's table (:func:`share_table`): its
+# table starts at ``mem[E_TABLE]`` (an add per table access); every other copy reads the
+# constant STATS (``mem[E_TABLE]`` holds STATS there too).
+SHARED = False
 # ``expand``'s ``params`` (for the game's ``order``): none in an exact solve. A constant tuple, not an
 # argument: each argument of the recursive kernel is copied at every node, and an array costs a
 # reference count too (a float64 array here measured 0.66x the positions/s on Pons' L1_R1 set,
@@ -84,14 +88,23 @@ G = (0,)
 
 
 @hot(inline=True)
-def tt_get(mem, k, size: int, words: int) -> int:
-    """The code stored for key ``k``, or 0."""
+def table_at(mem) -> int:
+    """Where the table starts in ``mem``: the constant STATS, or ``mem[E_TABLE]`` in the
+    :data:`SHARED` copy."""
+    if SHARED:
+        return mem[E_TABLE]
+    return STATS
+
+
+@hot(inline=True)
+def tt_get(mem, tt: int, k, size: int, words: int) -> int:
+    """The code stored for key ``k`` in the table at ``tt``, or 0."""
     if len(k) == 1:
-        e = mem[STATS + k[0] % size]
+        e = mem[tt + k[0] % size]
         if (e >> CODE_BITS) == k[0] // size + 1:
             return e & CODE_MASK
         return 0
-    at = STATS + slot_of(k, size) * (words + 1)
+    at = tt + slot_of(k, size) * (words + 1)
     for i in range(words):
         if mem[at + i] != k[i]:
             return 0
@@ -99,21 +112,23 @@ def tt_get(mem, k, size: int, words: int) -> int:
 
 
 @hot(inline=True)
-def tt_prefetch(mem, k, size: int, words: int) -> None:
+def tt_prefetch(mem, tt: int, k, size: int, words: int) -> None:
     """Start loading the slot of key ``k`` (see :func:`base.hints.prefetch`)."""
     if len(k) == 1:
-        prefetch(mem, STATS + k[0] % size)
+        prefetch(mem, tt + k[0] % size)
     else:
-        prefetch(mem, STATS + slot_of(k, size) * (words + 1))
+        prefetch(mem, tt + slot_of(k, size) * (words + 1))
 
 
 @hot(inline=True)
-def tt_put(mem, k, size: int, words: int, code: int) -> None:
-    """Always replace: the recent entries are the useful ones."""
+def tt_put(mem, tt: int, k, size: int, words: int, code: int) -> None:
+    """Always replace: the recent entries are the useful ones. A one-word entry is one aligned
+    int64 store (atomic on x86-64 and arm64): a thread sharing the table reads the old entry or
+    the new one, never half of each."""
     if len(k) == 1:
-        mem[STATS + k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
+        mem[tt + k[0] % size] = ((k[0] // size + 1) << CODE_BITS) | code
         return
-    at = STATS + slot_of(k, size) * (words + 1)
+    at = tt + slot_of(k, size) * (words + 1)
     for i in range(words):
         mem[at + i] = k[i]
     mem[at + words] = code
@@ -142,8 +157,9 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         return stop(mem, E_CUT)
     size = mem[E_SIZE]
     words = mem[E_WORDS]
+    tt = table_at(mem)
     if COMPILED and mem[E_PREFETCH] != 0:  # the table read overlaps expand's work
-        tt_prefetch(mem, key(g, s), size, words)
+        tt_prefetch(mem, tt, key(g, s), size, words)
     base = mem[E_BUF] + ply * mem[E_STRIDE]
     n, o = expand(g, s, FULL, ply, 0, mem, base, NO_PARAMS)  # unordered: the table may settle s
     if n < 0:
@@ -157,7 +173,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         high = int(hi)
     k = key(g, s)  # an inlined key computed above for the prefetch is computed once (LLVM)
     if low < high:
-        code = tt_get(mem, k, size, words)
+        code = tt_get(mem, tt, k, size, words)
         if code != 0:
             v = (code >> 1) - BIAS
             if (code & 1) == 1:
@@ -171,7 +187,7 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         order(g, s, mem, base, n, NO_PARAMS)
     if COMPILED and mem[E_PREFETCH] != 0:  # the children's slots load in parallel
         for i in range(1, n):
-            tt_prefetch(mem, key(g, play(g, s, mem[base + i])), size, words)
+            tt_prefetch(mem, tt, key(g, play(g, s, mem[base + i])), size, words)
     me = to_move(g, s)
     for i in range(n):
         c = play(g, s, mem[base + i])
@@ -185,11 +201,11 @@ def negamax(g, s, ply: int, alpha: int, beta: int, mem) -> int:
         if mem[E_ABORTED] != 0:
             return 0
         if r >= beta:
-            tt_put(mem, k, size, words, (r + BIAS) * 2 + 1)
+            tt_put(mem, tt, k, size, words, (r + BIAS) * 2 + 1)
             return r
         if r > alpha:
             alpha = r
-    tt_put(mem, k, size, words, (alpha + BIAS) * 2)
+    tt_put(mem, tt, k, size, words, (alpha + BIAS) * 2)
     return alpha
 
 
@@ -318,10 +334,11 @@ def refuse_exact(game: Any) -> None:
                          "hundreds of decisions with chance): play it with mcts, expectimax or alphabeta")
 
 
-def bind_exact(game: Any, jit: bool | None = None) -> Any:
+def bind_exact(game: Any, jit: bool | None = None, shared: bool = False) -> Any:
     """This module bound to ``game``'s hooks (:func:`core.game.bind`); compiled with a small
     tuple ``g`` (:func:`core.game.search_constants`), a copy per value of ``g`` with it as the
-    compile-time :data:`G` (one compile per board shape, each loaded from the kernel cache)."""
+    compile-time :data:`G` (one compile per board shape, each loaded from the kernel cache).
+    ``shared``: the :data:`SHARED` copy (a compile of its own), for :func:`share_table`'s helpers."""
     import sys
 
     from base.jit import numba_available
@@ -329,8 +346,10 @@ def bind_exact(game: Any, jit: bool | None = None) -> Any:
 
     use_jit = (numba_available() and game.fits_int64()) if jit is None else bool(jit)
     g = search_constants(game, use_jit)
-    flags = {"CONST_G": True, "G": g} if use_jit and isinstance(g, tuple) else None
-    return bind(game, sys.modules[__name__], jit=use_jit, flags=flags)
+    flags: dict[str, Any] = {"CONST_G": True, "G": g} if use_jit and isinstance(g, tuple) else {}
+    if shared:
+        flags["SHARED"] = True
+    return bind(game, sys.modules[__name__], jit=use_jit, flags=flags or None)
 
 
 class ExactSearch:
@@ -362,6 +381,7 @@ class ExactSearch:
         head = [0] * STATS
         head[E_SIZE], head[E_STRIDE], head[E_PLY_CAP], head[E_WORDS] = self.size, stride, int(max_plies), self.words
         head[E_BUF] = STATS + self.entries
+        head[E_TABLE] = STATS
         # Prefetching costs a key per node and one more per child: worth it only for a key as
         # cheap as the game made its hook (compiled into the search) or the state itself
         # (Quantik's canonical key, a search of its symmetries: 0.62x the nodes/s with it).
@@ -378,12 +398,12 @@ class ExactSearch:
             self.mem = head + [0] * (total - STATS)
 
     def clear(self) -> None:
-        """Empty the table."""
-        end = STATS + self.entries
+        """Empty the table (a shared one for every search sharing it)."""
+        at = int(self.mem[E_TABLE])
         if isinstance(self.mem, list):
-            self.mem[STATS:end] = [0] * self.entries
+            self.mem[at:at + self.entries] = [0] * self.entries
         else:
-            self.mem[STATS:end] = 0
+            self.mem[at:at + self.entries] = 0
 
     def start(self, node_limit: int | None = None, deadline_ns: int | None = None) -> None:
         """Zero the counters of the next call and set its node limit and deadline
@@ -426,3 +446,42 @@ class ExactSearch:
     @property
     def cut(self) -> bool:
         return bool(self.mem[E_CUT])
+
+
+def share_table(main: ExactSearch, helpers: int) -> list[ExactSearch]:
+    """``helpers`` searches that read and write ``main``'s table, each with counters and a move
+    buffer of its own, for threads searching at once (:mod:`agents.engine.parallel`); ``main``
+    keeps its table's entries. Compiled one-word keys only (ValueError otherwise): an entry is
+    then one int64 word whose slot and quotient give the key back, so a read racing a write
+    sees the old entry or the new one, each a proven bound; a longer key's entry spans words
+    that a racing write could mix (a wrong value): such searches keep tables of their own.
+
+    One int64 array holds every helper's head and buffer, then ``main``'s head, the table and
+    its buffer (``main.mem`` becomes a view of it, laid out as before: its compiled copy is
+    unchanged, the table at the constant STATS). A helper's ``mem`` is a view from its own head,
+    the table ``mem[E_TABLE]`` words further on, read by the :data:`SHARED` copy of the kernel."""
+    import numpy as np
+
+    if not (main.jit and main.words == 1):
+        raise ValueError("only a compiled search with one-word keys shares its table")
+    old = main.mem
+    own = len(old)  # main's head, table and buffer
+    buf = own - STATS - main.entries
+    block = STATS + buf + 8  # a helper's head and buffer; 8 words apart: no cache line shared
+    mem = np.zeros(helpers * block + own, dtype=np.int64)
+    h0 = helpers * block
+    mem[h0:] = old
+    main.mem = mem[h0:]
+    ns = bind_exact(main.game, True, shared=True)
+    out = []
+    for i in range(helpers):
+        at = (helpers - 1 - i) * block
+        view = mem[at:]
+        view[:STATS] = old[:STATS]
+        view[E_TABLE] = h0 + STATS - at
+        view[E_BUF] = STATS
+        s = object.__new__(ExactSearch)
+        s.__dict__.update(main.__dict__)
+        s.ns, s.mem = ns, view
+        out.append(s)
+    return out

@@ -2,16 +2,20 @@
 
 :func:`agents.engine.exact.run` narrows ``[lo, hi]`` with one window ``(m, m + 1)`` after
 another. Here ``len(searches)`` threads each search a different window at once (the kernel
-is compiled ``nogil``), each in its own :class:`agents.engine.exact.ExactSearch` (its own
-table: a search's counters, buffer and table are one array, so threads share no memory and no
-write can race). Every window's result is a proven bound (``<= m``: an upper bound, else a
+is compiled ``nogil``), each in its own :class:`agents.engine.exact.ExactSearch`: counters
+and move buffer its own, the table shared where the key is one word
+(:func:`agents.engine.exact.share_table`: what one thread proves the others read; a racing
+read sees an old entry or a new one, each a proven bound), else its own (a multi-word entry
+could be torn). Every window's result is a proven bound (``<= m``: an upper bound, else a
 lower bound), so the range narrows by whichever finishes first, and a window that falls
 outside the narrowed range is stopped (its node limit set to 0, which the kernel reads at
 every node) and its thread takes the next one. The value is the sequential value, whatever the
 timing; only the nodes vary from run to run. The first thread probes the sequential order's
 point (:func:`agents.engine.exact.probe_point`); the others the points that come next after
 either outcome of the ones in flight, or the same window when none is left (a weak solve:
-``m = 0`` and ``m = -1`` at once).
+``m = 0`` and ``m = -1`` at once). ``windows`` bounds the distinct windows in flight: a thread
+beyond it joins the sequential point's window (two threads on one window, meeting in the
+shared table).
 
 Compiled kernels only: plain Python holds the GIL, so threads would share one core.
 """
@@ -25,12 +29,15 @@ from agents.engine.exact import E_LIMIT, ExactSearch, probe_point
 from base.budget import NO_LIMIT
 
 MAX_THREADS = 64
-"""The most threads one solve takes (each holds a table of its own)."""
+"""The most threads one solve takes."""
 
 
-def next_points(lo: int, hi: int, busy: list[int]) -> list[int]:
+def next_points(lo: int, hi: int, busy: list[int], windows: int = MAX_THREADS) -> list[int]:
     """Window points in ``[lo, hi)`` in the order threads should take them, given the ``busy``
-    ones: the sequential point, then the points after either outcome of each busy one."""
+    ones: the sequential point, then the points after either outcome of each busy one; only the
+    sequential point once ``windows`` distinct ones are busy."""
+    if len(set(busy)) >= windows:
+        return [probe_point(lo, hi)]
     out: list[int] = []
     todo = [(lo, hi)]
     while todo and len(out) < 2 * (len(busy) + 1):
@@ -46,11 +53,13 @@ def next_points(lo: int, hi: int, busy: list[int]) -> list[int]:
 
 
 class ParallelSolve:
-    """One solve of ``words`` in ``[lo, hi]`` by the threads of ``searches`` (see the module)."""
+    """One solve of ``words`` in ``[lo, hi]`` by the threads of ``searches``, at most ``windows``
+    distinct windows at once (see the module)."""
 
     def __init__(self, searches: list[ExactSearch], words: tuple, lo: int, hi: int,
-                 node_limit: int | None, deadline_ns: int | None) -> None:
+                 node_limit: int | None, deadline_ns: int | None, windows: int = MAX_THREADS) -> None:
         self.searches, self.words = searches, words
+        self.windows = max(1, int(windows))
         self.floor, self.ceiling, self.lo, self.hi = lo, hi, lo, hi
         self.limit = NO_LIMIT if node_limit is None else max(1, int(node_limit))
         self.deadline_ns = deadline_ns
@@ -77,7 +86,7 @@ class ParallelSolve:
         """Under the lock: thread ``i``'s next window, its search started; None when done."""
         if self.stopped or self.lo >= self.hi:
             return None
-        m = next_points(self.lo, self.hi, list(self.busy.values()))[0]
+        m = next_points(self.lo, self.hi, list(self.busy.values()), self.windows)[0]
         self.busy[i] = m
         self.searches[i].start(max(1, self.limit - self.done_nodes), self.deadline_ns)
         self.probes += 1

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.engine.exact import E_CHANCE_SEEN, E_CUT, E_LIMIT, ExactSearch, narrow
+from agents.engine.exact import E_CHANCE_SEEN, E_CUT, E_LIMIT, ExactSearch, narrow, share_table
 from base.budget import NO_LIMIT, deadline_ns
 from base.hotclock import COMPILED_CLOCK
 from base.watch import INLINE_SECONDS, call_watched
@@ -48,9 +48,11 @@ class Solver:
     ``on_slice(nodes so far)`` can show progress: for the commands (see :meth:`_run`).
 
     ``threads``: 1 to :data:`agents.engine.parallel.MAX_THREADS` threads for each solve of a
-    value (:mod:`agents.engine.parallel`: parallel null windows, the value the same, each
-    thread with a table of ``tt_size`` entries of its own); window searches (:meth:`probe`)
-    run in one. More than 1 needs the compiled kernel (ValueError on the plain path)."""
+    value (:mod:`agents.engine.parallel`: parallel null windows, the value the same, the
+    threads sharing one table of ``tt_size`` entries where the key is one word
+    (:func:`agents.engine.exact.share_table`; :attr:`shared`), else each with one of its own);
+    window searches (:meth:`probe`) run in one. More than 1 needs the compiled kernel
+    (ValueError on the plain path)."""
 
     def __init__(self, game: Any, tt_bits: int = 20, jit: bool | None = None, max_plies: int = 256,
                  slice_seconds: float | None = None, on_slice: Callable[[int], None] | None = None,
@@ -67,8 +69,13 @@ class Solver:
             raise ValueError(f"threads={threads} needs the compiled kernel (numba, a state within 63 bits): "
                              "plain Python runs one thread at a time; give threads=1")
         self.threads = int(threads)
-        self.helpers = [ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies) for _ in range(self.threads - 1)]
+        self.shared = self.threads > 1 and self.search.words == 1
+        if self.shared:  # one table for every thread (see agents.engine.exact.share_table)
+            self.helpers = share_table(self.search, self.threads - 1)
+        else:  # multi-word keys: a table per thread (a racing write could mix an entry's words)
+            self.helpers = [ExactSearch(game, tt_size=size, jit=jit, max_plies=self.max_plies) for _ in range(self.threads - 1)]
         self.thread_nodes = [0] * self.threads  # each thread's nodes in the last parallel solve
+        self.windows = self.threads  # the most distinct windows in flight (agents.engine.parallel)
         self.slice_seconds = slice_seconds
         self.on_slice = on_slice
         self.nodes = 0  # nodes of the last call
@@ -145,7 +152,7 @@ class Solver:
         watched every ``slice_seconds`` (0.05 s without) from this thread."""
         from agents.engine.parallel import ParallelSolve
 
-        job = ParallelSolve([self.search, *self.helpers], words, lo, hi, node_limit, deadline_ns(deadline))
+        job = ParallelSolve([self.search, *self.helpers], words, lo, hi, node_limit, deadline_ns(deadline), self.windows)
         before = self.nodes
 
         def tick(nodes: int) -> None:
