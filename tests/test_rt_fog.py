@@ -178,21 +178,28 @@ def test_views_are_recomputed_after_a_move_and_at_a_turns_start_only():
     assert kinds == {"moved", "ended"}
 
 
+def grass_state(fog, units, hp: int = 15) -> np.ndarray:
+    """The open-grass fog game's first state with ``units`` (player, type code, x, y) added in
+    slot order, each with ``hp`` hit points and ready to act, and both views looked."""
+    s = np.array(fog.initial().words, np.int64)
+    for p, typ, x, y in units:
+        u = ub(p * UMAX + s[H_COUNT + p])
+        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = typ, y * W + x, hp
+        s[u + U_CAN_MOVE] = s[u + U_CAN_ACT] = 1
+        s[u + U_ORIG] = y * W + x
+        s[H_COUNT + p] += 1
+    for p in (0, 1):
+        F.update(fog.g, s, p)
+    return s
+
+
 def test_a_unit_may_not_attack_what_its_move_discovered():
     """On open grass: player 0's Barbarian (sight 2) moves next to an enemy it did not see and may
     not attack it (the fog-free game lets it); its Knight, which had not moved while the enemy
     came into sight, moves next to it and may."""
     fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
     plain = parse_game("reinforce_tactics:board=" + "p" * (W * H))
-    s = np.array(fog.initial().words, np.int64)
-    for p, typ, x, y in ((0, 8, 5, 5), (0, 5, 10, 1), (1, 1, 10, 5)):
-        u = ub(p * UMAX + s[H_COUNT + p])
-        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = typ, y * W + x, 15
-        s[u + U_CAN_MOVE] = s[u + U_CAN_ACT] = 1
-        s[u + U_ORIG] = y * W + x
-        s[H_COUNT + p] += 1
-    for p in (0, 1):
-        F.update(fog.g, s, p)
+    s = grass_state(fog, ((0, 8, 5, 5), (0, 5, 10, 1), (1, 1, 10, 5)))
     state = fog.new_state(s)
     assert F.cell_state(s, 0, 5 * W + 10) == F.UNEXPLORED
 
@@ -290,6 +297,28 @@ def test_determinizer_draws_differ_and_move_what_is_remembered():
                         placed += 1
                         moved += occupant(d, c) != (1 - p, m % 16, (m // 16) % 64)
     assert placed > 0 and 0 < moved
+
+
+def test_determinizer_draws_what_a_short_budget_can_have_bought():
+    """Player 0 (a Warrior at 2,2) sees the enemy's slot 2 (a Knight, 350, at 4,2) and nothing of
+    slots 0 and 1 (far off): the two drawn units must fit the enemy's budget (its starting gold
+    and the income counted, less the Knight), 200 kept back for the second draw; where even two
+    Clerics do not fit, two Clerics; the enemy's gold that budget less the units, never below 0."""
+    fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
+    s = grass_state(fog, ((0, 1, 2, 2), (1, 3, 18, 18), (1, 3, 17, 18), (1, 5, 4, 2)))
+    knight, cleric = COST[5], COST[3]
+    assert [F.seen_enemy(s, 0, k) for k in range(3)] == [False, False, True]
+    for spare, allowed in ((2 * cleric + 50, {(3, 3), (3, 4), (4, 3)}), (cleric + 100, {(3, 3)})):
+        s[F.fb(0) + F.FB_INCOME] = knight + spare
+        types = set()
+        for seed in range(40):
+            d = fog.determinize(fog.new_state(s), 0, seed).words
+            assert d[H_COUNT + 1] == 3 and d[ub(UMAX + 2) + U_TYPE] == 5
+            drawn = (d[ub(UMAX) + U_TYPE], d[ub(UMAX + 1) + U_TYPE])
+            assert drawn in allowed, (spare, seed, drawn)
+            assert d[3 + 1] == max(0, spare - COST[drawn[0]] - COST[drawn[1]])  # the enemy's gold
+            types.add(drawn)
+        assert types == allowed  # each affordable choice is drawn (40 seeds)
 
 
 @pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM
