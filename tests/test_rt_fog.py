@@ -229,8 +229,9 @@ def assert_consistent(fog, s, d, p: int) -> None:
     sees holds the same unit (or none); the enemy units stand on walkable cells, at least as
     many as its highest seen slot says, cost no more than the gold it can have had (its starting
     gold and the income ``p`` counted, or the cheapest units where even that is short) and its
-    gold is not negative; every unit ``p`` remembers out of sight is there, of its type and hit
-    points, within its movement times the enemy's turns since it was seen."""
+    gold is not negative; every unit ``p`` remembers out of sight is a unit of its own in the
+    sample, of its type, within its movement times the enemy's turns since it was seen (a step a
+    cell): one out of sight with the hit points it had, or one in sight."""
     q, w, x = 1 - p, s.words, d.words
     for c in range(W * H):
         if F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
@@ -246,12 +247,30 @@ def assert_consistent(fog, s, d, p: int) -> None:
     spent = sum(COST[typ] for typ, _, _ in enemy)
     assert spent <= max(w[F.fb(p) + F.FB_INCOME], known + 200 * (len(enemy) - len(seen) - len(hidden)))
     elapsed = w[H_TURN] + (0 if w[0] == p else 1)
-    for c in range(W * H):
-        m = w[F.fb(p) + F.FB_MEMORY + c]
-        if m and not F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
-            reach = MOVEMENT[m % 16] * (elapsed - (m // 1024 - 1))
-            assert any(typ == m % 16 and hp == (m // 16) % 64 and
-                       abs(e % W - c % W) + abs(e // W - c // W) <= reach for typ, e, hp in enemy)
+
+    def may_be(c: int, k: int) -> bool:  # the sample's enemy unit k may be the one remembered on c
+        m, (typ, e, hp) = w[F.fb(p) + F.FB_MEMORY + c], enemy[k]
+        reach = MOVEMENT[m % 16] * (elapsed - (m // 1024 - 1))
+        return typ == m % 16 and (k in seen or hp == (m // 16) % 64) and \
+            abs(e % W - c % W) + abs(e // W - c // W) <= reach
+
+    assert one_each(hidden, range(len(enemy)), may_be)
+
+
+def one_each(left, right, fits) -> bool:
+    """Each of ``left`` gets one of ``right`` of its own that ``fits`` it (augmenting paths)."""
+    owner: dict = {}
+
+    def take(a, tried: set) -> bool:
+        for b in right:
+            if b not in tried and fits(a, b):
+                tried.add(b)
+                if b not in owner or take(owner[b], tried):
+                    owner[b] = a
+                    return True
+        return False
+
+    return all(take(a, set()) for a in left)
 
 
 # --- the hidden-information contract ----------------------------------------------------------------
@@ -319,6 +338,26 @@ def test_determinizer_draws_what_a_short_budget_can_have_bought():
             assert d[3 + 1] == max(0, spare - COST[drawn[0]] - COST[drawn[1]])  # the enemy's gold
             types.add(drawn)
         assert types == allowed  # each affordable choice is drawn (40 seeds)
+
+
+def test_a_remembered_unit_that_may_be_one_in_sight_is_not_placed_again():
+    """Player 0 (a Warrior at 2,2, turn 2) sees an enemy Knight at 5,2 and remembers, from turn 1
+    (one enemy turn: a Knight walks 4, a Warrior 3), Knights at 9,2 and 6,5 (either may be the one
+    in sight, not both), a Warrior at 8,2 (in reach, another type) and a Knight at 15,0 (out of
+    reach): the sample has the Knight in sight and three more units, one of them a near Knight."""
+    fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
+    s = grass_state(fog, ((0, 1, 2, 2), (1, 5, 5, 2)))
+    s[H_TURN] = 2
+    for typ, hp, x, y in ((5, 9, 9, 2), (5, 7, 6, 5), (1, 11, 8, 2), (5, 13, 15, 0)):
+        assert not F.plane_has(s, F.fb(0) + F.FB_VISIBLE, y * W + x)
+        s[F.fb(0) + F.FB_MEMORY + y * W + x] = F.memory_word(typ, hp, 1)
+    for seed in range(6):
+        d = fog.determinize(fog.new_state(s), 0, seed)
+        assert_consistent(fog, fog.new_state(s), d, 0)
+        x = d.words
+        assert x[H_COUNT + 1] == 4 and (x[ub(UMAX) + U_TYPE], x[ub(UMAX) + U_CELL]) == (5, 2 * W + 5)
+        hidden = sorted((x[ub(UMAX + k) + U_TYPE], x[ub(UMAX + k) + U_HP]) for k in (1, 2, 3))
+        assert hidden in ([(1, 11), (5, 7), (5, 13)], [(1, 11), (5, 9), (5, 13)]), (seed, hidden)
 
 
 @pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM
