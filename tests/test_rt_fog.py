@@ -178,21 +178,28 @@ def test_views_are_recomputed_after_a_move_and_at_a_turns_start_only():
     assert kinds == {"moved", "ended"}
 
 
+def grass_state(fog, units, hp: int = 15) -> np.ndarray:
+    """The open-grass fog game's first state with ``units`` (player, type code, x, y) added in
+    slot order, each with ``hp`` hit points and ready to act, and both views looked."""
+    s = np.array(fog.initial().words, np.int64)
+    for p, typ, x, y in units:
+        u = ub(p * UMAX + s[H_COUNT + p])
+        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = typ, y * W + x, hp
+        s[u + U_CAN_MOVE] = s[u + U_CAN_ACT] = 1
+        s[u + U_ORIG] = y * W + x
+        s[H_COUNT + p] += 1
+    for p in (0, 1):
+        F.update(fog.g, s, p)
+    return s
+
+
 def test_a_unit_may_not_attack_what_its_move_discovered():
     """On open grass: player 0's Barbarian (sight 2) moves next to an enemy it did not see and may
     not attack it (the fog-free game lets it); its Knight, which had not moved while the enemy
     came into sight, moves next to it and may."""
     fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
     plain = parse_game("reinforce_tactics:board=" + "p" * (W * H))
-    s = np.array(fog.initial().words, np.int64)
-    for p, typ, x, y in ((0, 8, 5, 5), (0, 5, 10, 1), (1, 1, 10, 5)):
-        u = ub(p * UMAX + s[H_COUNT + p])
-        s[u + U_TYPE], s[u + U_CELL], s[u + U_HP] = typ, y * W + x, 15
-        s[u + U_CAN_MOVE] = s[u + U_CAN_ACT] = 1
-        s[u + U_ORIG] = y * W + x
-        s[H_COUNT + p] += 1
-    for p in (0, 1):
-        F.update(fog.g, s, p)
+    s = grass_state(fog, ((0, 8, 5, 5), (0, 5, 10, 1), (1, 1, 10, 5)))
     state = fog.new_state(s)
     assert F.cell_state(s, 0, 5 * W + 10) == F.UNEXPLORED
 
@@ -222,8 +229,9 @@ def assert_consistent(fog, s, d, p: int) -> None:
     sees holds the same unit (or none); the enemy units stand on walkable cells, at least as
     many as its highest seen slot says, cost no more than the gold it can have had (its starting
     gold and the income ``p`` counted, or the cheapest units where even that is short) and its
-    gold is not negative; every unit ``p`` remembers out of sight is there, of its type and hit
-    points, within its movement times the enemy's turns since it was seen."""
+    gold is not negative; every unit ``p`` remembers out of sight is a unit of its own in the
+    sample, of its type, within its movement times the enemy's turns since it was seen (a step a
+    cell): one out of sight with the hit points it had, or one in sight."""
     q, w, x = 1 - p, s.words, d.words
     for c in range(W * H):
         if F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
@@ -239,12 +247,30 @@ def assert_consistent(fog, s, d, p: int) -> None:
     spent = sum(COST[typ] for typ, _, _ in enemy)
     assert spent <= max(w[F.fb(p) + F.FB_INCOME], known + 200 * (len(enemy) - len(seen) - len(hidden)))
     elapsed = w[H_TURN] + (0 if w[0] == p else 1)
-    for c in range(W * H):
-        m = w[F.fb(p) + F.FB_MEMORY + c]
-        if m and not F.plane_has(w, F.fb(p) + F.FB_VISIBLE, c):
-            reach = MOVEMENT[m % 16] * (elapsed - (m // 1024 - 1))
-            assert any(typ == m % 16 and hp == (m // 16) % 64 and
-                       abs(e % W - c % W) + abs(e // W - c // W) <= reach for typ, e, hp in enemy)
+
+    def may_be(c: int, k: int) -> bool:  # the sample's enemy unit k may be the one remembered on c
+        m, (typ, e, hp) = w[F.fb(p) + F.FB_MEMORY + c], enemy[k]
+        reach = MOVEMENT[m % 16] * (elapsed - (m // 1024 - 1))
+        return typ == m % 16 and (k in seen or hp == (m // 16) % 64) and \
+            abs(e % W - c % W) + abs(e // W - c // W) <= reach
+
+    assert one_each(hidden, range(len(enemy)), may_be)
+
+
+def one_each(left, right, fits) -> bool:
+    """Each of ``left`` gets one of ``right`` of its own that ``fits`` it (augmenting paths)."""
+    owner: dict = {}
+
+    def take(a, tried: set) -> bool:
+        for b in right:
+            if b not in tried and fits(a, b):
+                tried.add(b)
+                if b not in owner or take(owner[b], tried):
+                    owner[b] = a
+                    return True
+        return False
+
+    return all(take(a, set()) for a in left)
 
 
 # --- the hidden-information contract ----------------------------------------------------------------
@@ -290,6 +316,48 @@ def test_determinizer_draws_differ_and_move_what_is_remembered():
                         placed += 1
                         moved += occupant(d, c) != (1 - p, m % 16, (m // 16) % 64)
     assert placed > 0 and 0 < moved
+
+
+def test_determinizer_draws_what_a_short_budget_can_have_bought():
+    """Player 0 (a Warrior at 2,2) sees the enemy's slot 2 (a Knight, 350, at 4,2) and nothing of
+    slots 0 and 1 (far off): the two drawn units must fit the enemy's budget (its starting gold
+    and the income counted, less the Knight), 200 kept back for the second draw; where even two
+    Clerics do not fit, two Clerics; the enemy's gold that budget less the units, never below 0."""
+    fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
+    s = grass_state(fog, ((0, 1, 2, 2), (1, 3, 18, 18), (1, 3, 17, 18), (1, 5, 4, 2)))
+    knight, cleric = COST[5], COST[3]
+    assert [F.seen_enemy(s, 0, k) for k in range(3)] == [False, False, True]
+    for spare, allowed in ((2 * cleric + 50, {(3, 3), (3, 4), (4, 3)}), (cleric + 100, {(3, 3)})):
+        s[F.fb(0) + F.FB_INCOME] = knight + spare
+        types = set()
+        for seed in range(40):
+            d = fog.determinize(fog.new_state(s), 0, seed).words
+            assert d[H_COUNT + 1] == 3 and d[ub(UMAX + 2) + U_TYPE] == 5
+            drawn = (d[ub(UMAX) + U_TYPE], d[ub(UMAX + 1) + U_TYPE])
+            assert drawn in allowed, (spare, seed, drawn)
+            assert d[3 + 1] == max(0, spare - COST[drawn[0]] - COST[drawn[1]])  # the enemy's gold
+            types.add(drawn)
+        assert types == allowed  # each affordable choice is drawn (40 seeds)
+
+
+def test_a_remembered_unit_that_may_be_one_in_sight_is_not_placed_again():
+    """Player 0 (a Warrior at 2,2, turn 2) sees an enemy Knight at 5,2 and remembers, from turn 1
+    (one enemy turn: a Knight walks 4, a Warrior 3), Knights at 9,2 and 6,5 (either may be the one
+    in sight, not both), a Warrior at 8,2 (in reach, another type) and a Knight at 15,0 (out of
+    reach): the sample has the Knight in sight and three more units, one of them a near Knight."""
+    fog = parse_game("reinforce_tactics:fog=1,board=" + "p" * (W * H))
+    s = grass_state(fog, ((0, 1, 2, 2), (1, 5, 5, 2)))
+    s[H_TURN] = 2
+    for typ, hp, x, y in ((5, 9, 9, 2), (5, 7, 6, 5), (1, 11, 8, 2), (5, 13, 15, 0)):
+        assert not F.plane_has(s, F.fb(0) + F.FB_VISIBLE, y * W + x)
+        s[F.fb(0) + F.FB_MEMORY + y * W + x] = F.memory_word(typ, hp, 1)
+    for seed in range(6):
+        d = fog.determinize(fog.new_state(s), 0, seed)
+        assert_consistent(fog, fog.new_state(s), d, 0)
+        x = d.words
+        assert x[H_COUNT + 1] == 4 and (x[ub(UMAX) + U_TYPE], x[ub(UMAX) + U_CELL]) == (5, 2 * W + 5)
+        hidden = sorted((x[ub(UMAX + k) + U_TYPE], x[ub(UMAX + k) + U_HP]) for k in (1, 2, 3))
+        assert hidden in ([(1, 11), (5, 7), (5, 13)], [(1, 11), (5, 9), (5, 13)]), (seed, hidden)
 
 
 @pytest.mark.slow  # compiling the fog kernels: 147 s at load 4+ on this project's VM

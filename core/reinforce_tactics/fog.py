@@ -38,7 +38,8 @@ hold it, and PIMC counts only the votes for actions legal at the true state.
 The determinizer (:func:`determinize`) keeps everything the player observes, puts the
 structures it does not see as it last saw them (one it lost to the enemy's), each enemy unit
 it remembers on a free cell out of sight that it could have walked to since it was seen (its
-movement times the enemy turns since), fills the enemy slots below a visible unit's with drawn
+movement times the enemy turns since), but for those taken for units in sight (one of its type
+within that walk, each at most once: :func:`in_sight_memories`), fills the enemy slots below a visible unit's with drawn
 units (full hit points, on the nearest free cell out of sight of an enemy structure; each type
 one the enemy's gold can have bought: its starting gold and the income counted, less the cost of
 its known units, the cheapest unit's cost kept back for each later draw), and gives the enemy
@@ -492,12 +493,42 @@ def affordable_type(budget: int, seed: int) -> int:
 
 
 @hot
+def memory_steps(s, p: int, w: int) -> int:
+    """How far the unit ``p`` remembers as word ``w`` may have walked since it was seen: its
+    movement times the enemy's turns since (0 when none)."""
+    elapsed = s[H_TURN] + (0 if s[H_PLAYER] == p else 1)  # less the turn seen: the enemy's turns since
+    steps = MOVEMENT[w % 16] * (elapsed - (w // 1024 - 1))
+    return steps if steps > 0 else 0
+
+
+@hot
 def moved_cell(g, t, p: int, c: int, steps: int, seed: int) -> int:
     """Where a unit ``p`` saw on cell ``c`` may stand after ``steps`` cells of walking (over walkable
     cells, units ignored): one such cell out of ``p``'s sight and empty in ``t``, drawn by the seed
     (uniform); ``c`` itself when no steps; -1 when there is none."""
     dist = np.full(CELLS, -1, np.int64)
     queue = np.empty(CELLS, np.int64)
+    tail = walk(g, c, steps, dist, queue)
+    n = 0
+    for i in range(tail):
+        if hidden_free(g, t, p, queue[i]):
+            n += 1
+    if n == 0:
+        return -1
+    pick = draw(seed, n)
+    for i in range(tail):
+        if hidden_free(g, t, p, queue[i]):
+            if pick == 0:
+                return queue[i]
+            pick -= 1
+    return -1
+
+
+@hot
+def walk(g, c: int, steps: int, dist, queue) -> int:
+    """The cells within ``steps`` cells of walking from ``c`` (over walkable cells, units ignored):
+    their distances into ``dist`` (all -1 on entry; -1 stays: out of reach), the cells into
+    ``queue`` from its start, nearest first; returns how many."""
     dist[c] = 0
     queue[0] = c
     head = 0
@@ -518,19 +549,7 @@ def moved_cell(g, t, p: int, c: int, steps: int, seed: int) -> int:
             dist[nc] = dist[x] + 1
             queue[tail] = nc
             tail += 1
-    n = 0
-    for i in range(tail):
-        if hidden_free(g, t, p, queue[i]):
-            n += 1
-    if n == 0:
-        return -1
-    pick = draw(seed, n)
-    for i in range(tail):
-        if hidden_free(g, t, p, queue[i]):
-            if pick == 0:
-                return queue[i]
-            pick -= 1
-    return -1
+    return tail
 
 
 @hot
@@ -547,13 +566,125 @@ def hidden_free(g, t, p: int, c: int) -> bool:
 
 
 @hot
+def in_sight_memories(g, s, p: int, taken) -> None:
+    """Marks in ``taken`` (:data:`CELLS` words, zeros on entry) the cells of the units ``p``
+    remembers out of sight that are taken for enemy units it sees now: one of the same type
+    within its walk since it was seen (:func:`memory_steps`, :func:`walk`; hit points not
+    compared: units heal), each unit in sight taken for one at most, as many as can be (a
+    maximum matching, the remembered units in cell order)."""
+    q = 1 - p
+    rem = np.empty(CELLS, np.int64)  # the cells of the remembered units that may be one in sight
+    fits = np.zeros(CELLS * UMAX, np.int64)  # fits[r * UMAX + k]: the r-th may be the enemy's unit k
+    dist = np.full(CELLS, -1, np.int64)
+    queue = np.empty(CELLS, np.int64)
+    nr = 0
+    for c in range(CELLS):
+        w = s[fb(p) + FB_MEMORY + c]
+        if w == 0 or plane_has(s, fb(p) + FB_VISIBLE, c):
+            continue
+        tail = walk(g, c, memory_steps(s, p, w), dist, queue)
+        found = False
+        for k in range(s[H_COUNT + q]):
+            u = ub(q * UMAX + k)
+            if s[u + U_TYPE] == w % 16 and seen_enemy(s, p, k) and dist[s[u + U_CELL]] >= 0:
+                fits[nr * UMAX + k] = 1
+                found = True
+        for i in range(tail):
+            dist[queue[i]] = -1
+        if found:
+            rem[nr] = c
+            nr += 1
+    mate = np.full(nr if nr > 0 else 1, -1, np.int64)
+    match_rows(fits, nr, mate)
+    for r in range(nr):
+        if mate[r] >= 0:
+            taken[rem[r]] = 1
+
+
+@hot
+def match_rows(fits, nr: int, mate) -> None:
+    """A maximum matching of rows ``0..nr-1`` to columns ``0..UMAX-1`` where ``fits[r * UMAX + k]``:
+    ``mate[r]`` the column of row ``r`` (-1 on entry; stays: unmatched), the rows tried in order,
+    each by a breadth-first search for an augmenting path (Kuhn's algorithm)."""
+    owner = np.full(UMAX, -1, np.int64)  # the row matched to a column
+    par = np.empty(UMAX, np.int64)  # the row a search reached a column from
+    rows = np.empty(nr + 1, np.int64)
+    for r in range(nr):
+        for k in range(UMAX):
+            par[k] = -1
+        rows[0] = r
+        head = 0
+        tail = 1
+        end = -1
+        while head < tail and end < 0:
+            x = rows[head]
+            head += 1
+            for k in range(UMAX):
+                if fits[x * UMAX + k] != 0 and par[k] < 0:
+                    par[k] = x
+                    if owner[k] < 0:
+                        end = k
+                        break
+                    rows[tail] = owner[k]
+                    tail += 1
+        while end >= 0:  # flip the path: each row on it takes the column it reached
+            x = par[end]
+            prev = mate[x]
+            owner[end] = x
+            mate[x] = end
+            end = prev
+
+
+@hot
+def place_remembered(g, s, p: int, t, seed: int) -> None:
+    """Into ``t`` (the enemy units ``p`` sees already there), in the enemy's free slots: each unit
+    ``p`` remembers out of sight but one taken for a unit in sight (:func:`in_sight_memories`), with
+    its type and hit points, on a cell it could have walked to (:func:`moved_cell`)."""
+    q = 1 - p
+    taken = np.zeros(CELLS, np.int64)
+    in_sight_memories(g, s, p, taken)
+    k = 0
+    for c in range(CELLS):
+        w = s[fb(p) + FB_MEMORY + c]
+        if w == 0 or plane_has(s, fb(p) + FB_VISIBLE, c) or taken[c] != 0:
+            continue
+        while k < UMAX and t[ub(q * UMAX + k) + U_TYPE] != 0:
+            k += 1
+        if k >= UMAX:
+            continue
+        cell = moved_cell(g, t, p, c, memory_steps(s, p, w), seed + SEED_STRIDE * (c + 2 * UMAX + 1))
+        if cell < 0:
+            continue
+        place_enemy(t, q, k, w % 16, cell, (w // 16) % 64)
+        if k >= t[H_COUNT + q]:
+            t[H_COUNT + q] = k + 1
+
+
+@hot
+def drawn_near(g, t, q: int, seed: int) -> int:
+    """The cell the drawn units of ``q`` stand nearest: one of its structures in ``t``, drawn by
+    the seed (the board's centre when it has none)."""
+    ns = 0
+    for si in range(g[G_NS]):
+        if t[sb(si) + S_OWNER] == q:
+            ns += 1
+    pick = draw(seed, ns) if ns > 0 else 0
+    near = -1
+    for si in range(g[G_NS]):
+        if t[sb(si) + S_OWNER] == q:
+            if pick == 0:
+                near = g[G_STRUCT_CELL + si]
+            pick -= 1
+    return near if near >= 0 else (H // 2) * W + W // 2
+
+
+@hot
 def determinize(g, s, p: int, seed: int):
     """A full state with ``p``'s :func:`info_key` of ``s``, read from that key's words of ``s``
     only (the module docstring says what is drawn); ``seed`` >= 0."""
     q = 1 - p
     t = np.zeros(FOG_STATE_LEN, np.int64)
     copy_known(g, s, p, t)
-    vis = fb(p) + FB_VISIBLE
     n = 0  # enemy slots used: the seen ones where they are
     for k in range(s[H_COUNT + q]):
         u = ub(q * UMAX + k)
@@ -562,37 +693,8 @@ def determinize(g, s, p: int, seed: int):
                 t[u + f] = s[u + f]
             n = k + 1
     t[H_COUNT + q] = n
-    k = 0
-    elapsed = s[H_TURN] + (0 if s[H_PLAYER] == p else 1)  # less the turn seen: the enemy's turns since
-    for c in range(CELLS):  # remembered units, within their reach of where they were seen: the free slots first
-        w = s[fb(p) + FB_MEMORY + c]
-        if w == 0 or plane_has(s, vis, c):
-            continue
-        while k < UMAX and t[ub(q * UMAX + k) + U_TYPE] != 0:
-            k += 1
-        if k >= UMAX:
-            continue
-        typ = w % 16
-        steps = MOVEMENT[typ] * (elapsed - (w // 1024 - 1))
-        cell = moved_cell(g, t, p, c, steps if steps > 0 else 0, seed + SEED_STRIDE * (c + 2 * UMAX + 1))
-        if cell < 0:
-            continue
-        place_enemy(t, q, k, typ, cell, (w // 16) % 64)
-        if k >= t[H_COUNT + q]:
-            t[H_COUNT + q] = k + 1
-    near = -1  # drawn units for the slots still empty below the last one used: by an enemy structure
-    ns = 0
-    for si in range(g[G_NS]):
-        if t[sb(si) + S_OWNER] == q:
-            ns += 1
-    pick = draw(seed, ns) if ns > 0 else 0
-    for si in range(g[G_NS]):
-        if t[sb(si) + S_OWNER] == q:
-            if pick == 0:
-                near = g[G_STRUCT_CELL + si]
-            pick -= 1
-    if near < 0:
-        near = (H // 2) * W + W // 2
+    place_remembered(g, s, p, t, seed)
+    near = drawn_near(g, t, q, seed)  # drawn units for the slots still empty below the last one used
     cost = 0
     m = 0  # the slots to draw
     for k in range(t[H_COUNT + q]):
