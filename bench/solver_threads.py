@@ -24,7 +24,7 @@ from core.connectx.pons_data import PONS, pons_lines
 from core.connectx.position import Position
 
 
-def timed(solver: Solver, position: Position) -> tuple[int, int, float]:
+def timed(solver: Solver, position: Position) -> tuple[int | None, int, float]:
     """Value, nodes and wall seconds of one solve from an empty table."""
     solver.reset()
     t = time.perf_counter()
